@@ -1,0 +1,68 @@
+import { AppError } from './errors'
+import { type Bus, DEFAULT_TIMEOUT_MS, type EventHandler, type Handler, runHandler, subjectMatches, unwrapReply } from './bus'
+
+/**
+ * The in-process adapter. Payloads are structuredClone'd both ways so one-process mode cannot
+ * lean on shared references that NATS would not carry.
+ */
+export function createLocalBus(): Bus {
+  const handlers = new Map<string, { list: Handler[]; next: number }>()
+  const subscribers = new Set<{ pattern: string; handler: EventHandler }>()
+
+  return {
+    async request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T> {
+      const entry = handlers.get(subject)
+      if (!entry || entry.list.length === 0) throw new AppError('unavailable', `no service answers ${subject}`)
+      const handler = entry.list[entry.next++ % entry.list.length]!
+      let timer: Timer | undefined
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new AppError('timeout', `${subject} did not answer in time`)),
+          opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        )
+      })
+      try {
+        const reply = await Promise.race([runHandler(handler, structuredClone(payload), subject), timeout])
+        return unwrapReply(structuredClone(reply)) as T
+      } finally {
+        clearTimeout(timer)
+      }
+    },
+
+    serve(subject, handler) {
+      const entry = handlers.get(subject) ?? { list: [], next: 0 }
+      entry.list.push(handler)
+      handlers.set(subject, entry)
+      return () => {
+        entry.list = entry.list.filter((h) => h !== handler)
+      }
+    },
+
+    async publish(subject, event) {
+      for (const sub of subscribers) {
+        if (!subjectMatches(sub.pattern, subject)) continue
+        // Events are delivered after the publisher moves on, as over NATS.
+        queueMicrotask(() => {
+          Promise.resolve(sub.handler(structuredClone(event), subject)).catch((error) =>
+            console.error(`[bus] subscriber of ${sub.pattern} failed:`, error),
+          )
+        })
+      }
+    },
+
+    subscribe(pattern, handler) {
+      const sub = { pattern, handler }
+      subscribers.add(sub)
+      return () => subscribers.delete(sub)
+    },
+
+    async ping() {
+      return true
+    },
+
+    async close() {
+      handlers.clear()
+      subscribers.clear()
+    },
+  }
+}

@@ -1,0 +1,58 @@
+import { type Static, Type as T } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+const port = (value: number) => T.Integer({ minimum: 0, maximum: 65535, default: value })
+const count = (value: number) => T.Integer({ minimum: 1, default: value })
+
+/** Every setting of api-contract.md §1, with its default. Read once, in a process's main.ts. */
+export const ConfigSchema = T.Object({
+  PORT: port(3000),
+  SHORT_PORT: port(3001),
+  SHORT_BASE_URL: T.String({ pattern: '^https?://[^/\\s]+(/[^\\s]*[^/\\s])?$', default: 'http://localhost:3001' }),
+  DATA_DIR: T.String({ minLength: 1, default: './data' }),
+  TRANSPORT: T.Union([T.Literal('memory'), T.Literal('nats')], { default: 'memory' }),
+  NATS_URL: T.String({ minLength: 1, default: 'nats://127.0.0.1:4222' }),
+  STORE: T.Union([T.Literal('sqlite'), T.Literal('mongo')], { default: 'sqlite' }),
+  MONGODB_URL: T.Optional(T.String({ minLength: 1 })),
+  LIMITER: T.Union([T.Literal('memory'), T.Literal('redis')], { default: 'memory' }),
+  REDIS_URL: T.String({ minLength: 1, default: 'redis://127.0.0.1:6379' }),
+  KEY_ACTIVATION_DELAY_S: T.Integer({ minimum: 0, default: 0 }),
+  LIMIT_PERSONAL_DAILY: count(2000),
+  LIMIT_PERSONAL_PER_SECOND: count(5),
+  LIMIT_PERSONAL_BURST: count(10),
+  LIMIT_BUSINESS_DAILY: count(10000),
+  LIMIT_BUSINESS_PER_SECOND: count(10),
+  LIMIT_BUSINESS_BURST: count(20),
+  TRUST_PROXY: T.Integer({ minimum: 0, maximum: 1, default: 0 }),
+  /** Secret for the pseudonymous visitor id of a scan (keyed hash). */
+  VISITOR_HASH_KEY: T.String({ minLength: 16, default: 'dev-only-visitor-hash-key-change-me' }),
+})
+
+export type Config = Static<typeof ConfigSchema>
+
+/** Thrown when a setting is invalid; the message names the setting. */
+export class ConfigError extends Error {}
+
+const INTEGER_SETTINGS = new Set(
+  Object.entries(ConfigSchema.properties)
+    .filter(([, schema]) => (schema as { type?: string }).type === 'integer')
+    .map(([name]) => name),
+)
+
+/** Validates the environment against ConfigSchema; unset settings take their defaults. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const raw: Record<string, unknown> = {}
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const value = env[name]
+    if (value === undefined || value === '') continue
+    raw[name] = INTEGER_SETTINGS.has(name) && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value
+  }
+  const config = Value.Default(ConfigSchema, raw) as Record<string, unknown>
+  const firstError = Value.Errors(ConfigSchema, config).First()
+  if (firstError) {
+    const name = firstError.path.split('/')[1] ?? '(config)'
+    throw new ConfigError(`invalid setting ${name}=${JSON.stringify(env[name] ?? '')}: ${firstError.message}`)
+  }
+  if (config.STORE === 'mongo' && !config.MONGODB_URL) throw new ConfigError('STORE=mongo needs MONGODB_URL')
+  return config as Config
+}

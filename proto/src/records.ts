@@ -1,0 +1,59 @@
+import { type Static, Type as T } from '@sinclair/typebox'
+import { Principal } from './principal'
+import { ListQuery } from './paging'
+
+/** Subjects of services/records (static QR codes); queue group `records`. */
+export const RECORDS_SUBJECTS = {
+  create: 'records.v1.create',
+  batch: 'records.v1.batch',
+  list: 'records.v1.list',
+  get: 'records.v1.get',
+  update: 'records.v1.update',
+  delete: 'records.v1.delete',
+  /** One page of the CSV export: {principal, cursor} -> ExportChunk. */
+  export: 'records.v1.export',
+} as const
+export const RECORDS_QUEUE = 'records'
+
+const Epoch = T.Integer({ minimum: 0 })
+const Status = T.Union([T.Literal('active'), T.Literal('draft')])
+
+/** A static QR code record (spec §2.1 + api-contract.md §3). */
+export const StaticRecord = T.Object({
+  qr_id: T.String(),
+  url: T.String({ format: 'uri', maxLength: 2048 }),
+  name: T.String({ minLength: 1, maxLength: 200 }),
+  style: T.Record(T.String(), T.Unknown()),
+  status: Status,
+  team_id: T.Union([T.String(), T.Null()]),
+  created_by: T.String(),
+  created_at: Epoch,
+  updated_at: Epoch,
+})
+export type StaticRecord = Static<typeof StaticRecord>
+
+/** Documentation schemas of the request bodies; services validate with record-fields.ts. */
+export const StaticCreateBody = T.Object(
+  { url: T.String({ maxLength: 2048 }), name: T.String({ minLength: 1, maxLength: 200 }), style: T.Optional(T.Record(T.String(), T.Unknown())) },
+  { additionalProperties: false },
+)
+export const StaticBatchBody = T.Object({ qrcodes: T.Array(StaticCreateBody, { minItems: 1, maxItems: 50 }) }, { additionalProperties: false })
+export const StaticPatchBody = T.Partial(
+  T.Object({ url: T.String(), name: T.String(), status: Status, style: T.Record(T.String(), T.Unknown()) }),
+  { additionalProperties: false, minProperties: 1 },
+)
+export const StaticList = T.Object({ qrcodes: T.Array(StaticRecord), next_cursor: T.Union([T.String(), T.Null()]) })
+export const Created = <S extends ReturnType<typeof T.Object>>(record: S) => T.Object({ created: T.Array(record) })
+
+/** Envelopes the gateway sends; services re-validate them. */
+export const WithPrincipal = T.Object({ principal: Principal })
+export const BodyRequest = T.Object({ principal: Principal, body: T.Unknown() })
+export const ListRequest = T.Object({ principal: Principal, query: ListQuery })
+export const IdRequest = T.Object({ principal: Principal, id: T.String() })
+export const UpdateRequest = T.Object({ principal: Principal, id: T.String(), body: T.Unknown() })
+export const ExportRequest = T.Object({ principal: Principal, cursor: T.Union([T.String(), T.Null()]) })
+export type ExportRequest = Static<typeof ExportRequest>
+
+/** One piece of a streamed CSV export: text to append, and where to continue (null: done). */
+export const ExportChunk = T.Object({ csv: T.String(), next_cursor: T.Union([T.String(), T.Null()]) })
+export type ExportChunk = Static<typeof ExportChunk>
