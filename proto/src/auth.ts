@@ -39,21 +39,33 @@ export const Account = T.Object({
 export type Account = Static<typeof Account>
 
 export const AccountCreateRequest = T.Object({ email: T.String({ minLength: 3, maxLength: 320 }), tier: Tier })
+export type AccountCreateRequest = Static<typeof AccountCreateRequest>
+/** Changes tier and/or the temporary grant (null clears it). */
 export const AccountUpdateRequest = T.Object({
   account_id: Id,
   tier: T.Optional(Tier),
   api_grant_until: T.Optional(T.Union([Epoch, T.Null()])),
 })
+export type AccountUpdateRequest = Static<typeof AccountUpdateRequest>
 
 export const Team = T.Object({ team_id: T.String(), name: T.String() })
 export type Team = Static<typeof Team>
+/** `admin` (an account of tier business) becomes the team's first admin. */
 export const TeamCreateRequest = T.Object({ name: T.String({ minLength: 1, maxLength: 200 }), admin: Id })
+export type TeamCreateRequest = Static<typeof TeamCreateRequest>
+/** Adds the account to the team, or changes its role when it is already a member. */
 export const TeamMemberRequest = T.Object({ team_id: Id, account_id: Id, role: TeamRole })
+export type TeamMemberRequest = Static<typeof TeamMemberRequest>
 export const TeamRemoveMemberRequest = T.Object({ team_id: Id, account_id: Id })
+export type TeamRemoveMemberRequest = Static<typeof TeamRemoveMemberRequest>
+export const MemberRemoved = T.Object({ team_id: T.String(), account_id: T.String(), removed: T.Literal(true) })
+export type MemberRemoved = Static<typeof MemberRemoved>
 export const Membership = T.Object({ team_id: T.String(), account_id: T.String(), role: TeamRole })
 export type Membership = Static<typeof Membership>
 
+/** `team_id` is required for a business key and refused for a personal one. */
 export const KeyCreateRequest = T.Object({ account_id: Id, scope: KeyScope, team_id: T.Optional(Id) })
+export type KeyCreateRequest = Static<typeof KeyCreateRequest>
 /** The one answer that holds the secret; it is never shown again. */
 export const CreatedKey = T.Object({
   key_id: T.String(),
@@ -64,8 +76,13 @@ export const CreatedKey = T.Object({
   active_at: Epoch,
 })
 export type CreatedKey = Static<typeof CreatedKey>
+/** `by`: the account asking (the key's owner or an admin of its team); absent: the operator. */
 export const KeyRevokeRequest = T.Object({ key_id: Id, by: T.Optional(Id) })
+export type KeyRevokeRequest = Static<typeof KeyRevokeRequest>
+export const KeyRevoked = T.Object({ key_id: T.String(), revoked_at: Epoch })
+export type KeyRevoked = Static<typeof KeyRevoked>
 export const KeyListRequest = T.Object({ account_id: Id })
+export type KeyListRequest = Static<typeof KeyListRequest>
 export const KeyInfo = T.Object({
   key_id: T.String(),
   scope: KeyScope,
@@ -77,3 +94,6 @@ export const KeyInfo = T.Object({
   last_used_at: T.Union([Epoch, T.Null()]),
 })
 export type KeyInfo = Static<typeof KeyInfo>
+/** Every key of an account, oldest first, revoked ones included; never the secret. */
+export const KeyList = T.Object({ keys: T.Array(KeyInfo) })
+export type KeyList = Static<typeof KeyList>

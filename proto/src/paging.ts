@@ -25,6 +25,19 @@ export interface Page<T> {
 
 export const encodeCursor = (position: string) => Buffer.from(position, 'utf8').toString('base64url')
 
+/** The 400 for a cursor (or store position) this API did not issue. */
+export const badCursor = () => new AppError('bad_request', 'cursor is not one this API issued')
+
+/** Reverses encodeCursor: the store position inside a cursor; anything else is a 400. */
+export function decodeCursor(cursor: string): string {
+  const position = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : ''
+  if (!/^[0-9a-f]{1,40}$/.test(position)) throw badCursor()
+  return position
+}
+
+/** The `next_cursor` a list or export answers with for a page. */
+export const nextCursor = (page: Page<unknown>): string | null => (page.next === null ? null : encodeCursor(page.next))
+
 /** Parses `limit`, `cursor`, `updated_since` and (when allowed) `status`; any bad value is a 400. */
 export function parseListQuery(query: ListQuery, allowed: { status: boolean }): ListOptions {
   const known = new Set(['limit', 'cursor', 'updated_since', ...(allowed.status ? ['status'] : [])])
@@ -37,11 +50,7 @@ export function parseListQuery(query: ListQuery, allowed: { status: boolean }): 
       throw new AppError('bad_request', `limit must be an integer from 1 to ${LIMIT_MAX}`)
     options.limit = +query.limit
   }
-  if (query.cursor !== undefined) {
-    const position = /^[A-Za-z0-9_-]{1,200}$/.test(query.cursor) ? Buffer.from(query.cursor, 'base64url').toString('utf8') : ''
-    if (!/^[0-9a-f]{1,40}$/.test(position)) throw new AppError('bad_request', 'cursor is not one this API issued')
-    options.after = position
-  }
+  if (query.cursor !== undefined) options.after = decodeCursor(query.cursor)
   if (query.updated_since !== undefined) {
     if (!/^\d{1,12}$/.test(query.updated_since))
       throw new AppError('bad_request', 'updated_since must be epoch seconds (a non-negative integer)')

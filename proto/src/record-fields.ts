@@ -1,3 +1,5 @@
+import { AppError } from './errors'
+
 /**
  * Validation rules shared by static and dynamic records (api-contract.md §3).
  * Each check returns the clean value, or throws a FieldError whose message goes to the client.
@@ -66,4 +68,14 @@ export function checkFields<T>(body: unknown, checks: Checks, required: string[]
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(body)) out[key] = checks[key]!(value)
   return out as T
+}
+
+/** Runs the checks of one (non-batch) body; a FieldError becomes a 400 AppError with its message. */
+export function orBadRequest<T>(check: () => T): T {
+  try {
+    return check()
+  } catch (error) {
+    if (error instanceof FieldError) throw new AppError('bad_request', error.message)
+    throw error
+  }
 }

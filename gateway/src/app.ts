@@ -1,0 +1,40 @@
+import { Elysia } from 'elysia'
+import { swagger } from '@elysiajs/swagger'
+import type { Bus } from '@lr/proto'
+import { type Admit, apiKeyAuth } from './plugins/api-key-auth'
+import { errorHandler } from './plugins/error-handler'
+import { jsonBody } from './plugins/json-body'
+import { requestId } from './plugins/request-id'
+import { healthRoutes, type ReadinessChecks } from './routes/health'
+import { staticRoutes } from './routes/static'
+
+export interface GatewayDeps {
+  bus: Bus
+  /** Rate limiting and quotas; absent means unlimited (tests of other concerns). */
+  admit?: Admit
+  /** Dependencies /readyz probes, by name. */
+  readiness?: ReadinessChecks
+}
+
+/** The API gateway as an Elysia app; no I/O happens until it handles a request. */
+export function createGateway(deps: GatewayDeps) {
+  return new Elysia()
+    .use(requestId)
+    .use(errorHandler)
+    .use(
+      swagger({
+        path: '/docs',
+        exclude: ['/healthz', '/readyz'],
+        documentation: {
+          info: { title: 'Library Records API', version: '1.0.0', description: 'Static and dynamic QR code records, exports and scan analytics.' },
+          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+        },
+      }),
+    )
+    .use(healthRoutes(deps.readiness ?? { bus: () => deps.bus.ping() }))
+    .use(apiKeyAuth(deps.bus, deps.admit))
+    .use(jsonBody)
+    .use(staticRoutes(deps.bus))
+}
+
+export type Gateway = ReturnType<typeof createGateway>

@@ -1,0 +1,24 @@
+import { Elysia } from 'elysia'
+import { AppError, AUTH_SUBJECTS, type Bus, type Principal } from '@lr/proto'
+import { setPrincipal } from '../context'
+
+/**
+ * Admission of one verified request: throws AppError('rate_limited') to refuse, otherwise
+ * returns the headers every authenticated response carries (X-RateLimit-*, RateLimit*).
+ */
+export type Admit = (principal: Principal) => Promise<Record<string, string>>
+
+/**
+ * Every /v1 request: the key is verified by the auth service (403), then admitted by the rate
+ * limiter (429), before routing and body parsing (contract §8 order). No cache: a revoked key
+ * fails on the very next request.
+ */
+export const apiKeyAuth = (bus: Bus, admit?: Admit) =>
+  new Elysia({ name: 'api-key-auth' }).onRequest(async ({ request, set }) => {
+    if (!new URL(request.url).pathname.startsWith('/v1')) return
+    const key = request.headers.get('x-api-key')
+    if (!key) throw new AppError('forbidden', 'missing API key: send it in the x-api-key header')
+    const principal = await bus.request<Principal>(AUTH_SUBJECTS.verify, { key })
+    setPrincipal(request, principal)
+    if (admit) Object.assign(set.headers, await admit(principal))
+  })

@@ -1,0 +1,24 @@
+import { Elysia } from 'elysia'
+import { AppError, errorBody } from '@lr/proto'
+
+/** Elysia wraps what a parser throws in a ParseError; the AppError is its cause. */
+function asAppError(error: unknown, code: unknown, request: Request): AppError {
+  if (error instanceof AppError) return error
+  const cause = (error as { cause?: unknown })?.cause
+  if (cause instanceof AppError) return cause
+  if (code === 'NOT_FOUND') return new AppError('not_found', `no route ${request.method} ${new URL(request.url).pathname}`)
+  if (code === 'PARSE') return new AppError('bad_request', 'request body could not be read')
+  return new AppError('internal', 'internal error')
+}
+
+/** The single place that turns an error into the spec's JSON body and the table's status. */
+export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ error, code, request, set }) => {
+  const appError = asAppError(error, code, request)
+  if (appError.code === 'internal')
+    console.error(`[gateway] ${set.headers['x-request-id']} ${request.method} ${request.url} failed:`, error)
+  set.status = appError.status
+  Object.assign(set.headers, appError.details?.headers ?? {})
+  if (appError.details?.retryAfter) set.headers['retry-after'] = String(appError.details.retryAfter)
+  set.headers['content-type'] = 'application/json; charset=utf-8'
+  return errorBody(appError)
+})
