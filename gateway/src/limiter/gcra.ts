@@ -26,7 +26,7 @@ export const dayOf = (nowUs: number) => Math.floor(nowUs / DAY_US)
 
 export interface StepResult {
   limitedBy?: 'rate' | 'daily'
-  /** The state after this request; unchanged (same object) when refused. */
+  /** The state after this request; when refused, the stored state seen at this instant (nothing to write). */
   state: BucketState
 }
 
@@ -45,10 +45,17 @@ export function step(stored: BucketState | undefined, nowUs: number, policy: Lim
 
 const ceilS = (us: number) => Math.ceil(us / 1_000_000)
 
-/** Turns the state after a request into the decision the gateway reports. */
-export function toDecision(result: StepResult, nowUs: number, policy: LimitPolicy): LimitDecision {
+/** What a decision is built from: the refusal, if any, and the TAT and count after the request. */
+export interface Outcome {
+  limitedBy?: 'rate' | 'daily'
+  tatUs: number
+  count: number
+}
+
+/** Turns the outcome of a request into the decision the gateway reports. */
+export function toDecision(result: Outcome, nowUs: number, policy: LimitPolicy): LimitDecision {
   const interval = intervalUs(policy)
-  const { tatUs, count } = result.state
+  const { tatUs, count } = result
   const resetAt = (dayOf(nowUs) + 1) * 86_400
   const dailyResetAfterS = ceilS(resetAt * 1_000_000 - nowUs)
   const tokens = Math.floor((nowUs - tatUs + policy.burst * interval) / interval)

@@ -44,7 +44,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): MemoryL
         // Over the bound: forget the least recently admitted key (a Map iterates in insertion order).
         if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value as string)
       }
-      return toDecision(result, nowUs, policy)
+      return toDecision({ limitedBy: result.limitedBy, ...result.state }, nowUs, policy)
     },
     ping: async () => true,
     async close() {

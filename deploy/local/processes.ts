@@ -1,0 +1,57 @@
+import type { Subprocess } from 'bun'
+import { join } from 'node:path'
+
+const ROOT = join(import.meta.dir, '..', '..')
+
+/** One entry point per process of TRANSPORT=nats mode. Services first: the gateway needs them. */
+export const ENTRY_POINTS = {
+  auth: 'services/auth/src/main.ts',
+  records: 'services/records/src/main.ts',
+  gateway: 'gateway/src/main.ts',
+} as const
+export type ProcessName = keyof typeof ENTRY_POINTS
+
+export interface ProcessGroup {
+  stop(name?: ProcessName): Promise<void>
+  start(name: ProcessName): void
+  /** Output of every process so far, for failure reports. */
+  output(): string
+}
+
+/** Starts every process (or `names`) with `env`, piping their output into one buffer. */
+export function spawnProcesses(env: Record<string, string | undefined>, names = Object.keys(ENTRY_POINTS) as ProcessName[], opts: { inherit?: boolean } = {}): ProcessGroup {
+  const running = new Map<ProcessName, Subprocess>()
+  let log = ''
+  const collect = async (name: string, stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) log += `[${name}] ${new TextDecoder().decode(chunk)}`
+  }
+  const start = (name: ProcessName) => {
+    const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS[name])], {
+      cwd: ROOT,
+      env: { ...env, TRANSPORT: 'nats' },
+      stdout: opts.inherit ? 'inherit' : 'pipe',
+      stderr: opts.inherit ? 'inherit' : 'pipe',
+    })
+    if (!opts.inherit) {
+      void collect(name, proc.stdout as ReadableStream<Uint8Array>)
+      void collect(name, proc.stderr as ReadableStream<Uint8Array>)
+    }
+    running.set(name, proc)
+  }
+  for (const name of names) start(name)
+  return {
+    start,
+    output: () => log,
+    async stop(name) {
+      const targets = name ? [name] : [...running.keys()].reverse()
+      for (const target of targets) {
+        const proc = running.get(target)
+        running.delete(target)
+        if (!proc) continue
+        proc.kill('SIGTERM')
+        const exited = await Promise.race([proc.exited, Bun.sleep(10_000).then(() => 'timeout' as const)])
+        if (exited === 'timeout') proc.kill('SIGKILL')
+      }
+    },
+  }
+}

@@ -1,0 +1,10 @@
+import { spawnProcesses } from './processes'
+
+/**
+ * `bun run start:nats`: every process of TRANSPORT=nats mode on this machine, sharing this
+ * shell's environment (NATS_URL, STORE, LIMITER...). A nats-server must already listen at NATS_URL.
+ */
+const group = spawnProcesses(Bun.env, undefined, { inherit: true })
+const stop = () => void group.stop().then(() => process.exit(0))
+process.on('SIGINT', stop)
+process.on('SIGTERM', stop)

@@ -1,0 +1,49 @@
+import { AppError, type Config, type Principal } from '@lr/proto'
+import {
+  createFailoverLimiter, createMemoryLimiter, createRedisClient, createRedisLimiter, type LimitPolicy, limitMessage,
+  rateLimitHeaders, type RateLimiter,
+} from './limiter'
+import type { Admit } from './plugins/api-key-auth'
+import type { ReadinessChecks } from './routes/health'
+
+export interface Admission {
+  admit: Admit
+  readiness: ReadinessChecks
+  close(): Promise<void>
+}
+
+/** The spec §8 policies, overridable by the LIMIT_* settings. */
+export const policiesOf = (config: Config): Record<Principal['scope'], LimitPolicy> => ({
+  personal: { daily: config.LIMIT_PERSONAL_DAILY, perSecond: config.LIMIT_PERSONAL_PER_SECOND, burst: config.LIMIT_PERSONAL_BURST },
+  business: { daily: config.LIMIT_BUSINESS_DAILY, perSecond: config.LIMIT_BUSINESS_PER_SECOND, burst: config.LIMIT_BUSINESS_BURST },
+})
+
+/** Admission of verified requests through one limiter: headers when allowed, a 429 when not. */
+export function admitWith(limiter: RateLimiter, policies: Record<Principal['scope'], LimitPolicy>): Admit {
+  return async (principal) => {
+    const policy = policies[principal.scope]
+    const decision = await limiter.consume(principal.key_id, policy)
+    const headers = rateLimitHeaders(decision, policy)
+    if (!decision.allowed)
+      throw new AppError('rate_limited', limitMessage(decision, policy), { retryAfter: decision.retryAfterS, headers })
+    return headers
+  }
+}
+
+/**
+ * LIMITER=memory: per-process limits. LIMITER=redis: one budget shared by every gateway, with the
+ * in-process limiter standing in while Redis is unreachable (and /readyz saying so).
+ */
+export async function createAdmission(config: Config): Promise<Admission> {
+  const policies = policiesOf(config)
+  if (config.LIMITER === 'memory') {
+    const limiter = createMemoryLimiter()
+    return { admit: admitWith(limiter, policies), readiness: {}, close: () => limiter.close() }
+  }
+  const limiter = createFailoverLimiter(createRedisLimiter(createRedisClient(config.REDIS_URL)), createMemoryLimiter())
+  return {
+    admit: admitWith(limiter, policies),
+    readiness: { redis: async () => !limiter.degraded() && (await limiter.ping()) },
+    close: () => limiter.close(),
+  }
+}

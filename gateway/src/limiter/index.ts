@@ -1,0 +1,6 @@
+export type { LimitDecision, LimitPolicy, RateLimiter } from './port'
+export { createMemoryLimiter, type MemoryLimiter, type MemoryLimiterOptions } from './rate-limiter.memory'
+export { createRedisLimiter, type RedisLimiterOptions } from './rate-limiter.redis'
+export { createFailoverLimiter, type FailoverLimiter, type FailoverOptions } from './rate-limiter.failover'
+export { createRedisClient } from './redis-client'
+export { limitMessage, rateLimitHeaders } from './headers'

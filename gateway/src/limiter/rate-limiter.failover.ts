@@ -1,0 +1,61 @@
+import type { LimitDecision, LimitPolicy, RateLimiter } from './port'
+
+export interface FailoverOptions {
+  /** While degraded, how often one request tries the primary again. */
+  probeIntervalMs?: number
+  /** Upper bound on waiting for the primary, on top of the client's own command timeout. */
+  timeoutMs?: number
+  /** Where the two state changes are reported; console.warn by default. */
+  log?: (message: string) => void
+  /** Clock in epoch ms. */
+  now?: () => number
+}
+
+/** A limiter that knows when it is running on its fallback. */
+export interface FailoverLimiter extends RateLimiter {
+  /** True while the primary (shared Redis) is unreachable and limits are per process. */
+  degraded(): boolean
+}
+
+/**
+ * Shared limits while the primary answers; per-process limits on the fallback while it does not,
+ * so the API keeps serving through a Redis outage. Logs once when it degrades, once when it
+ * recovers. Requests admitted by the fallback are not replayed into Redis.
+ */
+export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimiter, options: FailoverOptions = {}): FailoverLimiter {
+  const { probeIntervalMs = 1_000, timeoutMs = 150, log = console.warn, now = Date.now } = options
+  let degraded = false
+  let probeAt = 0
+
+  function withTimeout(key: string, policy: LimitPolicy): Promise<LimitDecision> {
+    let timer: Timer | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    })
+    return Promise.race([primary.consume(key, policy), timeout]).finally(() => clearTimeout(timer))
+  }
+
+  return {
+    async consume(key, policy) {
+      if (!degraded || now() >= probeAt) {
+        probeAt = now() + probeIntervalMs // one probe per interval while degraded
+        try {
+          const decision = await withTimeout(key, policy)
+          if (degraded) log('rate limiter: Redis is back; limits are shared again')
+          degraded = false
+          return decision
+        } catch (error) {
+          if (!degraded) log(`rate limiter: Redis unreachable (${error instanceof Error ? error.message : String(error)}); limiting per process until it returns`)
+          degraded = true
+          probeAt = now() + probeIntervalMs // counted from the failure: a hung probe took a while
+        }
+      }
+      return fallback.consume(key, policy)
+    },
+    ping: () => primary.ping(),
+    degraded: () => degraded,
+    async close() {
+      await Promise.all([primary.close(), fallback.close()])
+    },
+  }
+}

@@ -1,0 +1,35 @@
+import { type Config, createLocalBus, openMongoIfConfigured, type RunningService } from '@lr/proto'
+import { startAuth } from '@lr/auth'
+import { startRecords } from '@lr/records'
+import { createGateway } from './app'
+import { createAdmission } from './admission'
+
+/** Every service of the product, as started in one process. */
+const SERVICES = [startAuth, startRecords]
+
+/**
+ * The whole product in one process over the in-process bus: what `bun start` runs, and what the
+ * in-process API test suite drives through `gateway.handle`.
+ */
+export async function startStandalone(config: Config) {
+  const bus = createLocalBus()
+  const mongo = await openMongoIfConfigured(config)
+  const services: RunningService[] = []
+  for (const start of SERVICES) services.push(await start({ bus, config, mongo }))
+  const admission = await createAdmission(config)
+  const gateway = createGateway({
+    bus,
+    admit: admission.admit,
+    readiness: { stores: async () => (await Promise.all(services.map((s) => s.ready()))).every(Boolean), ...admission.readiness },
+  })
+  return {
+    gateway,
+    bus,
+    async stop() {
+      for (const service of services.reverse()) await service.stop()
+      await admission.close()
+      await bus.close()
+      await mongo?.close()
+    },
+  }
+}

@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import type Redis from 'ioredis'
+import { type RedisServer, startRedis } from '../../../test/harness/redis'
+import { skipReason } from '../../../test/harness/servers'
+import { createFailoverLimiter, createMemoryLimiter, createRedisClient, createRedisLimiter, type LimitPolicy } from '../../src/limiter'
+import { connected } from './redis-ready'
+
+const skip = skipReason('redis-server')
+const POLICY: LimitPolicy = { daily: 10_000, perSecond: 100, burst: 100 }
+
+describe.skipIf(Boolean(skip))(`failover limiter on a real redis-server${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let server: RedisServer | undefined
+  const clients: Redis[] = []
+  afterEach(async () => {
+    for (const redis of clients.splice(0)) redis.disconnect()
+    await server?.stop()
+  })
+
+  async function setup() {
+    server = await startRedis()
+    const client = await connected(createRedisClient(server.url))
+    const admin = await connected(createRedisClient(server.url, { commandTimeout: 2_000 }))
+    clients.push(client, admin)
+    const logs: string[] = []
+    const limiter = createFailoverLimiter(createRedisLimiter(client, { prefix: 'fo:' }), createMemoryLimiter(), {
+      probeIntervalMs: 50,
+      log: (line) => logs.push(line),
+    })
+    const timed = async (key: string) => {
+      const started = performance.now()
+      const decision = await limiter.consume(key, POLICY)
+      return { decision, ms: performance.now() - started }
+    }
+    return { server, admin, limiter, logs, timed }
+  }
+
+  async function until(condition: () => Promise<boolean>, timeoutMs = 5_000) {
+    const deadline = Date.now() + timeoutMs
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
+      await Bun.sleep(50)
+    }
+  }
+
+  it('keeps answering from memory within 100 ms per request after redis-server dies', async () => {
+    const { server, limiter, logs, timed } = await setup()
+    expect((await timed('a')).decision.allowed).toBe(true)
+    await server.stop()
+    const answers = []
+    for (let i = 0; i < 20; i++) answers.push(await timed('a'))
+    expect(answers.every((a) => a.decision.allowed)).toBe(true)
+    expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(100)
+    expect(limiter.degraded()).toBe(true)
+    expect(logs).toHaveLength(1)
+  })
+
+  it('answers within about 100 ms when redis-server hangs, then from memory at once', async () => {
+    const { server, limiter, timed } = await setup()
+    await timed('a')
+    server.pause()
+    const first = await timed('a')
+    const second = await timed('a')
+    server.resume()
+    expect(first.decision.allowed).toBe(true)
+    expect(first.ms).toBeLessThan(160)
+    expect(second.ms).toBeLessThan(50)
+    expect(limiter.degraded()).toBe(true)
+  })
+
+  it('takes the shared limiter back once redis-server restarts on the same port', async () => {
+    const { server, admin, limiter, logs, timed } = await setup()
+    await server.stop()
+    await timed('b')
+    expect(limiter.degraded()).toBe(true)
+    await server.restart()
+    await until(async () => {
+      await timed('b')
+      return !limiter.degraded()
+    })
+    await connected(admin)
+    expect(await admin.exists('fo:b')).toBe(1)
+    expect(logs).toHaveLength(2)
+    expect(logs[1]).toBe('rate limiter: Redis is back; limits are shared again')
+  })
+
+  it('answers ping with false while redis-server is down', async () => {
+    const { server, limiter } = await setup()
+    await server.stop()
+    const started = performance.now()
+    expect(await limiter.ping()).toBe(false)
+    expect(performance.now() - started).toBeLessThan(100)
+  })
+})

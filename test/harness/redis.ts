@@ -1,0 +1,95 @@
+/**
+ * A throwaway redis-server for tests: free port, no persistence, killed by stop().
+ * Suites guard with `skipReason('redis-server')` (servers.ts): skipped outside CI when the
+ * binary is missing, a failure under CI=true.
+ */
+import type { Subprocess } from 'bun'
+import { freePort } from './ports'
+
+export interface RedisServer {
+  url: string
+  port: number
+  /** Kills the server and waits until it has exited. */
+  stop(): Promise<void>
+  /** Starts a fresh, empty server on the same port (after stop()). */
+  restart(): Promise<void>
+  /** Freezes the server (SIGSTOP): connections stay open, nothing answers. */
+  pause(): void
+  /** Thaws a paused server (SIGCONT). */
+  resume(): void
+}
+
+/** Resolves once the server answers PING with PONG over a raw connection; throws after timeoutMs. */
+export async function waitForPong(port: number, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await pingOnce(port)) return
+    await Bun.sleep(20)
+  }
+  throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`)
+}
+
+function pingOnce(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean, socket?: { end(): void }) => {
+      resolve(ok) // first: end() runs the close handler synchronously
+      socket?.end()
+    }
+    Bun.connect({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        open: (socket) => void socket.write('PING\r\n'),
+        data: (socket, data) => done(data.toString().startsWith('+PONG'), socket),
+        error: () => done(false),
+        connectError: () => done(false),
+        close: () => done(false),
+      },
+    }).catch(() => done(false))
+  })
+}
+
+function spawnRedis(binary: string, port: number): Subprocess {
+  return Bun.spawn([binary, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
+}
+
+export async function startRedis(): Promise<RedisServer> {
+  const binary = Bun.which('redis-server')
+  if (!binary) throw new Error('redis-server is not on PATH; these tests need a real Redis')
+  const port = await freePort()
+  let child: Subprocess | undefined
+
+  async function start() {
+    const spawned = spawnRedis(binary!, port)
+    child = spawned
+    try {
+      await waitForPong(port)
+    } catch (error) {
+      spawned.kill('SIGKILL')
+      const stderr = await new Response(spawned.stderr as ReadableStream).text()
+      throw new Error(`${(error as Error).message}\n${stderr}`)
+    }
+  }
+  async function stop() {
+    if (!child) return
+    child.kill('SIGKILL')
+    await child.exited
+    child = undefined
+  }
+
+  await start()
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    async restart() {
+      await stop()
+      await start()
+    },
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
+  }
+}

@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '@lr/proto'
+import { startStandalone } from '@lr/gateway/src/standalone'
+import { ENTRY_POINTS, spawnProcesses } from '../../deploy/local/processes'
+import { startNats } from './nats'
+import { freePort, waitUntil } from './ports'
+
+const ROOT = join(import.meta.dir, '..', '..')
+const PROCESS_NAMES = Object.keys(ENTRY_POINTS)
+
+/** A running product, however it is deployed, as the API suite sees it. */
+export interface Stack {
+  mode: 'in-process' | 'nats'
+  env: Record<string, string>
+  request(path: string, init?: RequestInit): Promise<Response>
+  /** Runs the real admin command line against this deployment; resolves with its JSON. */
+  admin(...argv: string[]): Promise<any>
+  /** Runs an admin command that must fail; resolves with its error message. */
+  adminFails(...argv: string[]): Promise<string>
+  stop(): Promise<void>
+}
+
+async function runAdmin(env: Record<string, string>, argv: string[]) {
+  const proc = Bun.spawn(['bun', 'run', join(ROOT, 'services/auth/src/cli/main.ts'), ...argv], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { stdout, stderr, code }
+}
+
+function adminOf(env: Record<string, string>) {
+  return {
+    async admin(...argv: string[]) {
+      const { stdout, stderr, code } = await runAdmin(env, argv)
+      if (code !== 0) throw new Error(`admin ${argv.join(' ')} exited ${code}: ${stderr}`)
+      return JSON.parse(stdout)
+    },
+    async adminFails(...argv: string[]) {
+      const { stdout, stderr, code } = await runAdmin(env, argv)
+      if (code !== 1) throw new Error(`admin ${argv.join(' ')} should fail, exited ${code}: ${stdout}`)
+      return JSON.parse(stderr.trim().split('\n').at(-1)!).error as string
+    },
+  }
+}
+
+const baseEnv = (extra: Record<string, string>) => ({
+  ...(Bun.env as Record<string, string>),
+  DATA_DIR: mkdtempSync(join(tmpdir(), 'lr-data-')),
+  SHORT_BASE_URL: 'http://short.test',
+  ...extra,
+})
+
+/** The whole product in this process; requests go through `gateway.handle`, no socket. */
+export async function startInProcessStack(extra: Record<string, string> = {}): Promise<Stack> {
+  const env = baseEnv({ TRANSPORT: 'memory', ...extra })
+  const product = await startStandalone(loadConfig(env))
+  return {
+    mode: 'in-process',
+    env,
+    request: (path, init) => product.gateway.handle(new Request(`http://localhost${path}`, init)),
+    ...adminOf(env),
+    async stop() {
+      await product.stop()
+      rmSync(env.DATA_DIR!, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Every service as its own process over a private nats-server; requests go over HTTP. */
+export async function startNatsStack(extra: Record<string, string> = {}): Promise<Stack> {
+  const nats = await startNats({ jetstream: true })
+  const port = await freePort()
+  const env = baseEnv({ TRANSPORT: 'nats', NATS_URL: nats.url, PORT: String(port), ...extra })
+  const group = spawnProcesses(env)
+  const base = `http://127.0.0.1:${port}`
+  try {
+    // Every process logs one line once it serves (services: "serving on", gateway: "API on").
+    const started = (name: string) => group.output().includes(`[${name}] [${name}] serving on`) || group.output().includes(`[${name}] [${name}] API on`)
+    await waitUntil(() => PROCESS_NAMES.every(started), 20_000, 'every process of the NATS deployment')
+  } catch (error) {
+    await group.stop()
+    await nats.stop()
+    throw new Error(`${(error as Error).message}\n${group.output()}`)
+  }
+  return {
+    mode: 'nats',
+    env,
+    request: (path, init) => fetch(`${base}${path}`, init),
+    ...adminOf(env),
+    async stop() {
+      await group.stop()
+      await nats.stop()
+      rmSync(env.DATA_DIR!, { recursive: true, force: true })
+    },
+  }
+}
