@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { AppError, type Bus } from '../src'
 
+/** The AppError a request rejects with; fails the test if the request succeeds. */
+const failure = (request: Promise<unknown>) =>
+  request.then(
+    (data) => { throw new Error(`expected a failure, got ${JSON.stringify(data)}`) },
+    (error: AppError) => error,
+  )
+
 /** The behaviour every Bus adapter must share; `connect` makes two clients on one transport. */
 export function busContract(name: string, setup: () => Promise<{ connect(): Promise<Bus>; teardown(): Promise<void> }>) {
   describe(`Bus contract: ${name}`, () => {
@@ -30,23 +37,23 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
     })
 
     it('rebuilds an AppError thrown by the handler with its code and message', async () => {
-      const error = await client.request('t.v1.fail', {}).catch((e) => e)
+      const error = await failure(client.request('t.v1.fail', {}))
       expect(error).toBeInstanceOf(AppError)
       expect([error.code, error.status, error.message]).toEqual(['not_found', 404, 'no such thing'])
     })
 
     it('turns an unexpected handler failure into an internal error without leaking its message', async () => {
-      const error = await client.request('t.v1.crash', {}).catch((e) => e)
+      const error = await failure(client.request('t.v1.crash', {}))
       expect([error.code, error.status, error.message]).toEqual(['internal', 500, 'internal error'])
     })
 
     it('answers unavailable (503) when nothing serves the subject', async () => {
-      const error = await client.request('t.v1.nobody', {}).catch((e) => e)
+      const error = await failure(client.request('t.v1.nobody', {}))
       expect([error.code, error.status]).toEqual(['unavailable', 503])
     })
 
     it('answers timeout (504) when the handler is too slow', async () => {
-      const error = await client.request('t.v1.slow', {}, { timeoutMs: 50 }).catch((e) => e)
+      const error = await failure(client.request('t.v1.slow', {}, { timeoutMs: 50 }))
       expect([error.code, error.status]).toEqual(['timeout', 504])
     })
 

@@ -1,0 +1,50 @@
+import { format } from 'fast-csv'
+import { nextCursor, type Page } from './paging'
+
+/** A cell starting with one of these would be read as a formula by a spreadsheet. */
+const FORMULA_START = /^[=+\-@\t\r]/
+
+/** Prefixes a cell that would begin with = + - @ tab or CR with `'` (api-contract.md §7). */
+export function neutraliseCell(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text
+}
+
+/** The text of one CSV cell: null/undefined empty, objects as their JSON text, then neutralised. */
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  return neutraliseCell(typeof value === 'object' ? JSON.stringify(value) : String(value))
+}
+
+/**
+ * Formats rows as RFC 4180 CSV with fast-csv: UTF-8, CRLF after every row (so chunks can be
+ * concatenated), quotes only where needed, each cell through csvCell, columns in the given order.
+ * With `header` the column names come first, also when there are no rows.
+ */
+export function formatCsv<T extends object>(
+  columns: readonly (keyof T & string)[],
+  rows: readonly T[],
+  opts: { header: boolean },
+): Promise<string> {
+  if (rows.length === 0 && !opts.header) return Promise.resolve('')
+  return new Promise((resolve, reject) => {
+    // Arrays without `headers`: fast-csv writes each row as given. Its formatter pushes
+    // synchronously, so one stream per chunk costs little (measured faster than writeToString).
+    const stream = format<string[], string[]>({ rowDelimiter: '\r\n', includeEndRowDelimiter: true })
+    const parts: Buffer[] = []
+    stream.on('data', (part: Buffer) => parts.push(part))
+    stream.on('error', reject)
+    stream.on('end', () => resolve(Buffer.concat(parts).toString('utf8')))
+    if (opts.header) stream.write([...columns])
+    for (const row of rows) stream.write(columns.map((column) => csvCell(row[column])))
+    stream.end()
+  })
+}
+
+/** One chunk of a streamed export: the page as CSV (header only in the first) and where to go on. */
+export async function csvChunk<T extends object>(
+  columns: readonly (keyof T & string)[],
+  page: Page<T>,
+  first: boolean,
+): Promise<{ csv: string; next_cursor: string | null }> {
+  return { csv: await formatCsv(columns, page.items, { header: first }), next_cursor: nextCursor(page) }
+}

@@ -1,0 +1,80 @@
+import { type Static, Type as T } from '@sinclair/typebox'
+
+/** Subjects of services/dynamic (dynamic QR codes); queue group `dynamic`. */
+export const DYNAMIC_SUBJECTS = {
+  create: 'dynamic.v1.create',
+  batch: 'dynamic.v1.batch',
+  list: 'dynamic.v1.list',
+  get: 'dynamic.v1.get',
+  update: 'dynamic.v1.update',
+  delete: 'dynamic.v1.delete',
+  /** One page of the CSV export: {principal, cursor} -> ExportChunk. */
+  export: 'dynamic.v1.export',
+  /** The resolver's cache miss: ResolveRequest -> ResolverEntry, or null for a code never issued. */
+  resolve: 'dynamic.v1.resolve',
+} as const
+export const DYNAMIC_QUEUE = 'dynamic'
+
+/**
+ * Event: a code was created, changed or soft-deleted; payload its ResolverEntry. Published by the
+ * dynamic service before it answers, to every resolver (subscribe without a queue group).
+ */
+export const dynamicChangedSubject = (code: string) => `dynamic.v1.changed.${code}`
+/** Pattern matching every dynamicChangedSubject. */
+export const DYNAMIC_CHANGED_ALL = 'dynamic.v1.changed.*'
+
+/** Shape of a code: what the service issues and the only thing the resolver and routes look up. */
+export const CODE_PATTERN = /^[0-9A-Za-z]{7,32}$/
+/** Route segments under /dynqrcodes that a code must never equal (api-contract.md §3). */
+export const ROUTE_WORDS: readonly string[] = ['analytics', 'export', 'batch']
+
+/** True when `code` could have been issued: the right shape and not a route word (any case). */
+export const isIssuableCode = (code: string) => CODE_PATTERN.test(code) && !ROUTE_WORDS.includes(code.toLowerCase())
+
+const Epoch = T.Integer({ minimum: 0 })
+const Status = T.Union([T.Literal('active'), T.Literal('draft')])
+const Style = T.Record(T.String(), T.Unknown())
+
+/** A dynamic QR code record (spec §2.2 + api-contract.md §3). `short_url` is SHORT_BASE_URL/code. */
+export const DynamicRecord = T.Object({
+  code: T.String({ pattern: CODE_PATTERN.source }),
+  short_url: T.String({ format: 'uri' }),
+  destination_url: T.String({ format: 'uri', maxLength: 2048 }),
+  name: T.String({ minLength: 1, maxLength: 200 }),
+  style: Style,
+  status: Status,
+  team_id: T.Union([T.String(), T.Null()]),
+  created_by: T.String(),
+  created_at: Epoch,
+  updated_at: Epoch,
+})
+export type DynamicRecord = Static<typeof DynamicRecord>
+
+/** Documentation schemas of the request bodies; the service validates with record-fields.ts. */
+export const DynamicCreateBody = T.Object(
+  { destination_url: T.String({ maxLength: 2048 }), name: T.String({ minLength: 1, maxLength: 200 }), style: T.Optional(Style) },
+  { additionalProperties: false },
+)
+const DynamicItems = T.Array(DynamicCreateBody, { minItems: 1, maxItems: 50 })
+/** A bare array, or `{"dynqrcodes": [...]}`. */
+export const DynamicBatchBody = T.Union([DynamicItems, T.Object({ dynqrcodes: DynamicItems }, { additionalProperties: false })])
+export const DynamicPatchBody = T.Partial(
+  T.Object({ destination_url: T.String(), name: T.String(), status: Status, style: Style }),
+  { additionalProperties: false, minProperties: 1 },
+)
+export const DynamicList = T.Object({ dynqrcodes: T.Array(DynamicRecord), next_cursor: T.Union([T.String(), T.Null()]) })
+
+export const ResolveRequest = T.Object({ code: T.String({ maxLength: 64 }) })
+export type ResolveRequest = Static<typeof ResolveRequest>
+
+/** What a resolver needs to answer a scan of one code, whatever its library. */
+export const ResolverEntry = T.Object({
+  code: T.String(),
+  destination_url: T.String(),
+  status: Status,
+  /** Soft-deleted: the resolver answers 410. */
+  deleted: T.Boolean(),
+})
+export type ResolverEntry = Static<typeof ResolverEntry>
+export const ResolveReply = T.Union([ResolverEntry, T.Null()])
+export type ResolveReply = Static<typeof ResolveReply>

@@ -1,0 +1,86 @@
+import { type Connection, type Model, Schema } from 'mongoose'
+import type { KeyScope, TeamRole, Tier } from '@lr/proto'
+
+export interface AccountDoc {
+  _id: string
+  email: string
+  tier: Tier
+  api_grant_until: number | null
+  created_at: number
+}
+export interface TeamDoc {
+  _id: string
+  name: string
+}
+export interface MemberDoc {
+  team_id: string
+  account_id: string
+  role: TeamRole
+}
+export interface KeyDoc {
+  _id: string
+  account_id: string
+  scope: KeyScope
+  team_id: string | null
+  hash: string
+  last_four: string
+  created_at: number
+  active_at: number
+  revoked_at: number | null
+  last_used_at: number | null
+  /** true while unrevoked, unset once revoked: the partial unique index keys on it. */
+  live?: true
+}
+
+const options = { versionKey: false as const }
+const nullableNumber = { type: Number, default: null }
+
+const accounts = new Schema<AccountDoc>(
+  { _id: String, email: { type: String, required: true }, tier: { type: String, required: true }, api_grant_until: nullableNumber, created_at: { type: Number, required: true } },
+  { ...options, collection: 'auth_accounts' },
+)
+accounts.index({ email: 1 }, { unique: true })
+
+const teams = new Schema<TeamDoc>({ _id: String, name: { type: String, required: true } }, { ...options, collection: 'auth_teams' })
+
+const members = new Schema<MemberDoc>(
+  { team_id: { type: String, required: true }, account_id: { type: String, required: true }, role: { type: String, required: true } },
+  { ...options, collection: 'auth_memberships' },
+)
+members.index({ team_id: 1, account_id: 1 }, { unique: true })
+
+const keys = new Schema<KeyDoc>(
+  {
+    _id: String,
+    account_id: { type: String, required: true },
+    scope: { type: String, required: true },
+    team_id: { type: String, default: null },
+    hash: { type: String, required: true },
+    last_four: { type: String, required: true },
+    created_at: { type: Number, required: true },
+    active_at: { type: Number, required: true },
+    revoked_at: nullableNumber,
+    last_used_at: nullableNumber,
+    live: { type: Boolean },
+  },
+  { ...options, collection: 'auth_keys' },
+)
+keys.index({ hash: 1 }, { unique: true })
+// Partial on `live: true` (a plain equality on a value only this adapter writes) rather than on
+// `revoked_at: null`, so it does not depend on how a MongoDB version treats null in a partial filter.
+keys.index({ account_id: 1, scope: 1 }, { unique: true, partialFilterExpression: { live: true } })
+keys.index({ account_id: 1, created_at: 1 })
+
+function model<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {
+  return (conn.models[name] as Model<T> | undefined) ?? conn.model<T>(name, schema)
+}
+
+/** The auth collections on this connection (models are registered once per connection). */
+export function authModels(conn: Connection) {
+  return {
+    Accounts: model(conn, 'AuthAccount', accounts),
+    Teams: model(conn, 'AuthTeam', teams),
+    Members: model(conn, 'AuthMembership', members),
+    Keys: model(conn, 'AuthKey', keys),
+  }
+}

@@ -1,0 +1,116 @@
+import type { Connection } from 'mongoose'
+import type { Account, KeyScope, Membership, Team } from '@lr/proto'
+import type { AccountChanges, AuthStore, StoredKey } from '../ports'
+import { duplicateId, emailTaken, liveKeyExists } from '../store-errors'
+import { authModels, type KeyDoc } from './auth-models.mongo'
+
+/** The index a duplicate-key error (11000) names, as its key pattern; null for any other error. */
+function duplicateKeyPattern(error: unknown): Record<string, unknown> | null {
+  const e = error as { code?: unknown; keyPattern?: Record<string, unknown> }
+  return e?.code === 11000 ? (e.keyPattern ?? {}) : null
+}
+
+const toKey = ({ _id, live: _live, ...rest }: KeyDoc): StoredKey => ({ key_id: _id, ...rest })
+const toAccount = (d: { _id: string; email: string; tier: Account['tier']; api_grant_until: number | null; created_at: number }): Account => ({
+  account_id: d._id,
+  email: d.email,
+  tier: d.tier,
+  api_grant_until: d.api_grant_until ?? null,
+  created_at: d.created_at,
+})
+const toMembership = (d: Membership): Membership => ({ team_id: d.team_id, account_id: d.account_id, role: d.role })
+
+/**
+ * AuthStore over a mongoose connection (opened with connectMongo, autoIndex off): declares its
+ * collections and creates their unique indexes before it answers.
+ */
+export async function createMongoAuthStore(conn: Connection): Promise<AuthStore> {
+  const { Accounts, Teams, Members, Keys } = authModels(conn)
+  await Promise.all([Accounts, Teams, Members, Keys].map((model) => model.createIndexes()))
+
+  return {
+    async insertAccount({ account_id, ...rest }) {
+      try {
+        await Accounts.create({ _id: account_id, ...rest })
+      } catch (error) {
+        const pattern = duplicateKeyPattern(error)
+        if (pattern && 'email' in pattern) throw emailTaken(rest.email)
+        if (pattern) throw duplicateId('account', account_id)
+        throw error
+      }
+    },
+    async getAccount(accountId) {
+      const doc = await Accounts.findById(accountId).lean()
+      return doc ? toAccount(doc) : null
+    },
+    async updateAccount(accountId, changes: AccountChanges) {
+      const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined))
+      const doc =
+        Object.keys(set).length === 0
+          ? await Accounts.findById(accountId).lean()
+          : await Accounts.findOneAndUpdate({ _id: accountId }, { $set: set }, { returnDocument: 'after' }).lean()
+      return doc ? toAccount(doc) : null
+    },
+
+    async insertTeam({ team_id, name }) {
+      try {
+        await Teams.create({ _id: team_id, name })
+      } catch (error) {
+        if (duplicateKeyPattern(error)) throw duplicateId('team', team_id)
+        throw error
+      }
+    },
+    async getTeam(teamId) {
+      const doc = await Teams.findById(teamId).lean()
+      return doc ? ({ team_id: doc._id, name: doc.name } satisfies Team) : null
+    },
+
+    async putMembership({ team_id, account_id, role }) {
+      const upsert = () => Members.updateOne({ team_id, account_id }, { $set: { role } }, { upsert: true })
+      // Two concurrent upserts of a new member can both try to insert; the loser's retry updates.
+      await upsert().catch((error) => (duplicateKeyPattern(error) ? upsert() : Promise.reject(error)))
+    },
+    async getMembership(teamId, accountId) {
+      const doc = await Members.findOne({ team_id: teamId, account_id: accountId }).lean()
+      return doc ? toMembership(doc) : null
+    },
+    listMembers: async (teamId) => (await Members.find({ team_id: teamId }).sort({ account_id: 1 }).lean()).map(toMembership),
+    removeMembership: async (teamId, accountId) =>
+      (await Members.deleteOne({ team_id: teamId, account_id: accountId })).deletedCount > 0,
+
+    async insertKey({ key_id, ...rest }) {
+      try {
+        await Keys.create({ _id: key_id, ...rest, ...(rest.revoked_at === null ? { live: true } : {}) })
+      } catch (error) {
+        const pattern = duplicateKeyPattern(error)
+        if (pattern && 'scope' in pattern) throw liveKeyExists(rest.account_id, rest.scope)
+        if (pattern) throw duplicateId('key', key_id)
+        throw error
+      }
+    },
+    getKey: async (keyId) => nullable(await Keys.findById(keyId).lean()),
+    findKeyByHash: async (hash) => nullable(await Keys.findOne({ hash }).lean()),
+    findLiveKey: async (accountId, scope: KeyScope) => nullable(await Keys.findOne({ account_id: accountId, scope, live: true }).lean()),
+    listKeys: async (accountId) => (await Keys.find({ account_id: accountId }).sort({ created_at: 1, _id: 1 }).lean()).map(toKey),
+    async revokeKey(keyId, at) {
+      await Keys.updateOne({ _id: keyId, live: true }, { $set: { revoked_at: at }, $unset: { live: 1 } })
+      return nullable(await Keys.findById(keyId).lean())
+    },
+    async touchKey(keyId, at) {
+      await Keys.updateOne({ _id: keyId, $or: [{ last_used_at: null }, { last_used_at: { $lt: at } }] }, { $set: { last_used_at: at } })
+    },
+
+    async ping() {
+      try {
+        await conn.db?.admin().ping()
+        return conn.readyState === 1
+      } catch {
+        return false
+      }
+    },
+    // The connection is shared by every Mongo adapter of the process; its owner closes it.
+    close: async () => {},
+  }
+}
+
+const nullable = (doc: KeyDoc | null) => (doc ? toKey(doc) : null)

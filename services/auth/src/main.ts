@@ -1,0 +1,6 @@
+import { runServiceProcess } from '@lr/proto/service-process'
+import { startAuth } from './start'
+
+// Process entry of the auth service when TRANSPORT=nats: config, NATS bus (queue `auth`), store,
+// and on SIGTERM/SIGINT unsubscribe, close the store and the bus, exit 0.
+await runServiceProcess('auth', startAuth)

@@ -1,0 +1,77 @@
+import {
+  AppError,
+  type CreatedKey,
+  type KeyCreateRequest,
+  type KeyList,
+  type KeyListRequest,
+  type KeyRevoked,
+  type KeyRevokeRequest,
+} from '@lr/proto'
+import type { StoredKey } from '../ports'
+import type { AuthDeps } from '../service'
+import { canHoldBusinessKey, hasApiAccess } from '../rules'
+import { hashSecret, newId, newSecret } from '../secret'
+import { liveKeyExists } from '../store-errors'
+import { requireAccount, requireTeam } from './lookups'
+
+export async function createKey({ store, now, activationDelayS }: AuthDeps, req: KeyCreateRequest): Promise<CreatedKey> {
+  if (req.scope === 'personal' && req.team_id !== undefined)
+    throw new AppError('bad_request', 'a personal key belongs to no team: leave team_id out')
+  if (req.scope === 'business' && req.team_id === undefined)
+    throw new AppError('bad_request', 'a business key needs the team_id of its shared library')
+  const account = await requireAccount(store, req.account_id)
+  const at = now()
+  if (!hasApiAccess(account, at))
+    throw new AppError('forbidden', `account ${account.account_id} has tier ${account.tier} and no live temporary grant: it has no API access and cannot create a key`)
+  if (req.team_id !== undefined) {
+    await requireTeam(store, req.team_id)
+    const membership = await store.getMembership(req.team_id, account.account_id)
+    if (!canHoldBusinessKey(membership?.role))
+      throw new AppError('forbidden', `account ${account.account_id} is not a writer or admin of team ${req.team_id}: only they can create business keys`)
+  }
+  // The store's unique index is the guard against races; this check only names the key in the way.
+  const live = await store.findLiveKey(account.account_id, req.scope)
+  if (live) throw liveKeyExists(account.account_id, req.scope, live.key_id)
+
+  const secret = newSecret(req.scope)
+  const key: StoredKey = {
+    key_id: newId('key'),
+    account_id: account.account_id,
+    scope: req.scope,
+    team_id: req.team_id ?? null,
+    hash: hashSecret(secret),
+    last_four: secret.slice(-4),
+    created_at: at,
+    active_at: at + activationDelayS,
+    revoked_at: null,
+    last_used_at: null,
+  }
+  await store.insertKey(key)
+  const { key_id, scope, team_id, created_at, active_at } = key
+  return { key_id, key: secret, scope, team_id, created_at, active_at }
+}
+
+/** Without `by` the operator revokes; with it, only the key's owner or an admin of the key's team may. */
+export async function revokeKey({ store, now }: AuthDeps, req: KeyRevokeRequest): Promise<KeyRevoked> {
+  const notFound = () => new AppError('not_found', `key ${req.key_id} not found`)
+  const key = await store.getKey(req.key_id)
+  if (!key) throw notFound()
+  if (req.by !== undefined && req.by !== key.account_id) {
+    const membership = key.team_id ? await store.getMembership(key.team_id, req.by) : null
+    if (membership?.role !== 'admin')
+      throw new AppError('forbidden', `account ${req.by} may not revoke key ${key.key_id}: only its owner or an admin of its team can`)
+  }
+  const revoked = await store.revokeKey(key.key_id, now())
+  if (!revoked?.revoked_at) throw notFound()
+  return { key_id: revoked.key_id, revoked_at: revoked.revoked_at }
+}
+
+export async function listKeys({ store }: AuthDeps, req: KeyListRequest): Promise<KeyList> {
+  await requireAccount(store, req.account_id)
+  const keys = await store.listKeys(req.account_id)
+  return {
+    keys: keys.map(({ key_id, scope, team_id, last_four, created_at, active_at, revoked_at, last_used_at }) => ({
+      key_id, scope, team_id, last_four, created_at, active_at, revoked_at, last_used_at,
+    })),
+  }
+}

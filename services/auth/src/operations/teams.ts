@@ -1,0 +1,53 @@
+import {
+  AppError,
+  type MemberRemoved,
+  type Membership,
+  type Team,
+  type TeamCreateRequest,
+  type TeamMemberRequest,
+  type TeamRemoveMemberRequest,
+} from '@lr/proto'
+import type { AuthStore } from '../ports'
+import type { AuthDeps } from '../service'
+import { newId } from '../secret'
+import { requireAccount, requireTeam } from './lookups'
+
+export async function createTeam({ store }: AuthDeps, req: TeamCreateRequest): Promise<Team> {
+  const name = req.name.trim()
+  if (!name) throw new AppError('bad_request', 'team name must not be blank')
+  const admin = await requireAccount(store, req.admin)
+  if (admin.tier !== 'business')
+    throw new AppError('forbidden', `account ${admin.account_id} has tier ${admin.tier}: only a business account can create a team`)
+  const team: Team = { team_id: newId('team'), name }
+  await store.insertTeam(team)
+  await store.putMembership({ team_id: team.team_id, account_id: admin.account_id, role: 'admin' })
+  return team
+}
+
+/** Adds the account, or changes its role when it is already a member. */
+export async function addMember({ store }: AuthDeps, req: TeamMemberRequest): Promise<Membership> {
+  await requireTeam(store, req.team_id)
+  await requireAccount(store, req.account_id)
+  const current = await store.getMembership(req.team_id, req.account_id)
+  if (current?.role === 'admin' && req.role !== 'admin') await keepAnAdmin(store, req.team_id, req.account_id)
+  const membership: Membership = { team_id: req.team_id, account_id: req.account_id, role: req.role }
+  await store.putMembership(membership)
+  return membership
+}
+
+export async function removeMember({ store }: AuthDeps, req: TeamRemoveMemberRequest): Promise<MemberRemoved> {
+  await requireTeam(store, req.team_id)
+  const notMember = () => new AppError('not_found', `account ${req.account_id} is not a member of team ${req.team_id}`)
+  const current = await store.getMembership(req.team_id, req.account_id)
+  if (!current) throw notMember()
+  if (current.role === 'admin') await keepAnAdmin(store, req.team_id, req.account_id)
+  if (!(await store.removeMembership(req.team_id, req.account_id))) throw notMember()
+  return { team_id: req.team_id, account_id: req.account_id, removed: true }
+}
+
+// A team without an admin could no longer approve drafts or revoke a teammate's key.
+async function keepAnAdmin(store: AuthStore, teamId: string, leaving: string) {
+  const others = (await store.listMembers(teamId)).filter((m) => m.role === 'admin' && m.account_id !== leaving)
+  if (others.length === 0)
+    throw new AppError('bad_request', `account ${leaving} is the last admin of team ${teamId}: make another member admin first`)
+}

@@ -1,0 +1,70 @@
+import type { Account, KeyScope, Membership, Team, Tier } from '@lr/proto'
+
+/** An API key as stored: never the secret, only its sha256 hex `hash` and its last four characters. */
+export type StoredKey = {
+  key_id: string
+  account_id: string
+  scope: KeyScope
+  /** The team of a business key; null for a personal key. */
+  team_id: string | null
+  hash: string
+  last_four: string
+  created_at: number
+  active_at: number
+  revoked_at: number | null
+  last_used_at: number | null
+}
+
+export type AccountChanges = { tier?: Tier; api_grant_until?: number | null }
+
+/**
+ * Persistence of accounts, teams, memberships and API keys. Adapters: createSqliteAuthStore,
+ * createMongoAuthStore; both pass test/auth-store.contract.ts.
+ *
+ * Lookups return null (or false) when nothing matches; the service turns that into a named error.
+ * Uniqueness is enforced by the store itself (unique indexes), so replicas cannot race past it:
+ * a violation throws AppError('bad_request') built by store-errors.ts, the same for every adapter.
+ */
+export interface AuthStore {
+  /** Throws AppError('bad_request') when another account has the same email. */
+  insertAccount(account: Account): Promise<void>
+  /** null when no account has this id. */
+  getAccount(accountId: string): Promise<Account | null>
+  /** Applies the changes and returns the account as stored afterwards; null when no account has this id. */
+  updateAccount(accountId: string, changes: AccountChanges): Promise<Account | null>
+
+  insertTeam(team: Team): Promise<void>
+  /** null when no team has this id. */
+  getTeam(teamId: string): Promise<Team | null>
+
+  /** Adds the membership, or sets its role when the account is already a member (one per team and account). */
+  putMembership(membership: Membership): Promise<void>
+  /** null when the account is not a member of the team. */
+  getMembership(teamId: string, accountId: string): Promise<Membership | null>
+  listMembers(teamId: string): Promise<Membership[]>
+  /** false when the account was not a member. */
+  removeMembership(teamId: string, accountId: string): Promise<boolean>
+
+  /** Throws AppError('bad_request') when the account already holds an unrevoked key of this scope. */
+  insertKey(key: StoredKey): Promise<void>
+  /** null when no key has this id. */
+  getKey(keyId: string): Promise<StoredKey | null>
+  /** null when no key has this hash. */
+  findKeyByHash(hash: string): Promise<StoredKey | null>
+  /** The account's unrevoked key of this scope; null when it has none. */
+  findLiveKey(accountId: string, scope: KeyScope): Promise<StoredKey | null>
+  /** Every key of the account, revoked ones included, oldest first. */
+  listKeys(accountId: string): Promise<StoredKey[]>
+  /**
+   * Sets revoked_at to `at` unless the key is already revoked (the first time stays).
+   * Returns the key as stored afterwards; null when no key has this id.
+   */
+  revokeKey(keyId: string, at: number): Promise<StoredKey | null>
+  /** Sets last_used_at to `at`; never moves it backwards. Unknown ids are ignored. */
+  touchKey(keyId: string, at: number): Promise<void>
+
+  /** true while the underlying database answers. */
+  ping(): Promise<boolean>
+  /** Releases what the adapter owns (the SQLite database); a Mongo connection passed in stays open for its owner. */
+  close(): Promise<void>
+}

@@ -1,0 +1,62 @@
+import type {
+  Account,
+  AccountCreateRequest,
+  AccountUpdateRequest,
+  CreatedKey,
+  KeyCreateRequest,
+  KeyList,
+  KeyListRequest,
+  KeyRevoked,
+  KeyRevokeRequest,
+  MemberRemoved,
+  Membership,
+  Principal,
+  Team,
+  TeamCreateRequest,
+  TeamMemberRequest,
+  TeamRemoveMemberRequest,
+} from '@lr/proto'
+import type { AuthStore } from './ports'
+import { createAccount, updateAccount } from './operations/accounts'
+import { addMember, createTeam, removeMember } from './operations/teams'
+import { createKey, listKeys, revokeKey } from './operations/keys'
+import { verifyKey } from './operations/verify'
+
+export interface AuthDeps {
+  store: AuthStore
+  /** Current time in epoch seconds; injected so tests control activation and grant expiry. */
+  now: () => number
+  /** KEY_ACTIVATION_DELAY_S: a new key is refused until created_at + this. */
+  activationDelayS: number
+}
+
+/** The auth domain: every operation throws AppError (forbidden / not_found / bad_request) on refusal. */
+export interface AuthService {
+  /** The principal of a key, or AppError('forbidden'); reads the store every time (no cache). */
+  verify(key: string | null | undefined): Promise<Principal>
+  accountCreate(req: AccountCreateRequest): Promise<Account>
+  accountUpdate(req: AccountUpdateRequest): Promise<Account>
+  teamCreate(req: TeamCreateRequest): Promise<Team>
+  teamAddMember(req: TeamMemberRequest): Promise<Membership>
+  teamRemoveMember(req: TeamRemoveMemberRequest): Promise<MemberRemoved>
+  keyCreate(req: KeyCreateRequest): Promise<CreatedKey>
+  keyRevoke(req: KeyRevokeRequest): Promise<KeyRevoked>
+  keyList(req: KeyListRequest): Promise<KeyList>
+}
+
+export function createAuthService(deps: AuthDeps): AuthService {
+  return {
+    verify: (key) => verifyKey(deps, key),
+    accountCreate: (req) => createAccount(deps, req),
+    accountUpdate: (req) => updateAccount(deps, req),
+    teamCreate: (req) => createTeam(deps, req),
+    teamAddMember: (req) => addMember(deps, req),
+    teamRemoveMember: (req) => removeMember(deps, req),
+    keyCreate: (req) => createKey(deps, req),
+    keyRevoke: (req) => revokeKey(deps, req),
+    keyList: (req) => listKeys(deps, req),
+  }
+}
+
+/** The wall clock in epoch seconds, for composition roots. */
+export const epochSeconds = () => Math.floor(Date.now() / 1000)

@@ -1,0 +1,5 @@
+import { openSqlite } from '@lr/proto/sqlite'
+import { createSqliteAuthStore } from '../../src/adapters/auth-store.sqlite'
+import { authStoreContract } from '../auth-store.contract'
+
+authStoreContract('sqlite', async () => createSqliteAuthStore(openSqlite(':memory:')))

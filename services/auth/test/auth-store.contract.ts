@@ -1,0 +1,146 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import type { Account } from '@lr/proto'
+import type { AuthStore, StoredKey } from '../src/ports'
+import { rejection } from './rejection'
+
+const account = (n: number, over: Partial<Account> = {}): Account => ({
+  account_id: `acct_${n}`, email: `user${n}@example.com`, tier: 'pro', api_grant_until: null, created_at: 1000 + n, ...over,
+})
+const key = (n: number, over: Partial<StoredKey> = {}): StoredKey => ({
+  key_id: `key_${n}`, account_id: 'acct_1', scope: 'personal', team_id: null, hash: `hash_${n}`, last_four: 'abcd',
+  created_at: 2000 + n, active_at: 2000 + n, revoked_at: null, last_used_at: null, ...over,
+})
+
+/** The behaviour every AuthStore adapter must share; run once per adapter. */
+export function authStoreContract(name: string, makeStore: () => Promise<AuthStore>) {
+  describe(`AuthStore contract: ${name}`, () => {
+    let store: AuthStore
+    beforeEach(async () => {
+      store = await makeStore()
+      await store.insertAccount(account(1))
+      await store.insertAccount(account(2))
+      await store.insertTeam({ team_id: 'team_1', name: 'Team one' })
+    })
+    afterEach(() => store.close())
+
+    it('returns null for an account, team or key that does not exist', async () => {
+      expect(await store.getAccount('acct_none')).toBeNull()
+      expect(await store.getTeam('team_none')).toBeNull()
+      expect(await store.getKey('key_none')).toBeNull()
+      expect(await store.findKeyByHash('hash_none')).toBeNull()
+    })
+
+    it('returns an account as it was inserted', async () => {
+      expect(await store.getAccount('acct_1')).toEqual(account(1))
+    })
+
+    it('refuses a second account with the same email as bad_request', async () => {
+      const error = await rejection(store.insertAccount(account(3, { email: 'user1@example.com' })))
+      expect(error.code).toBe('bad_request')
+      expect(error.message).toBe('an account with email user1@example.com already exists')
+    })
+
+    it('updates only the given account fields and returns the account', async () => {
+      expect(await store.updateAccount('acct_1', { api_grant_until: 5000 })).toEqual(account(1, { api_grant_until: 5000 }))
+      expect(await store.updateAccount('acct_1', { tier: 'basic' })).toEqual(account(1, { tier: 'basic', api_grant_until: 5000 }))
+      expect(await store.updateAccount('acct_1', { api_grant_until: null })).toEqual(account(1, { tier: 'basic' }))
+    })
+
+    it('returns null when updating an account that does not exist', async () => {
+      expect(await store.updateAccount('acct_none', { tier: 'basic' })).toBeNull()
+    })
+
+    it('returns a team as it was inserted', async () => {
+      expect(await store.getTeam('team_1')).toEqual({ team_id: 'team_1', name: 'Team one' })
+    })
+
+    it('keeps one membership per team and account, the last role put winning', async () => {
+      await store.putMembership({ team_id: 'team_1', account_id: 'acct_1', role: 'writer' })
+      await store.putMembership({ team_id: 'team_1', account_id: 'acct_1', role: 'viewer' })
+      expect(await store.getMembership('team_1', 'acct_1')).toEqual({ team_id: 'team_1', account_id: 'acct_1', role: 'viewer' })
+      expect(await store.listMembers('team_1')).toEqual([{ team_id: 'team_1', account_id: 'acct_1', role: 'viewer' }])
+    })
+
+    it('lists the members of a team by account id', async () => {
+      await store.putMembership({ team_id: 'team_1', account_id: 'acct_2', role: 'admin' })
+      await store.putMembership({ team_id: 'team_1', account_id: 'acct_1', role: 'writer' })
+      expect((await store.listMembers('team_1')).map((m) => m.account_id)).toEqual(['acct_1', 'acct_2'])
+    })
+
+    it('removes a membership once and then reports there was none', async () => {
+      await store.putMembership({ team_id: 'team_1', account_id: 'acct_1', role: 'writer' })
+      expect(await store.removeMembership('team_1', 'acct_1')).toBe(true)
+      expect(await store.removeMembership('team_1', 'acct_1')).toBe(false)
+      expect(await store.getMembership('team_1', 'acct_1')).toBeNull()
+    })
+
+    it('finds a key by id and by hash as it was inserted', async () => {
+      await store.insertKey(key(1, { scope: 'business', team_id: 'team_1' }))
+      expect(await store.getKey('key_1')).toEqual(key(1, { scope: 'business', team_id: 'team_1' }))
+      expect(await store.findKeyByHash('hash_1')).toEqual(key(1, { scope: 'business', team_id: 'team_1' }))
+    })
+
+    it('refuses a second unrevoked key of the same account and scope as bad_request', async () => {
+      await store.insertKey(key(1))
+      const error = await rejection(store.insertKey(key(2)))
+      expect(error.code).toBe('bad_request')
+      expect(error.message).toContain('acct_1 already has an unrevoked personal key')
+    })
+
+    it('lets exactly one of two racing inserts of the same scope succeed', async () => {
+      const results = await Promise.allSettled([store.insertKey(key(1)), store.insertKey(key(2))])
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    })
+
+    it('accepts a key of the other scope or of another account', async () => {
+      await store.insertKey(key(1))
+      await store.insertKey(key(2, { scope: 'business', team_id: 'team_1' }))
+      await store.insertKey(key(3, { account_id: 'acct_2' }))
+      expect((await store.listKeys('acct_1')).map((k) => k.key_id)).toEqual(['key_1', 'key_2'])
+    })
+
+    it('accepts a new key of a scope once the old one is revoked', async () => {
+      await store.insertKey(key(1))
+      await store.revokeKey('key_1', 3000)
+      await store.insertKey(key(2))
+      expect((await store.findLiveKey('acct_1', 'personal'))?.key_id).toBe('key_2')
+    })
+
+    it('finds the live key of a scope, and none after it is revoked', async () => {
+      await store.insertKey(key(1))
+      expect(await store.findLiveKey('acct_1', 'personal')).toEqual(key(1))
+      expect(await store.findLiveKey('acct_1', 'business')).toBeNull()
+      await store.revokeKey('key_1', 3000)
+      expect(await store.findLiveKey('acct_1', 'personal')).toBeNull()
+    })
+
+    it('keeps the first revocation time when a key is revoked twice', async () => {
+      await store.insertKey(key(1))
+      expect(await store.revokeKey('key_1', 3000)).toEqual(key(1, { revoked_at: 3000 }))
+      expect(await store.revokeKey('key_1', 4000)).toEqual(key(1, { revoked_at: 3000 }))
+    })
+
+    it('returns null when revoking a key that does not exist', async () => {
+      expect(await store.revokeKey('key_none', 3000)).toBeNull()
+    })
+
+    it('lists the keys of an account oldest first, revoked ones included', async () => {
+      await store.insertKey(key(2, { created_at: 2500 }))
+      await store.revokeKey('key_2', 2600)
+      await store.insertKey(key(1, { created_at: 2100 }))
+      expect((await store.listKeys('acct_1')).map((k) => [k.key_id, k.revoked_at])).toEqual([['key_1', null], ['key_2', 2600]])
+      expect(await store.listKeys('acct_2')).toEqual([])
+    })
+
+    it('records the last use of a key and never moves it backwards', async () => {
+      await store.insertKey(key(1))
+      await store.touchKey('key_1', 3000)
+      await store.touchKey('key_1', 2900)
+      expect((await store.getKey('key_1'))?.last_used_at).toBe(3000)
+    })
+
+    it('answers a ping while open', async () => {
+      expect(await store.ping()).toBe(true)
+    })
+  })
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'bun:test'
+import { rejection, world } from '../fixtures'
+
+describe('teams', () => {
+  it('creates a team whose business-tier creator is its admin', async () => {
+    const w = world()
+    const admin = await w.account('business')
+    const team = await w.service.teamCreate({ name: '  Branch library ', admin: admin.account_id })
+    expect(team).toEqual({ team_id: expect.stringMatching(/^team_/), name: 'Branch library' })
+    expect(await w.store.getMembership(team.team_id, admin.account_id)).toEqual({ team_id: team.team_id, account_id: admin.account_id, role: 'admin' })
+  })
+
+  it('refuses a team whose admin is not on the business tier', async () => {
+    const w = world()
+    const pro = await w.account('pro')
+    const error = await rejection(w.service.teamCreate({ name: 'Team', admin: pro.account_id }))
+    expect([error.status, error.message]).toEqual([403, `account ${pro.account_id} has tier pro: only a business account can create a team`])
+  })
+
+  it('refuses a blank team name', async () => {
+    const w = world()
+    const admin = await w.account('business')
+    const error = await rejection(w.service.teamCreate({ name: '   ', admin: admin.account_id }))
+    expect([error.status, error.message]).toEqual([400, 'team name must not be blank'])
+  })
+
+  it('answers 404 for a team admin that does not exist', async () => {
+    const error = await rejection(world().service.teamCreate({ name: 'Team', admin: 'acct_nobody' }))
+    expect([error.status, error.message]).toEqual([404, 'account acct_nobody not found'])
+  })
+
+  it('adds a member and answers the membership', async () => {
+    const w = world()
+    const { team_id } = await w.team()
+    const a = await w.account()
+    expect(await w.service.teamAddMember({ team_id, account_id: a.account_id, role: 'writer' })).toEqual({ team_id, account_id: a.account_id, role: 'writer' })
+  })
+
+  it("changes an existing member's role instead of adding them twice", async () => {
+    const w = world()
+    const { team_id } = await w.team()
+    const a = await w.member(team_id, 'writer')
+    await w.service.teamAddMember({ team_id, account_id: a.account_id, role: 'viewer' })
+    expect((await w.store.listMembers(team_id)).filter((m) => m.account_id === a.account_id)).toEqual([{ team_id, account_id: a.account_id, role: 'viewer' }])
+  })
+
+  it('answers 404 when adding to an unknown team or an unknown account', async () => {
+    const w = world()
+    const { team_id } = await w.team()
+    const noTeam = await rejection(w.service.teamAddMember({ team_id: 'team_none', account_id: 'acct_x', role: 'writer' }))
+    expect([noTeam.status, noTeam.message]).toEqual([404, 'team team_none not found'])
+    const noAccount = await rejection(w.service.teamAddMember({ team_id, account_id: 'acct_nobody', role: 'writer' }))
+    expect([noAccount.status, noAccount.message]).toEqual([404, 'account acct_nobody not found'])
+  })
+
+  it('removes a member and answers removed: true', async () => {
+    const w = world()
+    const { team_id } = await w.team()
+    const a = await w.member(team_id, 'writer')
+    expect(await w.service.teamRemoveMember({ team_id, account_id: a.account_id })).toEqual({ team_id, account_id: a.account_id, removed: true })
+    expect(await w.store.getMembership(team_id, a.account_id)).toBeNull()
+  })
+
+  it('answers 404 when removing an account that is not a member', async () => {
+    const w = world()
+    const { team_id } = await w.team()
+    const a = await w.account()
+    const error = await rejection(w.service.teamRemoveMember({ team_id, account_id: a.account_id }))
+    expect([error.status, error.message]).toEqual([404, `account ${a.account_id} is not a member of team ${team_id}`])
+  })
+
+  it('refuses to remove or demote the last admin of a team', async () => {
+    const w = world()
+    const { team_id, admin } = await w.team()
+    const message = `account ${admin.account_id} is the last admin of team ${team_id}: make another member admin first`
+    const removal = await rejection(w.service.teamRemoveMember({ team_id, account_id: admin.account_id }))
+    expect([removal.status, removal.message]).toEqual([400, message])
+    const demotion = await rejection(w.service.teamAddMember({ team_id, account_id: admin.account_id, role: 'writer' }))
+    expect([demotion.status, demotion.message]).toEqual([400, message])
+  })
+
+  it('lets an admin leave once another member is admin', async () => {
+    const w = world()
+    const { team_id, admin } = await w.team()
+    await w.member(team_id, 'admin')
+    expect((await w.service.teamRemoveMember({ team_id, account_id: admin.account_id })).removed).toBe(true)
+  })
+})

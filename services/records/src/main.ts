@@ -1,0 +1,6 @@
+import { runServiceProcess } from '@lr/proto/service-process'
+import { startRecords } from './index'
+
+// Process entry of the records service when TRANSPORT=nats: config, NATS bus (queue `records`),
+// store, and on SIGTERM/SIGINT unsubscribe, close the bus and the store, exit 0.
+await runServiceProcess('records', startRecords)

@@ -1,0 +1,89 @@
+import { beforeEach, describe, expect, it } from 'bun:test'
+import { AppError } from '@lr/proto'
+import type { RecordStore } from '../src/ports'
+import { A, B, ids, range, record } from './record-store.fixtures'
+
+/** Walks every page of a library; `between` runs after each page (e.g. to insert more). */
+async function walk(store: RecordStore, library: string, limit: number, between?: (page: number) => Promise<void>) {
+  const seen: string[] = []
+  let after: string | undefined
+  for (let page = 0; page < 100; page++) {
+    const { items, next } = await store.list(library, { limit, after })
+    seen.push(...ids(items))
+    if (next === null) return seen
+    after = next
+    await between?.(page)
+  }
+  throw new Error('paging did not end')
+}
+
+/** Paging and filtering of RecordStore.list; part of recordStoreContract. */
+export function listContract(current: () => RecordStore) {
+  let store: RecordStore
+  beforeEach(() => {
+    store = current()
+  })
+
+  describe('list', () => {
+    it('returns only the library\'s records, oldest first, with no next on the last page', async () => {
+      await store.insertMany(A, range(1, 3))
+      await store.insertMany(B, range(4, 5))
+      await store.insertMany(A, range(6, 6))
+      expect(await store.list(A, { limit: 10 })).toEqual({ items: [...range(1, 3), record(6)], next: null })
+    })
+
+    it('returns an empty last page for an empty library', async () => {
+      expect(await store.list(A, { limit: 5 })).toEqual({ items: [], next: null })
+    })
+
+    it('returns every record exactly once across pages', async () => {
+      await store.insertMany(A, range(1, 7))
+      expect(await walk(store, A, 2)).toEqual(ids(range(1, 7)))
+    })
+
+    it('gives no next when the page ends exactly at the last record', async () => {
+      await store.insertMany(A, range(1, 4))
+      const first = await store.list(A, { limit: 2 })
+      expect(first.next).not.toBeNull()
+      expect(await store.list(A, { limit: 2, after: first.next! })).toEqual({ items: range(3, 4), next: null })
+    })
+
+    it('returns records inserted between pages exactly once, after the older ones', async () => {
+      await store.insertMany(A, range(1, 5))
+      let n = 100
+      const seen = await walk(store, A, 2, async () => {
+        if (n < 104) await store.insertMany(A, [record(n++), record(n++)])
+      })
+      expect(seen).toEqual(ids([...range(1, 5), ...range(100, 103)]))
+    })
+
+    it('never reuses the position of a deleted newest record, so a later insert is not skipped', async () => {
+      await store.insertMany(A, range(1, 3))
+      const first = await store.list(A, { limit: 2 })
+      await store.delete(A, record(2).qr_id)
+      await store.delete(A, record(3).qr_id)
+      await store.insertMany(A, [record(4)])
+      expect(await store.list(A, { limit: 2, after: first.next! })).toEqual({ items: [record(4)], next: null })
+    })
+
+    it('keeps only records updated at or after updatedSince', async () => {
+      await store.insertMany(A, range(1, 5))
+      const page = await store.list(A, { limit: 10, updatedSince: 1_700_000_003 })
+      expect(ids(page.items)).toEqual(ids(range(3, 5)))
+    })
+
+    it('pages through an updatedSince filter', async () => {
+      await store.insertMany(A, range(1, 9))
+      const first = await store.list(A, { limit: 2, updatedSince: 1_700_000_004 })
+      expect(ids(first.items)).toEqual(ids(range(4, 5)))
+      const rest = await store.list(A, { limit: 10, after: first.next!, updatedSince: 1_700_000_004 })
+      expect(rest).toEqual({ items: range(6, 9), next: null })
+    })
+
+    it('rejects a position the store could not have issued with bad_request', async () => {
+      const error = await store.list(A, { limit: 2, after: 'f'.repeat(40) }).catch((e) => e)
+      expect(error).toBeInstanceOf(AppError)
+      expect([error.code, error.message]).toEqual(['bad_request', 'cursor is not one this API issued'])
+    })
+  })
+}

@@ -1,0 +1,22 @@
+import { describe } from 'bun:test'
+import { connectMongo } from '@lr/proto/mongo'
+import { createMongoRecordStore } from '../src/adapters/record-store.mongo'
+import { recordStoreContract } from './record-store.contract'
+
+const url = process.env.MONGODB_URL
+
+// Runs against a real server only; reported as skipped when MONGODB_URL is unset.
+describe.skipIf(!url)('RecordStore on MongoDB', () => {
+  recordStoreContract(async () => {
+    const base = await connectMongo(url!)
+    const conn = base.useDb(`lr_records_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
+    const store = await createMongoRecordStore(conn)
+    return {
+      store,
+      async cleanup() {
+        await conn.dropDatabase()
+        await base.close()
+      },
+    }
+  })
+})

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'bun:test'
+import { badRequest, failure, otherPersonal, personal, setup, T0, writer } from './fixtures'
+
+const HEADER = 'qr_id,name,url,status,team_id,created_by,style,created_at,updated_at\r\n'
+
+/** Every chunk of an export, as the gateway would request them. */
+async function exportAll(service: ReturnType<typeof setup>['service'], principal = personal) {
+  const chunks = [await service.exportPage(principal, null)]
+  while (chunks.at(-1)!.next_cursor) chunks.push(await service.exportPage(principal, chunks.at(-1)!.next_cursor))
+  return chunks
+}
+
+describe('CSV export', () => {
+  it('answers only the header row, with CRLF, for an empty library', async () => {
+    const { service } = setup()
+    expect(await service.exportPage(personal, null)).toEqual({ csv: HEADER, next_cursor: null })
+  })
+
+  it('writes one CRLF-ended row per record, null as an empty cell and style as JSON text', async () => {
+    const { service } = setup()
+    const [mine] = (await service.create(personal, { url: 'https://example.com/a?x=1', name: 'Plain' })).created
+    await service.create(otherPersonal, { url: 'https://example.com/b', name: 'Not mine' })
+    expect((await service.exportPage(personal, null)).csv).toBe(
+      `${HEADER}${mine!.qr_id},Plain,https://example.com/a?x=1,active,,acct_a,{},${T0},${T0}\r\n`,
+    )
+  })
+
+  it('quotes cells holding commas, quotes or line breaks, doubling the quotes', async () => {
+    const { service } = setup()
+    const [r] = (await service.create(writer, { url: 'https://example.com/', name: 'Say "hi", then\nleave', style: { color: 'red' } })).created
+    expect((await service.exportPage(writer, null)).csv).toBe(
+      `${HEADER}${r!.qr_id},"Say ""hi"", then\nleave",https://example.com/,draft,team_1,acct_w,"{""color"":""red""}",${T0},${T0}\r\n`,
+    )
+  })
+
+  for (const start of ['=', '+', '-', '@']) {
+    it(`prefixes a cell that begins with ${start} with a single quote`, async () => {
+      const { service } = setup()
+      const [r] = (await service.create(personal, { url: 'https://example.com/', name: `${start}HYPERLINK("http://evil")` })).created
+      const row = (await service.exportPage(personal, null)).csv.slice(HEADER.length)
+      expect(row).toBe(`${r!.qr_id},"'${start}HYPERLINK(""http://evil"")",https://example.com/,active,,acct_a,{},${T0},${T0}\r\n`)
+    })
+  }
+
+  it('splits a large export into chunks that hold each record once, the header only in the first', async () => {
+    const { service } = setup({ exportPageSize: 3 })
+    const { created } = await service.batch(personal, { qrcodes: Array.from({ length: 7 }, (_, i) => ({ url: 'https://e.example/', name: `n${i}` })) })
+    const chunks = await exportAll(service)
+    expect(chunks.map((c) => c.csv.split('\r\n').length - 1)).toEqual([4, 3, 1])
+    expect(chunks.slice(1).every((c) => !c.csv.includes('qr_id,name'))).toBe(true)
+    const rows = chunks.map((c) => c.csv).join('').split('\r\n').slice(1, -1)
+    expect(rows.map((row) => row.split(',')[0])).toEqual(created.map((r) => r.qr_id))
+  })
+
+  it('includes records created while the export is under way, exactly once', async () => {
+    const { service } = setup({ exportPageSize: 2 })
+    await service.batch(personal, { qrcodes: [1, 2, 3].map((n) => ({ url: 'https://e.example/', name: `old${n}` })) })
+    const first = await service.exportPage(personal, null)
+    await service.create(personal, { url: 'https://e.example/', name: 'new' })
+    const second = await service.exportPage(personal, first.next_cursor)
+    expect(second).toEqual({ csv: expect.stringMatching(/^qr_\S+,old3,.*\r\nqr_\S+,new,.*\r\n$/), next_cursor: null })
+  })
+
+  it('rejects a cursor it did not issue with 400', async () => {
+    const { service } = setup()
+    expect(await failure(service.exportPage(personal, '!!'))).toEqual(badRequest('cursor is not one this API issued'))
+  })
+})
