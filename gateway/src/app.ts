@@ -24,6 +24,7 @@ export function createGateway(deps: GatewayDeps) {
     .use(
       swagger({
         path: '/docs',
+        provider: 'swagger-ui',
         exclude: ['/healthz', '/readyz'],
         documentation: {
           info: { title: 'Library Records API', version: '1.0.0', description: 'Static and dynamic QR code records, exports and scan analytics.' },

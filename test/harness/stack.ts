@@ -47,6 +47,8 @@ const baseEnv = (extra: Record<string, string>) => ({
   ...(Bun.env as Record<string, string>),
   DATA_DIR: mkdtempSync(join(tmpdir(), 'lr-data-')),
   SHORT_BASE_URL: 'http://short.test',
+  // Functional suites send many requests per key; the rate-limit suite sets its own small limits.
+  ...Object.fromEntries(['PERSONAL', 'BUSINESS'].flatMap((kind) => ['DAILY', 'PER_SECOND', 'BURST'].map((what) => [`LIMIT_${kind}_${what}`, '1000000']))),
   ...extra,
 })
 
