@@ -95,7 +95,7 @@ export function accessSuite(stack: () => Stack, startDelayed: () => Promise<Stac
       let delayed: Stack
       beforeAll(async () => {
         delayed = await startDelayed()
-      })
+      }, 60_000)
       afterAll(() => delayed?.stop())
 
       it('refuses a new key with 403 and Retry-After until it is active', async () => {
@@ -108,7 +108,7 @@ export function accessSuite(stack: () => Stack, startDelayed: () => Promise<Stac
         expect(retryAfter).toBeGreaterThan(3500)
         expect(retryAfter).toBeLessThanOrEqual(3600)
       })
-    })
+    }, 60_000)
   })
 
   describe('request bodies', () => {
@@ -117,7 +117,7 @@ export function accessSuite(stack: () => Stack, startDelayed: () => Promise<Stac
     beforeAll(async () => {
       key = (await freshMember(stack())).key
       qrId = (await call(stack(), 'POST', '/v1/qrcodes', { key, body: valid })).body.created[0].qr_id
-    })
+    }, 60_000)
     const snapshot = async () => (await call(stack(), 'GET', '/v1/qrcodes', { key })).body
 
     const cases: [string, { raw?: string; body?: unknown; headers?: Record<string, string> }, number][] = [

@@ -15,7 +15,7 @@ export function staticSuite(stack: () => Stack) {
 
     beforeAll(async () => {
       lib = await seedLibraries(stack())
-    })
+    }, 60_000)
 
     describe('create', () => {
       it('creates a record in the personal library as active with every field', async () => {

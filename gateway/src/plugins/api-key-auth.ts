@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { AppError, AUTH_SUBJECTS, type Bus, type Principal } from '@lr/proto'
 import { setPrincipal } from '../context'
+import { mergeHeaders } from './set-headers'
 
 /**
  * Admission of one verified request: throws AppError('rate_limited') to refuse, otherwise
@@ -20,5 +21,5 @@ export const apiKeyAuth = (bus: Bus, admit?: Admit) =>
     if (!key) throw new AppError('forbidden', 'missing API key: send it in the x-api-key header')
     const principal = await bus.request<Principal>(AUTH_SUBJECTS.verify, { key })
     setPrincipal(request, principal)
-    if (admit) Object.assign(set.headers, await admit(principal))
+    if (admit) mergeHeaders(set.headers, await admit(principal))
   })

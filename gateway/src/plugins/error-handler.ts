@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { AppError, errorBody } from '@lr/proto'
+import { mergeHeaders } from './set-headers'
 
 /** Elysia wraps what a parser throws in a ParseError; the AppError is its cause. */
 function asAppError(error: unknown, code: unknown, request: Request): AppError {
@@ -17,8 +18,8 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 
   if (appError.code === 'internal')
     console.error(`[gateway] ${set.headers['x-request-id']} ${request.method} ${request.url} failed:`, error)
   set.status = appError.status
-  Object.assign(set.headers, appError.details?.headers ?? {})
-  if (appError.details?.retryAfter) set.headers['retry-after'] = String(appError.details.retryAfter)
+  mergeHeaders(set.headers, appError.details?.headers ?? {})
+  if (appError.details?.retryAfter) mergeHeaders(set.headers, { 'retry-after': String(appError.details.retryAfter) })
   set.headers['content-type'] = 'application/json; charset=utf-8'
   return errorBody(appError)
 })

@@ -1,0 +1,133 @@
+import { beforeAll, describe, expect, it } from 'bun:test'
+import { call } from '../harness/client'
+import { account, businessKey, freshMember, type Member } from '../harness/fixtures'
+import type { Stack } from '../harness/stack'
+
+/** Settings of the stack this suite runs on: small limits so they are reached quickly. */
+export const LIMITS_ENV = {
+  LIMIT_PERSONAL_DAILY: '1000', LIMIT_PERSONAL_PER_SECOND: '1', LIMIT_PERSONAL_BURST: '3',
+  LIMIT_BUSINESS_DAILY: '4', LIMIT_BUSINESS_PER_SECOND: '100', LIMIT_BUSINESS_BURST: '50',
+}
+
+const nextMidnight = () => Math.floor(Date.now() / 86_400_000 + 1) * 86_400
+
+/** Rate limits and daily quotas through the API (spec §8, contract §8). */
+export function limitsSuite(stack: () => Stack) {
+  describe('rate limits and quotas', () => {
+    const list = (key?: string) => call(stack(), 'GET', '/v1/qrcodes', { key })
+
+    it('puts the quota and both policies on every authenticated response', async () => {
+      const { key } = await freshMember(stack())
+      const res = await list(key)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('x-ratelimit-limit')).toBe('1000')
+      expect(res.headers.get('x-ratelimit-remaining')).toBe('999')
+      expect(Number(res.headers.get('x-ratelimit-reset'))).toBe(nextMidnight())
+      expect(res.headers.get('ratelimit-policy')).toBe('"burst";q=3;w=1, "daily";q=1000;w=86400')
+      expect(res.headers.get('ratelimit')).toMatch(/^"burst";r=2;t=1, "daily";r=999;t=\d+$/)
+      expect(res.headers.get('retry-after')).toBeNull()
+    })
+
+    it('counts error responses too: a 404 takes from the quota', async () => {
+      const { key } = await freshMember(stack())
+      expect((await call(stack(), 'GET', '/v1/qrcodes/qr_missing', { key })).headers.get('x-ratelimit-remaining')).toBe('999')
+      expect((await list(key)).headers.get('x-ratelimit-remaining')).toBe('998')
+    })
+
+    it('refuses the request after the burst with 429, Retry-After and a message naming the rate limit', async () => {
+      const { key } = await freshMember(stack())
+      const statuses = []
+      for (let i = 0; i < 4; i++) statuses.push(await list(key))
+      expect(statuses.map((r) => r.status)).toEqual([200, 200, 200, 429])
+      const refused = statuses[3]!
+      expect(refused.body).toEqual({ error: expect.stringContaining('rate limit') })
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('997')
+    })
+
+    it('lets a refused request consume nothing', async () => {
+      const { key } = await freshMember(stack())
+      for (let i = 0; i < 3; i++) await list(key)
+      for (let i = 0; i < 3; i++) expect((await list(key)).status).toBe(429)
+      await Bun.sleep(1100)
+      const res = await list(key)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('x-ratelimit-remaining')).toBe('996')
+    })
+
+    it('refuses past the daily quota with 429 and a message naming the quota', async () => {
+      const { account_id } = await account(stack(), 'quota', 'business')
+      const team = await stack().admin('team', 'create', '--name', 'Quota', '--admin', account_id)
+      const { key } = await businessKey(stack(), account_id, team.team_id)
+      const statuses = []
+      for (let i = 0; i < 5; i++) statuses.push(await list(key))
+      expect(statuses.map((r) => r.status)).toEqual([200, 200, 200, 200, 429])
+      expect(statuses[4]!.body.error).toContain('daily quota')
+      expect(statuses[4]!.headers.get('x-ratelimit-remaining')).toBe('0')
+      const retryAfter = Number(statuses[4]!.headers.get('retry-after'))
+      expect(Math.abs(retryAfter - (nextMidnight() - Date.now() / 1000))).toBeLessThan(5)
+    })
+
+    it('keeps each key\'s budget separate', async () => {
+      const [a, b] = await Promise.all([freshMember(stack()), freshMember(stack())])
+      for (let i = 0; i < 3; i++) await list(a.key)
+      expect((await list(a.key)).status).toBe(429)
+      expect((await list(b.key)).status).toBe(200)
+    })
+
+    it('answers a bad key with 403 before any limit, without limit headers', async () => {
+      const res = await list('lrp_00000000000000000000000000000000')
+      expect(res.status).toBe(403)
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull()
+    })
+  })
+}
+
+/** One budget shared by several gateways through Redis, and Redis going away and coming back. */
+export function sharedLimitsSuite(stack: () => Stack, opts: {
+  secondGateway: () => Promise<{ request(path: string, init?: RequestInit): Promise<Response>; stop(): Promise<void> }>
+  redis: () => { stop(): Promise<void>; restart(): Promise<void> }
+}) {
+  describe('limits shared through Redis', () => {
+    let member: Member
+    beforeAll(async () => {
+      member = await freshMember(stack())
+    }, 60_000)
+
+    it('lets exactly the burst through when two gateways are flooded at once', async () => {
+      const other = await opts.secondGateway()
+      try {
+        const { key } = await freshMember(stack())
+        const init = { headers: { 'x-api-key': key } }
+        const flood = Array.from({ length: 20 }, (_, i) => (i % 2 ? other.request('/v1/qrcodes', init) : stack().request('/v1/qrcodes', init)))
+        const statuses = (await Promise.all(flood)).map((r) => r.status)
+        expect(statuses.filter((s) => s === 200)).toHaveLength(3)
+        expect(statuses.filter((s) => s === 429)).toHaveLength(17)
+      } finally {
+        await other.stop()
+      }
+    })
+
+    it('keeps serving on per-instance limits while Redis is down, and /readyz says so', async () => {
+      await opts.redis().stop()
+      try {
+        const started = performance.now()
+        const res = await call(stack(), 'GET', '/v1/qrcodes', { key: member.key })
+        expect(res.status).toBe(200)
+        expect(performance.now() - started).toBeLessThan(1000)
+        const ready = await call(stack(), 'GET', '/readyz')
+        expect(ready.status).toBe(503)
+        expect(ready.body.checks.redis).toBe(false)
+      } finally {
+        await opts.redis().restart()
+      }
+      let ready = await call(stack(), 'GET', '/readyz')
+      for (let i = 0; i < 50 && ready.status !== 200; i++) {
+        await Bun.sleep(100)
+        await call(stack(), 'GET', '/v1/qrcodes', { key: member.key }) // requests probe Redis again
+        ready = await call(stack(), 'GET', '/readyz')
+      }
+      expect(ready.status).toBe(200)
+    })
+  })
+}
