@@ -9,6 +9,12 @@ const principals = new WeakMap<Request, Principal>()
 
 export const setPrincipal = (request: Request, principal: Principal) => principals.set(request, principal)
 
+/** The envelope of a create: principal, body, and the client's Idempotency-Key when sent. */
+export function createRequest(request: Request, body: unknown) {
+  const key = request.headers.get('idempotency-key')
+  return { principal: principalOf(request), body, ...(key !== null && { idempotency_key: key }) }
+}
+
 /** The verified principal of a /v1 request; the auth plugin guarantees it exists. */
 export function principalOf(request: Request): Principal {
   const principal = principals.get(request)

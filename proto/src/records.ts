@@ -47,7 +47,8 @@ export const Created = <S extends ReturnType<typeof T.Object>>(record: S) => T.O
 
 /** Envelopes the gateway sends; services re-validate them. */
 export const WithPrincipal = T.Object({ principal: Principal })
-export const BodyRequest = T.Object({ principal: Principal, body: T.Unknown() })
+/** A create; `idempotency_key` is the client's Idempotency-Key header, when sent. */
+export const BodyRequest = T.Object({ principal: Principal, body: T.Unknown(), idempotency_key: T.Optional(T.String()) })
 export const ListRequest = T.Object({ principal: Principal, query: ListQuery })
 export const IdRequest = T.Object({ principal: Principal, id: T.String() })
 export const UpdateRequest = T.Object({ principal: Principal, id: T.String(), body: T.Unknown() })

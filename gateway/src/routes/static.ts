@@ -3,7 +3,7 @@ import { Type as T } from '@sinclair/typebox'
 import {
   type Bus, Created, RECORDS_SUBJECTS as S, StaticBatchBody, StaticCreateBody, StaticList, StaticPatchBody, StaticRecord,
 } from '@lr/proto'
-import { principalOf } from '../context'
+import { createRequest, principalOf } from '../context'
 import { csvResponse } from './csv-stream'
 import { doc, queryOf } from './openapi'
 
@@ -17,11 +17,11 @@ export const staticRoutes = (bus: Bus) =>
       { detail: doc(tag, 'List static QR codes (cursor paging)', { ok: StaticList }) })
     .post('', ({ request, body, set }) => {
       set.status = 201
-      return bus.request(S.create, { principal: principalOf(request), body })
+      return bus.request(S.create, createRequest(request, body))
     }, { detail: doc(tag, 'Create a static QR code', { body: StaticCreateBody, ok: Created(StaticRecord), status: 201 }) })
     .post('/batch', ({ request, body, set }) => {
       set.status = 201
-      return bus.request(S.batch, { principal: principalOf(request), body })
+      return bus.request(S.batch, createRequest(request, body))
     }, { detail: doc(tag, 'Create up to 50 static QR codes, all or nothing', { body: StaticBatchBody, ok: Created(StaticRecord), status: 201 }) })
     .get('/export', ({ request }) => csvResponse(bus, S.export, { principal: principalOf(request) }, 'qrcodes.csv'),
       { detail: doc(tag, 'Export every static QR code as CSV', { csv: true }) })

@@ -7,12 +7,12 @@ export function serveRecords(bus: Bus, service: RecordsService): () => void {
   const opts = { queue: RECORDS_QUEUE }
   const subscriptions = [
     bus.serve(RECORDS_SUBJECTS.create, async (p) => {
-      const { principal, body } = decode(BodyRequest, p)
-      return service.create(principal, body)
+      const { principal, body, idempotency_key } = decode(BodyRequest, p)
+      return service.create(principal, body, idempotency_key)
     }, opts),
     bus.serve(RECORDS_SUBJECTS.batch, async (p) => {
-      const { principal, body } = decode(BodyRequest, p)
-      return service.batch(principal, body)
+      const { principal, body, idempotency_key } = decode(BodyRequest, p)
+      return service.batch(principal, body, idempotency_key)
     }, opts),
     bus.serve(RECORDS_SUBJECTS.list, async (p) => {
       const { principal, query } = decode(ListRequest, p)

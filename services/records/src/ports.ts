@@ -1,4 +1,5 @@
 import type { ListOptions, Page } from '@lr/proto'
+import type { Receipt, ReceiptStore } from '@lr/proto/idempotency'
 import type { StaticRecord } from '@lr/proto/records'
 
 /** The fields a PATCH may change; absent fields keep their value. */
@@ -10,12 +11,14 @@ export type StaticPatch = Partial<Pick<StaticRecord, 'url' | 'name' | 'status' |
  * indistinguishable from one that does not exist (null / false), never an error.
  * Adapters: createSqliteRecordStore (bun:sqlite), createMongoRecordStore (mongoose).
  */
-export interface RecordStore {
+export interface RecordStore extends ReceiptStore {
   /**
    * Stores the records under `library`, all or nothing (one transaction). Rejects with the
    * driver's error when any of them cannot be stored (e.g. a duplicate qr_id); then none is.
+   * With a receipt (an Idempotency-Key's answer) it is stored in the same transaction; a live
+   * receipt with the same scope and key makes the whole call fail with ReceiptTaken.
    */
-  insertMany(library: string, records: StaticRecord[]): Promise<void>
+  insertMany(library: string, records: StaticRecord[], receipt?: Receipt): Promise<void>
 
   /** The record, or null when it does not exist in this library. */
   get(library: string, qrId: string): Promise<StaticRecord | null>

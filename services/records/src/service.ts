@@ -3,6 +3,7 @@ import { AppError, decodeCursor, libraryOf, nextCursor, orBadRequest, parseListQ
 import { batchItems, checkBatch } from '@lr/proto/batch'
 import { csvChunk } from '@lr/proto/csv'
 import type { ExportChunk, StaticRecord } from '@lr/proto/records'
+import { idempotent, type Receipt } from '@lr/proto/idempotency'
 import { checkStatusChange, ownershipOf } from '@lr/proto/review'
 import { checkCreate, checkPatch, EXPORT_COLUMNS, type CreateFields } from './fields'
 import type { RecordStore } from './ports'
@@ -31,11 +32,16 @@ export function createRecordsService(deps: RecordsDeps) {
     return { qr_id: newId(), url: fields.url, name: fields.name, style: fields.style ?? {}, ...ownershipOf(principal), created_at: at, updated_at: at }
   }
 
-  async function insert(principal: Principal, items: CreateFields[]): Promise<{ created: StaticRecord[] }> {
+  type Created = { created: StaticRecord[] }
+
+  /** Stores the records; with an Idempotency-Key, at most once per key (the answer is replayed). */
+  function insert(principal: Principal, route: string, body: unknown, key: string | undefined, check: () => CreateFields[]) {
     const at = now()
-    const created = items.map((fields) => build(principal, fields, at))
-    await store.insertMany(libraryOf(principal), created)
-    return { created }
+    return idempotent<Created>(store, { scope: principal.key_id, key, route, body, now: at }, async (receiptFor?: (r: Created) => Receipt) => {
+      const response = { created: check().map((fields) => build(principal, fields, at)) }
+      await store.insertMany(libraryOf(principal), response.created, receiptFor?.(response))
+      return response
+    })
   }
 
   async function found(principal: Principal, id: string): Promise<StaticRecord> {
@@ -45,13 +51,13 @@ export function createRecordsService(deps: RecordsDeps) {
   }
 
   return {
-    async create(principal: Principal, body: unknown) {
-      return insert(principal, [orBadRequest(() => checkCreate(body))])
+    async create(principal: Principal, body: unknown, idempotencyKey?: string) {
+      return insert(principal, 'records.create', body, idempotencyKey, () => [orBadRequest(() => checkCreate(body))])
     },
 
     /** All or nothing: every failing item is named and nothing is stored. */
-    async batch(principal: Principal, body: unknown) {
-      return insert(principal, checkBatch(batchItems(body, 'qrcodes'), checkCreate))
+    async batch(principal: Principal, body: unknown, idempotencyKey?: string) {
+      return insert(principal, 'records.batch', body, idempotencyKey, () => checkBatch(batchItems(body, 'qrcodes'), checkCreate))
     },
 
     async list(principal: Principal, query: ListQuery) {

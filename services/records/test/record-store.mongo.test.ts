@@ -1,7 +1,9 @@
 import { describe } from 'bun:test'
 import { connectMongo } from '@lr/proto/mongo'
 import { createMongoRecordStore } from '../src/adapters/record-store.mongo'
+import { receiptContract } from '../../../proto/test/receipts.contract'
 import { recordStoreContract } from './record-store.contract'
+import { A, record } from './record-store.fixtures'
 
 const url = process.env.MONGODB_URL
 
@@ -13,6 +15,23 @@ describe.skipIf(!url)('RecordStore on MongoDB', () => {
     const store = await createMongoRecordStore(conn)
     return {
       store,
+      async cleanup() {
+        await conn.dropDatabase()
+        await base.close()
+      },
+    }
+  })
+})
+
+describe.skipIf(!url)('MongoDB record store receipts', () => {
+  receiptContract(async () => {
+    const base = await connectMongo(url!)
+    const conn = base.useDb(`lr_receipts_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
+    const store = await createMongoRecordStore(conn)
+    return {
+      store,
+      insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
+      count: async () => (await store.list(A, { limit: 1000 })).items.length,
       async cleanup() {
         await conn.dropDatabase()
         await base.close()

@@ -1,11 +1,26 @@
 import { describe } from 'bun:test'
 import { openSqlite } from '@lr/proto/sqlite'
 import { createSqliteRecordStore } from '../src/adapters/record-store.sqlite'
+import { receiptContract } from '../../../proto/test/receipts.contract'
 import { recordStoreContract } from './record-store.contract'
+import { A, record } from './record-store.fixtures'
 
 describe('RecordStore on SQLite', () => {
   recordStoreContract(async () => {
     const db = openSqlite(':memory:')
     return { store: createSqliteRecordStore(db), cleanup: async () => db.close() }
+  })
+})
+
+describe('SQLite record store receipts', () => {
+  receiptContract(async () => {
+    const db = openSqlite(':memory:')
+    const store = createSqliteRecordStore(db)
+    return {
+      store,
+      insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
+      count: async () => (await store.list(A, { limit: 1000 })).items.length,
+      cleanup: async () => db.close(),
+    }
   })
 })

@@ -1,6 +1,8 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
 import { badCursor, type ListOptions } from '@lr/proto'
 import type { StaticRecord } from '@lr/proto/records'
+import { mongoReceipts } from '@lr/proto/idempotency-mongo'
+import type { Receipt } from '@lr/proto/idempotency'
 import type { RecordStore, StaticPatch } from '../ports'
 
 interface StaticDoc extends Omit<StaticRecord, 'style'> {
@@ -50,13 +52,19 @@ export async function createMongoRecordStore(conn: Connection): Promise<RecordSt
   await Model.createIndexes()
   const transactions = await supportsTransactions(conn)
 
-  async function insertDocs(docs: StaticDoc[]): Promise<void> {
+  const receipts = await mongoReceipts(conn)
+
+  async function insertDocs(docs: StaticDoc[], receipt?: Receipt): Promise<void> {
     if (transactions) {
-      await conn.transaction((session) => Model.insertMany(docs, { session, ordered: true }))
+      await conn.transaction(async (session) => {
+        await Model.insertMany(docs, { session, ordered: true })
+        if (receipt) await receipts.write(receipt, session)
+      })
       return
     }
     try {
       await Model.insertMany(docs, { ordered: true })
+      if (receipt) await receipts.write(receipt)
     } catch (error) {
       // By _id, which this call assigned: a clashing qr_id may belong to an older record.
       await Model.deleteMany({ _id: { $in: docs.map((doc) => doc._id) } })
@@ -65,9 +73,11 @@ export async function createMongoRecordStore(conn: Connection): Promise<RecordSt
   }
 
   return {
-    async insertMany(library, records) {
-      await insertDocs(records.map((r) => ({ ...r, _id: new Types.ObjectId(), library, style: JSON.stringify(r.style) })))
+    async insertMany(library, records, receipt) {
+      await insertDocs(records.map((r) => ({ ...r, _id: new Types.ObjectId(), library, style: JSON.stringify(r.style) })), receipt)
     },
+
+    findReceipt: receipts.findReceipt,
 
     async get(library, qrId) {
       const doc = await Model.findOne({ library, qr_id: qrId }).lean<StaticDoc>()

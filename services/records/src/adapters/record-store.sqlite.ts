@@ -1,6 +1,8 @@
 import type { Database } from 'bun:sqlite'
 import { badCursor, type ListOptions } from '@lr/proto'
 import type { StaticRecord } from '@lr/proto/records'
+import { sqliteReceipts } from '@lr/proto/idempotency-sqlite'
+import type { Receipt } from '@lr/proto/idempotency'
 import type { RecordStore, StaticPatch } from '../ports'
 
 // AUTOINCREMENT: a seq is never reused, even after the newest row is deleted, so a cursor
@@ -39,8 +41,10 @@ export function createSqliteRecordStore(db: Database): RecordStore {
   const insert = db.prepare(
     `INSERT INTO static_records (library, ${FIELDS}) VALUES ($library, $qr_id, $url, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at)`,
   )
-  const insertAll = db.transaction((library: string, records: StaticRecord[]) => {
+  const receipts = sqliteReceipts(db)
+  const insertAll = db.transaction((library: string, records: StaticRecord[], receipt?: Receipt) => {
     for (const record of records) insert.run({ ...record, library, style: JSON.stringify(record.style) })
+    if (receipt) receipts.write(receipt)
   })
   const getOne = db.prepare<Row, [string, string]>(`SELECT ${FIELDS} FROM static_records WHERE library = ? AND qr_id = ?`)
   const page = db.prepare<Row, { library: string; after: number; since: number | null; limit: number }>(
@@ -56,9 +60,11 @@ export function createSqliteRecordStore(db: Database): RecordStore {
   const remove = db.prepare<never, [string, string]>('DELETE FROM static_records WHERE library = ? AND qr_id = ?')
 
   return {
-    async insertMany(library, records) {
-      insertAll(library, records)
+    async insertMany(library, records, receipt) {
+      insertAll(library, records, receipt)
     },
+
+    findReceipt: receipts.findReceipt,
 
     async get(library, qrId) {
       const row = getOne.get(library, qrId)
