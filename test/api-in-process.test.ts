@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe } from 'bun:test'
 import { accessSuite } from './api/access.suite'
+import { idempotencySuite, STATIC_CREATES } from './api/idempotency.suite'
+import { LIMITS_ENV, limitsSuite } from './api/limits.suite'
 import { staticSuite } from './api/static.suite'
+import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
+import { shortLinksSuite } from './api/short-links.suite'
 import { type Stack, startInProcessStack } from './harness/stack'
 
 // The API suite against the whole product in one process (TRANSPORT=memory, SQLite).
@@ -13,4 +17,17 @@ describe('API, one process', () => {
 
   accessSuite(() => stack, () => startInProcessStack({ KEY_ACTIVATION_DELAY_S: '3600' }))
   staticSuite(() => stack)
+  idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
+  dynamicSuite(() => stack)
+  shortLinksSuite(() => stack)
+})
+
+describe('API, one process, with small limits', () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startInProcessStack(LIMITS_ENV)
+  })
+  afterAll(() => stack?.stop())
+
+  limitsSuite(() => stack)
 })

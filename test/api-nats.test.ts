@@ -1,13 +1,19 @@
 import { afterAll, beforeAll, describe } from 'bun:test'
 import { accessSuite } from './api/access.suite'
+import { idempotencySuite, STATIC_CREATES } from './api/idempotency.suite'
+import { LIMITS_ENV, limitsSuite, sharedLimitsSuite } from './api/limits.suite'
 import { staticSuite } from './api/static.suite'
+import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
+import { shortLinksSuite } from './api/short-links.suite'
+import { resolverReplicasSuite } from './api/resolver-replicas.suite'
+import { type RedisServer, startRedis } from './harness/redis'
 import { skipReason } from './harness/servers'
-import { type Stack, startNatsStack } from './harness/stack'
+import { spawnExtraGateway, type Stack, startNatsStack } from './harness/stack'
 
 // The same API suite against separate processes over a real nats-server (TRANSPORT=nats).
-const skip = skipReason('nats-server')
+const skip = skipReason('nats-server') ?? skipReason('redis-server')
 if (skip) describe.skip(`API over NATS (${skip})`, () => {})
-else
+else {
   describe('API over NATS, separate processes', () => {
     let stack: Stack
     beforeAll(async () => {
@@ -17,4 +23,25 @@ else
 
     accessSuite(() => stack, () => startNatsStack({ KEY_ACTIVATION_DELAY_S: '3600' }))
     staticSuite(() => stack)
+    idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
+    dynamicSuite(() => stack)
+    shortLinksSuite(() => stack)
+    resolverReplicasSuite(() => stack)
   })
+
+  describe('API over NATS with LIMITER=redis and small limits', () => {
+    let stack: Stack
+    let redis: RedisServer
+    beforeAll(async () => {
+      redis = await startRedis()
+      stack = await startNatsStack({ ...LIMITS_ENV, LIMITER: 'redis', REDIS_URL: redis.url })
+    }, 60_000)
+    afterAll(async () => {
+      await stack?.stop()
+      await redis?.stop()
+    })
+
+    limitsSuite(() => stack)
+    sharedLimitsSuite(() => stack, { secondGateway: () => spawnExtraGateway(stack), redis: () => redis })
+  })
+}

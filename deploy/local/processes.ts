@@ -7,6 +7,8 @@ const ROOT = join(import.meta.dir, '..', '..')
 export const ENTRY_POINTS = {
   auth: 'services/auth/src/main.ts',
   records: 'services/records/src/main.ts',
+  dynamic: 'services/dynamic/src/main.ts',
+  resolver: 'services/dynamic/src/resolver/main.ts',
   gateway: 'gateway/src/main.ts',
 } as const
 export type ProcessName = keyof typeof ENTRY_POINTS

@@ -7,6 +7,7 @@ import { jsonBody } from './plugins/json-body'
 import { requestId } from './plugins/request-id'
 import { healthRoutes, type ReadinessChecks } from './routes/health'
 import { staticRoutes } from './routes/static'
+import { dynamicRoutes } from './routes/dynamic'
 
 export interface GatewayDeps {
   bus: Bus
@@ -36,6 +37,7 @@ export function createGateway(deps: GatewayDeps) {
     .use(apiKeyAuth(deps.bus, deps.admit))
     .use(jsonBody)
     .use(staticRoutes(deps.bus))
+    .use(dynamicRoutes(deps.bus))
 }
 
 export type Gateway = ReturnType<typeof createGateway>

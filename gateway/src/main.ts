@@ -13,9 +13,11 @@ const config = loadConfigOrExit(Bun.env)
 if (config.TRANSPORT === 'memory') {
   const product = await startStandalone(config)
   const server = product.gateway.listen({ port: config.PORT, hostname: '0.0.0.0' })
-  console.log(`[gateway] one process: API on :${server.server?.port}, store ${config.STORE}, data in ${config.DATA_DIR}`)
+  const short = Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', fetch: product.resolver.fetch })
+  console.log(`[gateway] one process: API on :${server.server?.port}, short links on :${short.port}, store ${config.STORE}, data in ${config.DATA_DIR}`)
   onShutdown('gateway', async () => {
     await server.stop()
+    await short.stop()
     await product.stop()
   })
 } else {

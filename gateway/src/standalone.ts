@@ -1,11 +1,12 @@
 import { type Config, createLocalBus, openMongoIfConfigured, type RunningService } from '@lr/proto'
 import { startAuth } from '@lr/auth'
 import { startRecords } from '@lr/records'
+import { createResolver, startDynamic } from '@lr/dynamic'
 import { createGateway } from './app'
 import { createAdmission } from './admission'
 
 /** Every service of the product, as started in one process. */
-const SERVICES = [startAuth, startRecords]
+const SERVICES = [startAuth, startRecords, startDynamic]
 
 /**
  * The whole product in one process over the in-process bus: what `bun start` runs, and what the
@@ -22,10 +23,19 @@ export async function startStandalone(config: Config) {
     admit: admission.admit,
     readiness: { stores: async () => (await Promise.all(services.map((s) => s.ready()))).every(Boolean), ...admission.readiness },
   })
+  // The short-link resolver over the same bus; main.ts gives it its own listener (SHORT_PORT).
+  const resolver = createResolver({
+    bus,
+    shortBaseUrl: config.SHORT_BASE_URL,
+    trustProxy: config.TRUST_PROXY === 1,
+    visitorHashKey: config.VISITOR_HASH_KEY,
+  })
   return {
     gateway,
     bus,
+    resolver,
     async stop() {
+      resolver.stop()
       for (const service of services.reverse()) await service.stop()
       await admission.close()
       await bus.close()

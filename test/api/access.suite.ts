@@ -108,7 +108,7 @@ export function accessSuite(stack: () => Stack, startDelayed: () => Promise<Stac
         expect(retryAfter).toBeGreaterThan(3500)
         expect(retryAfter).toBeLessThanOrEqual(3600)
       })
-    }, 60_000)
+    })
   })
 
   describe('request bodies', () => {

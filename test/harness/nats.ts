@@ -7,7 +7,12 @@ import { freePort, waitForPort } from './ports'
 export interface NatsServer {
   url: string
   port: number
+  /** Stops the server for good and removes its store. */
   stop(): Promise<void>
+  /** Stops the server process only: same port, config and JetStream store for `up()`. */
+  down(): Promise<void>
+  /** Starts the server again after `down()`, on the same port, with its JetStream store. */
+  up(): Promise<void>
 }
 
 /**
@@ -22,14 +27,24 @@ export async function startNats(opts: { jetstream?: boolean } = {}): Promise<Nat
     conf,
     [`listen: 127.0.0.1:${port}`, 'max_payload: 8MB', opts.jetstream ? `jetstream { store_dir: "${join(dir, 'js')}" }` : ''].join('\n'),
   )
-  const proc: Subprocess = Bun.spawn(['nats-server', '-c', conf], { stdout: 'ignore', stderr: 'pipe' })
-  await waitForPort(port)
+  let proc: Subprocess | undefined
+  const up = async () => {
+    proc = Bun.spawn(['nats-server', '-c', conf], { stdout: 'ignore', stderr: 'pipe' })
+    await waitForPort(port)
+  }
+  const down = async () => {
+    proc?.kill('SIGTERM')
+    await proc?.exited
+    proc = undefined
+  }
+  await up()
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
+    up,
+    down,
     async stop() {
-      proc.kill('SIGTERM')
-      await proc.exited
+      await down()
       rmSync(dir, { recursive: true, force: true })
     },
   }

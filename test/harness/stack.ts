@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig } from '@lr/proto'
+import { type Bus, loadConfig } from '@lr/proto'
+import { createNatsBus } from '@lr/proto/bus-nats'
 import { startStandalone } from '@lr/gateway/src/standalone'
 import { ENTRY_POINTS, spawnProcesses } from '../../deploy/local/processes'
 import { startNats } from './nats'
@@ -15,6 +16,10 @@ export interface Stack {
   mode: 'in-process' | 'nats'
   env: Record<string, string>
   request(path: string, init?: RequestInit): Promise<Response>
+  /** One request to the short-link resolver (`path` as in a short_url); redirects are not followed. */
+  short(path: string, init?: RequestInit): Promise<Response>
+  /** A client of the deployment's bus, for tests that watch events (e.g. scans.*). */
+  bus: Bus
   /** Runs the real admin command line against this deployment; resolves with its JSON. */
   admin(...argv: string[]): Promise<any>
   /** Runs an admin command that must fail; resolves with its error message. */
@@ -60,6 +65,8 @@ export async function startInProcessStack(extra: Record<string, string> = {}): P
     mode: 'in-process',
     env,
     request: (path, init) => product.gateway.handle(new Request(`http://localhost${path}`, init)),
+    short: (path, init) => product.resolver.fetch(new Request(`http://short.test${path}`, init)),
+    bus: product.bus,
     ...adminOf(env),
     async stop() {
       await product.stop()
@@ -72,7 +79,8 @@ export async function startInProcessStack(extra: Record<string, string> = {}): P
 export async function startNatsStack(extra: Record<string, string> = {}): Promise<Stack> {
   const nats = await startNats({ jetstream: true })
   const port = await freePort()
-  const env = baseEnv({ TRANSPORT: 'nats', NATS_URL: nats.url, PORT: String(port), ...extra })
+  const shortPort = await freePort()
+  const env = baseEnv({ TRANSPORT: 'nats', NATS_URL: nats.url, PORT: String(port), SHORT_PORT: String(shortPort), ...extra })
   const group = spawnProcesses(env)
   const base = `http://127.0.0.1:${port}`
   try {
@@ -84,15 +92,49 @@ export async function startNatsStack(extra: Record<string, string> = {}): Promis
     await nats.stop()
     throw new Error(`${(error as Error).message}\n${group.output()}`)
   }
+  const bus = await createNatsBus(nats.url, 'test-observer')
   return {
     mode: 'nats',
     env,
     request: (path, init) => fetch(`${base}${path}`, init),
+    short: (path, init) => fetch(`http://127.0.0.1:${shortPort}${path}`, { redirect: 'manual', ...init }),
+    bus,
     ...adminOf(env),
     async stop() {
+      await bus.close()
       await group.stop()
       await nats.stop()
       rmSync(env.DATA_DIR!, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Another gateway process of a NATS deployment, on its own port (for shared-limit tests). */
+export async function spawnExtraGateway(stack: Stack) {
+  const port = await freePort()
+  const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.gateway)], { cwd: ROOT, env: { ...stack.env, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
+  const base = `http://127.0.0.1:${port}`
+  await waitUntil(async () => (await fetch(`${base}/healthz`)).ok, 15_000, 'the second gateway')
+  return {
+    request: (path: string, init?: RequestInit) => fetch(`${base}${path}`, init),
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
+    },
+  }
+}
+
+/** Another resolver process of a NATS deployment, on its own SHORT_PORT (for cache-invalidation tests). */
+export async function spawnExtraResolver(stack: Stack) {
+  const port = await freePort()
+  const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.resolver)], { cwd: ROOT, env: { ...stack.env, SHORT_PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
+  const base = `http://127.0.0.1:${port}`
+  await waitUntil(async () => (await fetch(`${base}/`)).status === 404, 15_000, 'the second resolver')
+  return {
+    short: (path: string, init?: RequestInit) => fetch(`${base}${path}`, { redirect: 'manual', ...init }),
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
     },
   }
 }

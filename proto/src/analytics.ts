@@ -1,0 +1,74 @@
+import { type Static, Type as T } from '@sinclair/typebox'
+import { Principal } from './principal'
+import { ListQuery } from './paging'
+
+/** Subjects of services/analytics (scan analytics of dynamic codes); queue group `analytics`. */
+export const ANALYTICS_SUBJECTS = {
+  /** SummaryRequest -> AnalyticsSummary: every live code of the library, zeros included. */
+  summary: 'analytics.v1.summary',
+  /** BreakdownRequest -> CodeBreakdown; not_found when the code was never in this library. */
+  breakdown: 'analytics.v1.breakdown',
+  /** One chunk of the per-scan CSV export: ScanExportRequest -> ExportChunk. */
+  export: 'analytics.v1.export',
+} as const
+export const ANALYTICS_QUEUE = 'analytics'
+
+/** Envelopes the gateway sends; `query` is the query string as sent (`from`, `to`: YYYY-MM-DD, UTC, inclusive). */
+export const SummaryRequest = T.Object({ principal: Principal, query: ListQuery })
+export type SummaryRequest = Static<typeof SummaryRequest>
+export const BreakdownRequest = T.Object({ principal: Principal, code: T.String(), query: ListQuery })
+export type BreakdownRequest = Static<typeof BreakdownRequest>
+export const ScanExportRequest = T.Object({
+  principal: Principal,
+  code: T.String(),
+  query: ListQuery,
+  cursor: T.Union([T.String(), T.Null()]),
+})
+export type ScanExportRequest = Static<typeof ScanExportRequest>
+
+const Count = T.Integer({ minimum: 0 })
+const Day = T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
+
+/** Totals of one code (api-contract.md §6). */
+export const CodeSummary = T.Object({ code: T.String(), total_scans: Count, unique_scans: Count })
+export type CodeSummary = Static<typeof CodeSummary>
+export const AnalyticsSummary = T.Object({ analytics: T.Array(CodeSummary) })
+export type AnalyticsSummary = Static<typeof AnalyticsSummary>
+
+export const DailyCount = T.Object({ date: Day, scans: Count, unique_scans: Count })
+export type DailyCount = Static<typeof DailyCount>
+
+/**
+ * The breakdown of one code (api-contract.md §6): `daily` ascending, days with scans only;
+ * every other list by scans descending (ties by name). Unique = distinct visitor ids, per day
+ * in `daily`, over the whole range in the totals.
+ */
+export const CodeBreakdown = T.Object({
+  code: T.String(),
+  total_scans: Count,
+  unique_scans: Count,
+  daily: T.Array(DailyCount),
+  countries: T.Array(T.Object({ country: T.String(), scans: Count })),
+  devices: T.Array(T.Object({ device: T.String(), scans: Count })),
+  os: T.Array(T.Object({ os: T.String(), scans: Count })),
+  browsers: T.Array(T.Object({ browser: T.String(), scans: Count })),
+})
+export type CodeBreakdown = Static<typeof CodeBreakdown>
+
+/** One row of the per-scan export; `scanned_at` in epoch seconds (api-contract.md §7). */
+export const ScanRow = T.Object({
+  scan_id: T.String(),
+  code: T.String(),
+  scanned_at: Count,
+  country: T.String(),
+  device: T.String(),
+  os: T.String(),
+  browser: T.String(),
+  visitor_id: T.String(),
+})
+export type ScanRow = Static<typeof ScanRow>
+
+/** CSV columns of /dynqrcodes/{code}/analytics/export, in order (api-contract.md §7). */
+export const SCAN_EXPORT_COLUMNS = [
+  'scan_id', 'code', 'scanned_at', 'country', 'device', 'os', 'browser', 'visitor_id',
+] as const satisfies readonly (keyof ScanRow)[]

@@ -1,0 +1,85 @@
+import type { Bus } from './bus'
+import { SCANS_ALL } from './scans'
+
+/**
+ * Applies a batch of scan events (raw payloads: the consumer validates them). Resolves once the
+ * batch is durably stored; a rejection means nothing of it may be considered applied.
+ */
+export type ApplyScans = (events: unknown[]) => Promise<void>
+
+/**
+ * Where a consumer of scans gets them, in batches. Adapters: createBusScanSource (one process,
+ * the in-process bus) and createJetStreamScanSource (durable consumer of the SCANS stream, in
+ * scan-stream.ts): each acknowledges a batch only after `apply` resolved.
+ */
+export interface ScanSource {
+  /** Starts delivering; resolves once the subscription is in place. */
+  start(apply: ApplyScans): Promise<void>
+  /** Stops delivering and waits for the batch being applied; what is not applied is left for later (JetStream) or applied first (bus). */
+  stop(): Promise<void>
+}
+
+export interface BusScanSourceOptions {
+  /** Events applied in one call at most. Default 1000. */
+  maxBatch?: number
+  /** Events held while the store is failing; the oldest are dropped beyond it. Default 100 000. */
+  maxBuffer?: number
+  /** Wait before retrying a batch the store refused. Default 500 ms. */
+  retryMs?: number
+}
+
+/**
+ * One-process mode: subscribes to every scanSubject on the bus (queue `analytics`) and applies
+ * what arrived in batches, one batch at a time. Nothing is durable here: the in-process bus
+ * itself lives only as long as the process.
+ */
+export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): ScanSource {
+  const { maxBatch = 1000, maxBuffer = 100_000, retryMs = 500 } = opts
+  const queue: unknown[] = []
+  let unsubscribe: (() => void) | undefined
+  let draining: Promise<void> | undefined
+  let dropped = 0
+
+  function kick(apply: ApplyScans): void {
+    if (draining) return
+    draining = drain(apply).finally(() => {
+      draining = undefined
+      // Events that arrived after the loop saw an empty queue.
+      if (queue.length > 0 && unsubscribe) kick(apply)
+    })
+  }
+
+  async function drain(apply: ApplyScans): Promise<void> {
+    while (queue.length > 0) {
+      // Let the messages that arrived meanwhile in first: one transaction per batch, not per scan.
+      await new Promise((resolve) => setImmediate(resolve))
+      const batch = queue.splice(0, maxBatch)
+      try {
+        await apply(batch)
+      } catch (error) {
+        console.error(`[scans] ${batch.length} scans not applied, retrying: ${(error as Error)?.message ?? error}`)
+        queue.unshift(...batch)
+        await Bun.sleep(retryMs)
+        if (!unsubscribe) return
+      }
+    }
+  }
+
+  return {
+    async start(apply) {
+      unsubscribe = bus.subscribe(SCANS_ALL, (event) => {
+        queue.push(event)
+        if (queue.length > maxBuffer) {
+          queue.shift()
+          if (dropped++ === 0) console.error(`[scans] more than ${maxBuffer} scans waiting: dropping the oldest`)
+        }
+        kick(apply)
+      }, { queue: 'analytics' })
+    },
+    async stop() {
+      unsubscribe?.()
+      unsubscribe = undefined
+      await draining
+    },
+  }
+}

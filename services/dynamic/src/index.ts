@@ -1,0 +1,46 @@
+import type { Connection } from 'mongoose'
+import type { Config, RunningService, ServiceContext } from '@lr/proto'
+import { dynamicChangedSubject } from '@lr/proto/dynamic'
+import { type OpenedStore, openServiceStore } from '@lr/proto/store'
+import { createSqliteDynamicStore } from './adapters/dynamic-store.sqlite'
+import { serveDynamic } from './handlers'
+import type { DynamicStore } from './ports'
+import { createDynamicService } from './service'
+
+export { CodeTakenError, type DynamicPatch, type DynamicStore, type StoredDynamic } from './ports'
+export { createSqliteDynamicStore } from './adapters/dynamic-store.sqlite'
+export { createDynamicService, EXPORT_PAGE_SIZE, INSERT_ATTEMPTS, type DynamicDeps, type DynamicService } from './service'
+export { CODE_LENGTH, randomCode } from './codes'
+export { EXPORT_COLUMNS } from './fields'
+export { serveDynamic } from './handlers'
+export { createResolver, type Resolver, type ResolverDeps } from './resolver/resolver'
+
+/** Opens the store config.STORE names (`${DATA_DIR}/dynamic.sqlite`, or Mongo); see openServiceStore. */
+export const openDynamicStore = (config: Config, mongo?: Connection): Promise<OpenedStore<DynamicStore>> =>
+  openServiceStore(config, mongo, {
+    name: 'dynamic',
+    sqlite: createSqliteDynamicStore,
+    mongo: async () => (await import('./adapters/dynamic-store.mongo')).createMongoDynamicStore,
+  })
+
+/**
+ * Starts the dynamic service on a bus: opens its store, serves every dynamic subject, and
+ * announces each change on dynamicChangedSubject(code) for the resolvers.
+ */
+export async function startDynamic({ bus, config, mongo }: ServiceContext): Promise<RunningService> {
+  const { store, close } = await openDynamicStore(config, mongo)
+  const service = createDynamicService({
+    store,
+    now: () => Math.floor(Date.now() / 1000),
+    shortBaseUrl: config.SHORT_BASE_URL,
+    announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry),
+  })
+  const unsubscribe = serveDynamic(bus, service)
+  return {
+    ready: () => store.ping(),
+    async stop() {
+      unsubscribe()
+      await close()
+    },
+  }
+}

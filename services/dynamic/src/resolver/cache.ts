@@ -1,0 +1,87 @@
+import type { ResolveReply, ResolverEntry } from '@lr/proto/dynamic'
+import { locationOf } from './location'
+
+/** How the resolver answers a scan of one code. */
+export type Target = { status: 302; location: string } | { status: 404 } | { status: 410 }
+
+/** A lookup's answer as a Target: unknown or draft 404, soft-deleted 410, active 302. */
+export function targetOf(entry: ResolveReply): Target {
+  if (entry === null) return { status: 404 }
+  if (entry.deleted) return { status: 410 }
+  return entry.status === 'active' ? { status: 302, location: locationOf(entry.destination_url) } : { status: 404 }
+}
+
+export interface CacheOptions {
+  /** Codes kept in memory; the oldest-filled is dropped beyond it. Default 100 000. */
+  maxEntries?: number
+  /**
+   * Age after which a known answer is re-read in the background (still served meanwhile). Not
+   * how changes arrive (events do, at once): a safety net for an event lost while disconnected.
+   */
+  refreshMs?: number
+  /** Clock in milliseconds. */
+  now?: () => number
+}
+
+/**
+ * Code -> Target, in memory. A miss is loaded once however many scans wait for it; `apply`
+ * (a change event) replaces a known answer at once and wins over a load still under way.
+ */
+export function createTargetCache(load: (code: string) => Promise<ResolveReply>, options: CacheOptions = {}) {
+  const { maxEntries = 100_000, refreshMs = 60_000, now = Date.now } = options
+  const entries = new Map<string, { target: Target; at: number }>()
+  const loading = new Map<string, Promise<Target>>()
+
+  function remember(code: string, target: Target): void {
+    entries.delete(code)
+    entries.set(code, { target, at: now() })
+    if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
+  }
+
+  function fill(code: string): Promise<Target> {
+    const under = loading.get(code)
+    if (under) return under
+    const promise: Promise<Target> = load(code).then(
+      (reply) => {
+        // An event arrived while loading: it is newer than this answer.
+        if (loading.get(code) !== promise) return entries.get(code)?.target ?? targetOf(reply)
+        loading.delete(code)
+        const target = targetOf(reply)
+        remember(code, target)
+        return target
+      },
+      (error) => {
+        if (loading.get(code) === promise) loading.delete(code)
+        throw error
+      },
+    )
+    loading.set(code, promise)
+    return promise
+  }
+
+  return {
+    /** The answer from memory when the code was seen before, else once loaded. */
+    lookup(code: string): Target | Promise<Target> {
+      const known = entries.get(code)
+      if (!known) return fill(code)
+      if (now() - known.at > refreshMs) fill(code).catch(() => undefined)
+      return known.target
+    },
+
+    /** A change event: replaces a known or loading code; others are loaded when first scanned. */
+    apply(entry: ResolverEntry): void {
+      if (!entries.has(entry.code) && !loading.has(entry.code)) return
+      loading.delete(entry.code)
+      remember(entry.code, targetOf(entry))
+    },
+
+    get size() {
+      return entries.size
+    },
+
+    clear(): void {
+      entries.clear()
+      loading.clear()
+    },
+  }
+}

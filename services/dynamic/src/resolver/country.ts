@@ -1,0 +1,57 @@
+/** The part of geoip-country this module uses: a lookup in the GeoLite2 country database it ships. */
+interface GeoIp {
+  lookup(ip: string): { country: string } | null
+}
+
+let geoip: GeoIp | undefined
+/** Loaded on first use (a synchronous read of ~8 MB, ~30 ms), not at import; preloadGeoIp() does it at start-up. */
+const database = (): GeoIp => (geoip ??= require('geoip-country') as GeoIp)
+
+/** Loads the embedded country database now, so the first scan does not pay for it. */
+export function preloadGeoIp(): void {
+  database()
+}
+
+/** Where Bun.serve's second argument tells the client's socket address. */
+export interface AddressSource {
+  requestIP(request: Request): { address: string } | null
+}
+
+/** An address as a proxy may write it: `1.2.3.4:5678`, `[2001:db8::1]:443` -> the bare address. */
+function bare(address: string): string {
+  const text = address.trim()
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(text)
+  if (bracketed) return bracketed[1]!
+  const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(text)
+  return v4WithPort ? v4WithPort[1]! : text
+}
+
+/**
+ * The client's address: behind a trusted proxy (TRUST_PROXY=1) the first X-Forwarded-For entry,
+ * else (or when that header is missing) the socket's; null when neither is known.
+ */
+export function clientAddress(request: Request, server: AddressSource | undefined, trustProxy: boolean): string | null {
+  if (trustProxy) {
+    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]
+    if (forwarded && forwarded.trim() !== '') return bare(forwarded)
+  }
+  const socket = server?.requestIP(request)?.address
+  return socket ? bare(socket) : null
+}
+
+/**
+ * ISO 3166-1 alpha-2 country of a scan, or `unknown` (api-contract.md §5). Behind a trusted proxy
+ * CF-IPCountry decides when sent (`XX`: Cloudflare does not know, `T1`: Tor, both `unknown`);
+ * otherwise the address is looked up in the GeoLite2 database embedded in geoip-country
+ * (nothing is downloaded at run time); `unknown` when neither answers (private addresses too).
+ */
+export function countryOf(headers: Headers, address: string | null, trustProxy: boolean): string {
+  const header = trustProxy ? headers.get('cf-ipcountry')?.trim().toUpperCase() : undefined
+  if (header) return /^[A-Z]{2}$/.test(header) && header !== 'XX' && header !== 'T1' ? header : 'unknown'
+  if (!address) return 'unknown'
+  try {
+    return database().lookup(address)?.country || 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}

@@ -1,0 +1,103 @@
+import { AppError, type Bus, decode, isIssuableCode } from '@lr/proto'
+import { DYNAMIC_CHANGED_ALL, DYNAMIC_SUBJECTS, type ResolveReply, ResolverEntry } from '@lr/proto/dynamic'
+import { type ScanEvent, scanSubject } from '@lr/proto/scans'
+import { isBot } from './bots'
+import { type CacheOptions, createTargetCache, type Target } from './cache'
+import { forwardQuery } from './location'
+import { scanEventOf, type ScanSettings } from './scan'
+
+export interface ResolverDeps extends ScanSettings {
+  bus: Bus
+  /** SHORT_BASE_URL: a path it carries (`https://s.example/go`) may prefix every code. */
+  shortBaseUrl?: string
+  /** Clock in epoch milliseconds (scan time, cache age). */
+  now?: () => number
+  cache?: Omit<CacheOptions, 'now'>
+  /** How long a cache miss waits for the dynamic service. */
+  lookupTimeoutMs?: number
+  /**
+   * Hands a counted scan on; must not block or throw (e.g. a JetStream ScanPublisher's publish).
+   * Default: a fire-and-forget event on scanSubject(code) of `bus`.
+   */
+  publishScan?: (event: ScanEvent) => void
+}
+
+/** Where Bun.serve's second argument tells the client's socket address. */
+export interface AddressSource {
+  requestIP(request: Request): { address: string } | null
+}
+
+export interface Resolver {
+  fetch(request: Request, server?: AddressSource): Promise<Response>
+  /** Stops following change events and forgets every cached code. */
+  stop(): void
+}
+
+const HEADERS = { 'cache-control': 'private, no-store' }
+const text = (status: number, body: string, extra: Record<string, string> = {}) =>
+  new Response(body, { status, headers: { ...HEADERS, 'content-type': 'text/plain; charset=utf-8', ...extra } })
+const ANSWERS = {
+  404: () => text(404, 'Not found: no such short link.\n'),
+  410: () => text(410, 'Gone: this short link was deleted.\n'),
+}
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * The short-link resolver (api-contract.md §5): GET/HEAD /{code} -> 302 to the destination, 404
+ * unknown or draft, 410 deleted. Answers from memory for a code it has seen; change events keep
+ * that memory current. A counted scan (GET, not a bot) is published after the answer is built,
+ * never awaited.
+ */
+export function createResolver(deps: ResolverDeps): Resolver {
+  const { bus, now = Date.now } = deps
+  const prefix = deps.shortBaseUrl ? new URL(deps.shortBaseUrl).pathname.replace(/\/$/, '') : ''
+  const codePath = new RegExp(`^(?:${escapeRegExp(prefix)})?/([0-9A-Za-z]+)$`)
+  const cache = createTargetCache(
+    (code) => bus.request<ResolveReply>(DYNAMIC_SUBJECTS.resolve, { code }, { timeoutMs: deps.lookupTimeoutMs ?? 3000 }),
+    { ...deps.cache, now },
+  )
+  // No queue group: every resolver must hear every change.
+  const unsubscribe = bus.subscribe(DYNAMIC_CHANGED_ALL, (event) => cache.apply(decode(ResolverEntry, event)))
+
+  const handOn = deps.publishScan ?? ((event: ScanEvent) => {
+    bus.publish(scanSubject(event.code), event).catch((error) => console.error('[resolver] scan not published:', error))
+  })
+
+  function publishScan(request: Request, code: string, server: AddressSource | undefined): void {
+    try {
+      handOn(scanEventOf(request, code, server?.requestIP(request)?.address ?? '', now(), deps))
+    } catch (error) {
+      console.error('[resolver] scan not published:', error)
+    }
+  }
+
+  async function fetch(request: Request, server?: AddressSource): Promise<Response> {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return text(405, 'Method not allowed.\n', { allow: 'GET, HEAD' })
+    const url = new URL(request.url)
+    const code = codePath.exec(url.pathname)?.[1]
+    // Malformed paths never reach the store.
+    if (!code || !isIssuableCode(code)) return ANSWERS[404]()
+    let target: Target
+    try {
+      const known = cache.lookup(code)
+      target = known instanceof Promise ? await known : known
+    } catch (error) {
+      const expected = error instanceof AppError
+      console.error(`[resolver] lookup of ${code} failed:`, expected ? error.message : error)
+      const status = expected && error.code === 'timeout' ? 504 : 503
+      return text(status, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
+    }
+    if (target.status !== 302) return ANSWERS[target.status]()
+    const response = new Response(null, { status: 302, headers: { ...HEADERS, location: forwardQuery(target.location, url.search) } })
+    if (request.method === 'GET' && !isBot(request.headers.get('user-agent') ?? '')) publishScan(request, code, server)
+    return response
+  }
+
+  return {
+    fetch,
+    stop() {
+      unsubscribe()
+      cache.clear()
+    },
+  }
+}

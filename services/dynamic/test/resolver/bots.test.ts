@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'bun:test'
+import { isBot } from '../../src/resolver/bots'
+
+const BOTS = [
+  'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
+  'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+  'Slack-ImgProxy (+https://api.slack.com/robots)',
+  'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+  'Twitterbot/1.0',
+  'LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)',
+  'WhatsApp/2.23.20.0 A',
+  'TelegramBot (like TwitterBot)',
+  'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
+  'Mozilla/5.0 (compatible; SomeNewCrawler/1.0)',
+  'Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)',
+]
+const PEOPLE = [
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
+  'Mozilla/5.0 (Linux; Android 9; CUBOT X20 PRO) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/96.0 Mobile Safari/537.36',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0',
+  'curl/8.5.0',
+  '',
+]
+
+describe('isBot', () => {
+  for (const ua of BOTS) it(`recognises the crawler "${ua.slice(0, 40)}"`, () => expect(isBot(ua)).toBe(true))
+  for (const ua of PEOPLE) it(`counts the client "${ua.slice(0, 40)}"`, () => expect(isBot(ua)).toBe(false))
+})

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'bun:test'
+import type { ResolveReply, ResolverEntry } from '@lr/proto/dynamic'
+import { createTargetCache, targetOf } from '../../src/resolver/cache'
+
+const entry = (code: string, over: Partial<ResolverEntry> = {}): ResolverEntry =>
+  ({ code, destination_url: `https://example.com/${code}`, status: 'active', deleted: false, ...over })
+
+/** A loader that answers from `answers` and counts its calls; `hold` keeps answers back until released. */
+function loader(answers: Record<string, ResolveReply> = {}) {
+  const calls: string[] = []
+  const held: (() => void)[] = []
+  let hold = false
+  const load = (code: string) => {
+    calls.push(code)
+    const answer = () => answers[code] ?? null
+    return hold ? new Promise<ResolveReply>((resolve) => held.push(() => resolve(answer()))) : Promise.resolve(answer())
+  }
+  return { load, calls, answers, holdAnswers: () => void (hold = true), release: () => held.splice(0).forEach((go) => go()) }
+}
+
+describe('targetOf', () => {
+  it('maps active to 302, draft and unknown to 404, deleted to 410', () => {
+    expect(targetOf(entry('Active01'))).toEqual({ status: 302, location: 'https://example.com/Active01' })
+    expect(targetOf(entry('Draft001', { status: 'draft' }))).toEqual({ status: 404 })
+    expect(targetOf(null)).toEqual({ status: 404 })
+    expect(targetOf(entry('Gone0001', { deleted: true }))).toEqual({ status: 410 })
+  })
+})
+
+describe('target cache', () => {
+  it('loads a code once and answers it from memory afterwards', async () => {
+    const l = loader({ Code0001: entry('Code0001') })
+    const cache = createTargetCache(l.load)
+    expect(await cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://example.com/Code0001' })
+    expect(cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://example.com/Code0001' })
+    expect(l.calls).toEqual(['Code0001'])
+  })
+
+  it('remembers a code never issued, so repeated probes do not reach the service', async () => {
+    const l = loader()
+    const cache = createTargetCache(l.load)
+    await cache.lookup('Nothing1')
+    expect(cache.lookup('Nothing1')).toEqual({ status: 404 })
+    expect(l.calls).toHaveLength(1)
+  })
+
+  it('lets a change event win over a load that was under way when it arrived', async () => {
+    const l = loader({ Code0001: entry('Code0001', { destination_url: 'https://old.example/' }) })
+    const cache = createTargetCache(l.load)
+    l.holdAnswers()
+    const pending = cache.lookup('Code0001')
+    cache.apply(entry('Code0001', { destination_url: 'https://new.example/' }))
+    l.release()
+    expect(await pending).toEqual({ status: 302, location: 'https://new.example/' })
+    expect(cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://new.example/' })
+  })
+
+  it('ignores events for codes it does not hold, so creations do not fill it', () => {
+    const cache = createTargetCache(loader().load)
+    cache.apply(entry('Code0001'))
+    expect(cache.size).toBe(0)
+  })
+
+  it('turns a remembered 404 into a redirect when the code is created', async () => {
+    const cache = createTargetCache(loader().load)
+    await cache.lookup('Code0001')
+    cache.apply(entry('Code0001'))
+    expect(cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://example.com/Code0001' })
+  })
+
+  it('keeps at most maxEntries codes, dropping the oldest filled', async () => {
+    const l = loader()
+    const cache = createTargetCache(l.load, { maxEntries: 2 })
+    for (const code of ['Code0001', 'Code0002', 'Code0003']) await cache.lookup(code)
+    expect(cache.size).toBe(2)
+    await cache.lookup('Code0001')
+    expect(l.calls).toEqual(['Code0001', 'Code0002', 'Code0003', 'Code0001'])
+  })
+
+  it('serves an old answer from memory while re-reading it in the background', async () => {
+    let clock = 0
+    const l = loader({ Code0001: entry('Code0001', { destination_url: 'https://old.example/' }) })
+    const cache = createTargetCache(l.load, { refreshMs: 1000, now: () => clock })
+    await cache.lookup('Code0001')
+    l.answers.Code0001 = entry('Code0001', { destination_url: 'https://new.example/' })
+    clock = 1001
+    expect(cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://old.example/' })
+    await Bun.sleep(0)
+    expect(cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://new.example/' })
+    expect(l.calls).toHaveLength(2)
+  })
+
+  it('does not remember a failed load, so the next scan tries again', async () => {
+    let fail = true
+    const cache = createTargetCache(async () => {
+      if (fail) throw new Error('down')
+      return entry('Code0001')
+    })
+    expect(await Promise.resolve(cache.lookup('Code0001')).catch((e: Error) => e.message)).toBe('down')
+    fail = false
+    expect(await cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://example.com/Code0001' })
+  })
+})

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'bun:test'
+import { clientAddress, countryOf } from '../../src/resolver/country'
+
+const headers = (init: Record<string, string> = {}) => new Headers(init)
+const socket = (address: string) => ({ requestIP: () => ({ address }) })
+const request = (init: Record<string, string> = {}) => new Request('http://short.test/AbcDef12', { headers: init })
+
+describe('countryOf', () => {
+  it('takes CF-IPCountry behind a trusted proxy, in upper case', () => {
+    expect(countryOf(headers({ 'cf-ipcountry': 'de' }), '8.8.8.8', true)).toBe('DE')
+  })
+
+  it('answers unknown for Cloudflare\'s XX (not known) and T1 (Tor)', () => {
+    expect(countryOf(headers({ 'cf-ipcountry': 'XX' }), '8.8.8.8', true)).toBe('unknown')
+    expect(countryOf(headers({ 'cf-ipcountry': 'T1' }), '8.8.8.8', true)).toBe('unknown')
+  })
+
+  it('answers unknown for a CF-IPCountry that is not two letters', () => {
+    expect(countryOf(headers({ 'cf-ipcountry': 'Germany' }), null, true)).toBe('unknown')
+  })
+
+  it('ignores CF-IPCountry without a trusted proxy and looks the address up', () => {
+    expect(countryOf(headers({ 'cf-ipcountry': 'DE' }), '8.8.8.8', false)).toBe('US')
+  })
+
+  it('looks the address up in the embedded GeoIP database when the proxy sent no country', () => {
+    expect(countryOf(headers(), '81.2.69.142', true)).toBe('GB')
+  })
+
+  it('looks up IPv6 and IPv4-mapped addresses', () => {
+    expect(countryOf(headers(), '2a00:1450:4001:81b::200e', false)).toBe('DE')
+    expect(countryOf(headers(), '::ffff:212.27.48.10', false)).toBe('FR')
+  })
+
+  it('answers unknown for private, loopback and malformed addresses and for none', () => {
+    for (const address of ['10.0.0.1', '127.0.0.1', '::1', 'not-an-ip', null]) expect(countryOf(headers(), address, false)).toBe('unknown')
+  })
+})
+
+describe('clientAddress', () => {
+  it('takes the socket address without a trusted proxy, ignoring X-Forwarded-For', () => {
+    expect(clientAddress(request({ 'x-forwarded-for': '8.8.8.8' }), socket('10.1.2.3'), false)).toBe('10.1.2.3')
+  })
+
+  it('takes the first X-Forwarded-For entry behind a trusted proxy', () => {
+    expect(clientAddress(request({ 'x-forwarded-for': ' 8.8.8.8 , 10.0.0.1' }), socket('10.1.2.3'), true)).toBe('8.8.8.8')
+  })
+
+  it('strips a port and IPv6 brackets a proxy may add', () => {
+    expect(clientAddress(request({ 'x-forwarded-for': '81.2.69.142:51234' }), undefined, true)).toBe('81.2.69.142')
+    expect(clientAddress(request({ 'x-forwarded-for': '[2a00:1450:4001:81b::200e]:443' }), undefined, true)).toBe('2a00:1450:4001:81b::200e')
+  })
+
+  it('falls back to the socket address when the trusted proxy sent no X-Forwarded-For', () => {
+    expect(clientAddress(request(), socket('81.2.69.142'), true)).toBe('81.2.69.142')
+  })
+
+  it('answers null when no address is known', () => {
+    expect(clientAddress(request(), undefined, false)).toBeNull()
+  })
+})

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'bun:test'
+import { forwardQuery, locationOf } from '../../src/resolver/location'
+
+describe('forwardQuery', () => {
+  const cases: [string, string, string, string][] = [
+    ['no scan query', 'https://example.com/a', '', 'https://example.com/a'],
+    ['a lone ?', 'https://example.com/a', '?', 'https://example.com/a'],
+    ['a destination without a query', 'https://example.com/a', '?x=1&y=2', 'https://example.com/a?x=1&y=2'],
+    ['a destination with a query', 'https://example.com/a?k=v', '?x=1', 'https://example.com/a?k=v&x=1'],
+    ['a name clash: the destination keeps its value', 'https://example.com/a?utm_source=qr', '?utm_source=mail&z=9', 'https://example.com/a?utm_source=qr&z=9'],
+    ['only clashing names', 'https://example.com/a?x=1', '?x=2', 'https://example.com/a?x=1'],
+    ['a clash spelt with encoding', 'https://example.com/a?a%20b=1', '?a+b=2', 'https://example.com/a?a%20b=1'],
+    ['a fragment, which stays last', 'https://example.com/a?k=v#top', '?x=1', 'https://example.com/a?k=v&x=1#top'],
+    ['a destination ending in ?', 'https://example.com/a?', '?x=1', 'https://example.com/a?x=1'],
+    ['a destination ending in &', 'https://example.com/a?k=v&', '?x=1', 'https://example.com/a?k=v&x=1'],
+    ['empty pairs in the scan query', 'https://example.com/a', '?&x=1&&', 'https://example.com/a?x=1'],
+    ['repeated names in the scan query', 'https://example.com/a', '?t=1&t=2', 'https://example.com/a?t=1&t=2'],
+    ['encoded values, forwarded as sent', 'https://example.com/a', '?q=a%26b%3Dc', 'https://example.com/a?q=a%26b%3Dc'],
+  ]
+  for (const [what, destination, search, expected] of cases) {
+    it(`forwards ${what}`, () => {
+      expect(forwardQuery(destination, search)).toBe(expected)
+    })
+  }
+})
+
+describe('locationOf', () => {
+  it('keeps a plain ASCII destination exactly as stored', () => {
+    expect(locationOf('https://Example.com/A?b=c%20d#e')).toBe('https://Example.com/A?b=c%20d#e')
+  })
+
+  it('serialises a destination with other text into a valid header value', () => {
+    expect(locationOf('https://例え.jp/パス?q=ü')).toBe('https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9?q=%C3%BC')
+  })
+})
