@@ -5,6 +5,7 @@ import { LIMITS_ENV, limitsSuite } from './api/limits.suite'
 import { staticSuite } from './api/static.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
+import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { type Stack, startInProcessStack } from './harness/stack'
 
 // The API suite against the whole product in one process (TRANSPORT=memory, SQLite).
@@ -30,4 +31,14 @@ describe('API, one process, with small limits', () => {
   afterAll(() => stack?.stop())
 
   limitsSuite(() => stack)
+})
+
+describe('API, one process, behind a trusted proxy', () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startInProcessStack(ANALYTICS_ENV)
+  })
+  afterAll(() => stack?.stop())
+
+  analyticsSuite(() => stack)
 })

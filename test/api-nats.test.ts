@@ -6,6 +6,7 @@ import { staticSuite } from './api/static.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
 import { resolverReplicasSuite } from './api/resolver-replicas.suite'
+import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { type RedisServer, startRedis } from './harness/redis'
 import { skipReason } from './harness/servers'
 import { spawnExtraGateway, type Stack, startNatsStack } from './harness/stack'
@@ -27,6 +28,16 @@ else {
     dynamicSuite(() => stack)
     shortLinksSuite(() => stack)
     resolverReplicasSuite(() => stack)
+  })
+
+  describe('API over NATS, separate processes, behind a trusted proxy', () => {
+    let stack: Stack
+    beforeAll(async () => {
+      stack = await startNatsStack(ANALYTICS_ENV)
+    }, 60_000)
+    afterAll(() => stack?.stop())
+
+    analyticsSuite(() => stack)
   })
 
   describe('API over NATS with LIMITER=redis and small limits', () => {

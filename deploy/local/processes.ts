@@ -8,6 +8,7 @@ export const ENTRY_POINTS = {
   auth: 'services/auth/src/main.ts',
   records: 'services/records/src/main.ts',
   dynamic: 'services/dynamic/src/main.ts',
+  analytics: 'services/analytics/src/main.ts',
   resolver: 'services/dynamic/src/resolver/main.ts',
   gateway: 'gateway/src/main.ts',
 } as const

@@ -8,6 +8,7 @@ import { requestId } from './plugins/request-id'
 import { healthRoutes, type ReadinessChecks } from './routes/health'
 import { staticRoutes } from './routes/static'
 import { dynamicRoutes } from './routes/dynamic'
+import { analyticsRoutes } from './routes/analytics'
 
 export interface GatewayDeps {
   bus: Bus
@@ -37,6 +38,8 @@ export function createGateway(deps: GatewayDeps) {
     .use(apiKeyAuth(deps.bus, deps.admit))
     .use(jsonBody)
     .use(staticRoutes(deps.bus))
+    // Before the dynamic routes: /v1/dynqrcodes/analytics is a route, not a code.
+    .use(analyticsRoutes(deps.bus))
     .use(dynamicRoutes(deps.bus))
 }
 

@@ -1,12 +1,13 @@
-import { type Config, createLocalBus, openMongoIfConfigured, type RunningService } from '@lr/proto'
+import { type Config, createBusScanPublisher, createLocalBus, openMongoIfConfigured, type RunningService } from '@lr/proto'
 import { startAuth } from '@lr/auth'
 import { startRecords } from '@lr/records'
 import { createResolver, startDynamic } from '@lr/dynamic'
+import { startAnalytics } from '@lr/analytics'
 import { createGateway } from './app'
 import { createAdmission } from './admission'
 
 /** Every service of the product, as started in one process. */
-const SERVICES = [startAuth, startRecords, startDynamic]
+const SERVICES = [startAuth, startRecords, startDynamic, startAnalytics]
 
 /**
  * The whole product in one process over the in-process bus: what `bun start` runs, and what the
@@ -24,11 +25,14 @@ export async function startStandalone(config: Config) {
     readiness: { stores: async () => (await Promise.all(services.map((s) => s.ready()))).every(Boolean), ...admission.readiness },
   })
   // The short-link resolver over the same bus; main.ts gives it its own listener (SHORT_PORT).
+  // Its scans are events of the bus, which analytics consumes (scans.*).
+  const scans = createBusScanPublisher(bus)
   const resolver = createResolver({
     bus,
     shortBaseUrl: config.SHORT_BASE_URL,
     trustProxy: config.TRUST_PROXY === 1,
     visitorHashKey: config.VISITOR_HASH_KEY,
+    publishScan: scans.publish,
   })
   return {
     gateway,
@@ -36,6 +40,7 @@ export async function startStandalone(config: Config) {
     resolver,
     async stop() {
       resolver.stop()
+      await scans.flush()
       for (const service of services.reverse()) await service.stop()
       await admission.close()
       await bus.close()

@@ -1,4 +1,5 @@
 import { type Static, Type as T } from '@sinclair/typebox'
+import { Principal } from './principal'
 
 /** Subjects of services/dynamic (dynamic QR codes); queue group `dynamic`. */
 export const DYNAMIC_SUBJECTS = {
@@ -12,6 +13,10 @@ export const DYNAMIC_SUBJECTS = {
   export: 'dynamic.v1.export',
   /** The resolver's cache miss: ResolveRequest -> ResolverEntry, or null for a code never issued. */
   resolve: 'dynamic.v1.resolve',
+  /** Analytics' directory: one page of the library's live codes, oldest first: CodesRequest -> CodesPage. */
+  codes: 'dynamic.v1.codes',
+  /** Analytics' directory: {principal, id} -> CodeStatus for a code of the library, soft-deleted included; not_found otherwise. */
+  find: 'dynamic.v1.find',
 } as const
 export const DYNAMIC_QUEUE = 'dynamic'
 
@@ -78,3 +83,13 @@ export const ResolverEntry = T.Object({
 export type ResolverEntry = Static<typeof ResolverEntry>
 export const ResolveReply = T.Union([ResolverEntry, T.Null()])
 export type ResolveReply = Static<typeof ResolveReply>
+
+/** A page of a library's live codes; `cursor` null starts, a page's `next_cursor` continues. */
+export const CodesRequest = T.Object({ principal: Principal, cursor: T.Union([T.String(), T.Null()]) })
+export type CodesRequest = Static<typeof CodesRequest>
+export const CodesPage = T.Object({ codes: T.Array(T.String()), next_cursor: T.Union([T.String(), T.Null()]) })
+export type CodesPage = Static<typeof CodesPage>
+
+/** A code of the principal's library and whether it is soft-deleted (its history is kept). */
+export const CodeStatus = T.Object({ code: T.String(), deleted: T.Boolean() })
+export type CodeStatus = Static<typeof CodeStatus>

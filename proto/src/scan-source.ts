@@ -26,15 +26,17 @@ export interface BusScanSourceOptions {
   maxBuffer?: number
   /** Wait before retrying a batch the store refused. Default 500 ms. */
   retryMs?: number
+  /** Queue group of the subscription: replicas share the scans. Default `analytics`. */
+  queue?: string
 }
 
 /**
- * One-process mode: subscribes to every scanSubject on the bus (queue `analytics`) and applies
+ * One-process mode: subscribes to every scanSubject on the bus (in a queue group) and applies
  * what arrived in batches, one batch at a time. Nothing is durable here: the in-process bus
  * itself lives only as long as the process.
  */
 export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): ScanSource {
-  const { maxBatch = 1000, maxBuffer = 100_000, retryMs = 500 } = opts
+  const { maxBatch = 1000, maxBuffer = 100_000, retryMs = 500, queue: group = 'analytics' } = opts
   const queue: unknown[] = []
   let unsubscribe: (() => void) | undefined
   let draining: Promise<void> | undefined
@@ -74,7 +76,7 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
           if (dropped++ === 0) console.error(`[scans] more than ${maxBuffer} scans waiting: dropping the oldest`)
         }
         kick(apply)
-      }, { queue: 'analytics' })
+      }, { queue: group })
     },
     async stop() {
       unsubscribe?.()

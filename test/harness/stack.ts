@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { type Bus, loadConfig } from '@lr/proto'
 import { createNatsBus } from '@lr/proto/bus-nats'
 import { startStandalone } from '@lr/gateway/src/standalone'
-import { ENTRY_POINTS, spawnProcesses } from '../../deploy/local/processes'
+import { ENTRY_POINTS, type ProcessName, spawnProcesses } from '../../deploy/local/processes'
 import { startNats } from './nats'
 import { freePort, waitUntil } from './ports'
 
@@ -20,6 +20,10 @@ export interface Stack {
   short(path: string, init?: RequestInit): Promise<Response>
   /** A client of the deployment's bus, for tests that watch events (e.g. scans.*). */
   bus: Bus
+  /** NATS deployment only: stops one process (SIGTERM, as an orchestrator would). */
+  stopProcess?(name: ProcessName): Promise<void>
+  /** NATS deployment only: starts a stopped process again; resolves once it serves. */
+  startProcess?(name: ProcessName): Promise<void>
   /** Runs the real admin command line against this deployment; resolves with its JSON. */
   admin(...argv: string[]): Promise<any>
   /** Runs an admin command that must fail; resolves with its error message. */
@@ -99,6 +103,13 @@ export async function startNatsStack(extra: Record<string, string> = {}): Promis
     request: (path, init) => fetch(`${base}${path}`, init),
     short: (path, init) => fetch(`http://127.0.0.1:${shortPort}${path}`, { redirect: 'manual', ...init }),
     bus,
+    stopProcess: (name) => group.stop(name),
+    async startProcess(name) {
+      const servings = () => group.output().split(`[${name}] [${name}] serving on`).length
+      const before = servings()
+      group.start(name)
+      await waitUntil(() => servings() > before, 20_000, `${name} to serve again`)
+    },
     ...adminOf(env),
     async stop() {
       await bus.close()

@@ -1,5 +1,5 @@
 import { type Bus, decode } from '@lr/proto'
-import { DYNAMIC_QUEUE, DYNAMIC_SUBJECTS, ResolveRequest } from '@lr/proto/dynamic'
+import { CodesRequest, DYNAMIC_QUEUE, DYNAMIC_SUBJECTS, ResolveRequest } from '@lr/proto/dynamic'
 import { BodyRequest, ExportRequest, IdRequest, ListRequest, UpdateRequest } from '@lr/proto/records'
 import type { DynamicService } from './service'
 
@@ -38,6 +38,14 @@ export function serveDynamic(bus: Bus, service: DynamicService): () => void {
     bus.serve(DYNAMIC_SUBJECTS.resolve, async (p) => {
       const { code } = decode(ResolveRequest, p)
       return service.resolve(code)
+    }, opts),
+    bus.serve(DYNAMIC_SUBJECTS.codes, async (p) => {
+      const { principal, cursor } = decode(CodesRequest, p)
+      return service.codes(principal, cursor)
+    }, opts),
+    bus.serve(DYNAMIC_SUBJECTS.find, async (p) => {
+      const { principal, id } = decode(IdRequest, p)
+      return service.find(principal, id)
     }, opts),
   ]
   return () => subscriptions.forEach((unsubscribe) => unsubscribe())

@@ -1,5 +1,5 @@
 import type { ListOptions, Page } from '@lr/proto'
-import type { DynamicRecord, ResolverEntry } from '@lr/proto/dynamic'
+import type { CodeStatus, DynamicRecord, ResolverEntry } from '@lr/proto/dynamic'
 import type { Receipt, ReceiptStore } from '@lr/proto/idempotency'
 
 /** A dynamic record as stored: short_url is derived from SHORT_BASE_URL when answering, never stored. */
@@ -51,6 +51,15 @@ export interface DynamicStore extends ReceiptStore {
 
   /** What a scan of `code` needs, in whatever library, soft-deleted included; null when never issued. */
   resolve(code: string): Promise<ResolverEntry | null>
+
+  /**
+   * A page of the library's live codes only, oldest first, with the same positions as `list`
+   * (analytics' summary lists every live code).
+   */
+  liveCodes(library: string, options: { after?: string; limit: number }): Promise<Page<string>>
+
+  /** The code when it is in this library, soft-deleted included (analytics keeps its history); null otherwise. */
+  findCode(library: string, code: string): Promise<CodeStatus | null>
 
   /** True while the store answers (readiness); never rejects. */
   ping(): Promise<boolean>

@@ -1,7 +1,7 @@
 import { AppError, decodeCursor, isIssuableCode, libraryOf, nextCursor, orBadRequest, parseListQuery, type ListQuery, type Principal } from '@lr/proto'
 import { batchItems, checkBatch } from '@lr/proto/batch'
 import { csvChunk } from '@lr/proto/csv'
-import type { DynamicRecord, ResolveReply, ResolverEntry } from '@lr/proto/dynamic'
+import type { CodesPage, CodeStatus, DynamicRecord, ResolveReply, ResolverEntry } from '@lr/proto/dynamic'
 import { idempotent, type Receipt } from '@lr/proto/idempotency'
 import type { ExportChunk } from '@lr/proto/records'
 import { checkStatusChange, ownershipOf } from '@lr/proto/review'
@@ -11,6 +11,8 @@ import { CodeTakenError, type DynamicStore, type StoredDynamic } from './ports'
 
 /** Rows per export chunk: large enough to be fast, small enough to keep memory flat. */
 export const EXPORT_PAGE_SIZE = 2000
+/** Codes per page of `codes` (analytics' directory): a page stays far below NATS's 1 MB payload limit. */
+export const CODES_PAGE_SIZE = 5000
 /** Inserts tried with fresh codes when the store reports a code as taken. */
 export const INSERT_ATTEMPTS = 5
 
@@ -26,6 +28,8 @@ export interface DynamicDeps {
   newCode?: () => string
   /** Rows per export chunk; default EXPORT_PAGE_SIZE. */
   exportPageSize?: number
+  /** Codes per page of `codes`; default CODES_PAGE_SIZE. */
+  codesPageSize?: number
 }
 
 export type DynamicService = ReturnType<typeof createDynamicService>
@@ -36,7 +40,7 @@ const entryOf = (r: StoredDynamic, deleted = false): ResolverEntry =>
 
 /** The domain operations on dynamic QR codes; all but `resolve` are scoped to the principal's library. */
 export function createDynamicService(deps: DynamicDeps) {
-  const { store, now, shortBaseUrl, newCode = randomCode, exportPageSize = EXPORT_PAGE_SIZE } = deps
+  const { store, now, shortBaseUrl, newCode = randomCode, exportPageSize = EXPORT_PAGE_SIZE, codesPageSize = CODES_PAGE_SIZE } = deps
   const withShortUrl = ({ code, ...rest }: StoredDynamic): DynamicRecord => ({ code, short_url: `${shortBaseUrl}/${code}`, ...rest })
 
   async function announce(entries: ResolverEntry[]): Promise<void> {
@@ -133,6 +137,20 @@ export function createDynamicService(deps: DynamicDeps) {
     /** The resolver's lookup, in any library; null for a code never issued. */
     async resolve(code: string): Promise<ResolveReply> {
       return isIssuableCode(code) ? store.resolve(code) : null
+    },
+
+    /** Analytics' directory: one page of the library's live codes, oldest first. */
+    async codes(principal: Principal, cursor: string | null): Promise<CodesPage> {
+      const after = cursor === null ? undefined : decodeCursor(cursor)
+      const page = await store.liveCodes(libraryOf(principal), { after, limit: codesPageSize })
+      return { codes: page.items, next_cursor: nextCursor(page) }
+    },
+
+    /** Analytics' directory: a code of the library, soft-deleted included; 404 otherwise. */
+    async find(principal: Principal, code: string): Promise<CodeStatus> {
+      const found = isIssuableCode(code) ? await store.findCode(libraryOf(principal), code) : null
+      if (!found) throw notFound(code)
+      return found
     },
   }
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { CodeTakenError, type DynamicStore, type StoredDynamic } from '../src/ports'
+import { directoryContract } from './dynamic-store.directory.contract'
 import { listContract } from './dynamic-store.list.contract'
 
 /** A fresh, empty store of one adapter, and how to dispose of it. */
@@ -80,6 +81,7 @@ export function dynamicStoreContract(open: () => Promise<StoreHarness>) {
   })
 
   listContract(() => store)
+  directoryContract(() => store)
 
   describe('update', () => {
     it('changes only the given fields and sets updated_at', async () => {

@@ -30,6 +30,8 @@ export function countingStore(inner: DynamicStore) {
     update: count('update', inner.update),
     softDelete: count('softDelete', inner.softDelete),
     resolve: count('resolve', inner.resolve),
+    liveCodes: count('liveCodes', inner.liveCodes),
+    findCode: count('findCode', inner.findCode),
     ping: count('ping', inner.ping),
     findReceipt: count('findReceipt', inner.findReceipt),
   }

@@ -126,6 +126,20 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
       return doc ? { code: doc.code, destination_url: doc.destination_url, status: doc.status, deleted: doc.deleted_at !== null } : null
     },
 
+    async liveCodes(library, options) {
+      const filter: QueryFilter<DynamicDoc> = { library, deleted_at: null }
+      if (options.after !== undefined) filter._id = { $gt: idOf(options.after) }
+      const docs = await Model.find(filter, { code: 1 }).sort({ _id: 1 }).limit(options.limit + 1).lean<Pick<DynamicDoc, '_id' | 'code'>[]>()
+      const more = docs.length > options.limit
+      if (more) docs.pop()
+      return { items: docs.map((d) => d.code), next: more ? docs[docs.length - 1]!._id.toHexString() : null }
+    },
+
+    async findCode(library, code) {
+      const doc = await Model.findOne({ library, code }, { code: 1, deleted_at: 1 }).lean<Pick<DynamicDoc, 'code' | 'deleted_at'>>()
+      return doc ? { code: doc.code, deleted: doc.deleted_at !== null } : null
+    },
+
     async ping() {
       return conn.readyState === 1 && (await conn.db!.admin().ping().then(() => true, () => false))
     },

@@ -70,6 +70,12 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
   const remove = db.prepare<Row, { library: string; code: string; at: number }>(
     `UPDATE dynamic_codes SET deleted_at = $at, updated_at = $at WHERE ${LIVE} RETURNING ${FIELDS}`,
   )
+  const codePage = db.prepare<{ seq: number; code: string }, [string, number, number]>(
+    'SELECT seq, code FROM dynamic_codes WHERE library = ? AND seq > ? AND deleted_at IS NULL ORDER BY seq LIMIT ?',
+  )
+  const findOne = db.prepare<{ code: string; deleted: number }, { library: string; code: string }>(
+    'SELECT code, deleted_at IS NOT NULL AS deleted FROM dynamic_codes WHERE library = $library AND code = $code',
+  )
   const lookup = db.prepare<{ code: string; destination_url: string; status: 'active' | 'draft'; deleted: number }, [string]>(
     'SELECT code, destination_url, status, deleted_at IS NOT NULL AS deleted FROM dynamic_codes WHERE code = ?',
   )
@@ -115,6 +121,18 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
     async resolve(code) {
       const row = lookup.get(code)
       return row ? { ...row, deleted: row.deleted === 1 } : null
+    },
+
+    async liveCodes(library, options) {
+      const rows = codePage.all(library, options.after === undefined ? 0 : seqOf(options.after), options.limit + 1)
+      const more = rows.length > options.limit
+      if (more) rows.pop()
+      return { items: rows.map((r) => r.code), next: more ? rows[rows.length - 1]!.seq.toString(16) : null }
+    },
+
+    async findCode(library, code) {
+      const row = findOne.get({ library, code })
+      return row ? { code: row.code, deleted: row.deleted === 1 } : null
     },
 
     async ping() {

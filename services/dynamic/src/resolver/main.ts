@@ -1,6 +1,7 @@
 import { loadConfigOrExit, onShutdown } from '@lr/proto'
 import { createNatsBus } from '@lr/proto/bus-nats'
 import { startHealthListener } from '@lr/proto/health-listener'
+import { createJetStreamScanPublisher, ensureScanStream } from '@lr/proto/scan-stream'
 import { createResolver } from './resolver'
 
 // Process entry of the short-link resolver when TRANSPORT=nats: its own listener on SHORT_PORT,
@@ -8,11 +9,15 @@ import { createResolver } from './resolver'
 // is codes, so probes (/healthz, /readyz) are on HEALTH_PORT when set.
 const config = loadConfigOrExit(Bun.env)
 const bus = await createNatsBus(config.NATS_URL, 'resolver')
+// Scans go through the SCANS stream (durable, deduplicated by scan_id); it must exist first.
+await ensureScanStream(await bus.connection.jetstreamManager())
+const scans = createJetStreamScanPublisher(bus.connection)
 const resolver = createResolver({
   bus,
   shortBaseUrl: config.SHORT_BASE_URL,
   trustProxy: config.TRUST_PROXY === 1,
   visitorHashKey: config.VISITOR_HASH_KEY,
+  publishScan: scans.publish,
 })
 const server = Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', fetch: resolver.fetch })
 const health = config.HEALTH_PORT > 0 ? startHealthListener(config.HEALTH_PORT, { nats: () => bus.ping() }) : undefined
@@ -20,6 +25,9 @@ console.log(`[resolver] serving on :${server.port} over ${config.NATS_URL}${heal
 onShutdown('resolver', async () => {
   await server.stop()
   resolver.stop()
+  // Scans still held (NATS slow or away) get a few seconds to reach the stream.
+  await Promise.race([scans.flush(), Bun.sleep(5000)])
+  scans.close()
   await bus.close()
   await health?.stop()
 })

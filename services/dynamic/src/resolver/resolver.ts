@@ -1,8 +1,10 @@
 import { AppError, type Bus, decode, isIssuableCode } from '@lr/proto'
 import { DYNAMIC_CHANGED_ALL, DYNAMIC_SUBJECTS, type ResolveReply, ResolverEntry } from '@lr/proto/dynamic'
-import { type ScanEvent, scanSubject } from '@lr/proto/scans'
+import { createBusScanPublisher } from '@lr/proto/scan-publisher'
+import type { ScanEvent } from '@lr/proto/scans'
 import { isBot } from './bots'
 import { type CacheOptions, createTargetCache, type Target } from './cache'
+import { type AddressSource, clientAddress, preloadGeoIp } from './country'
 import { forwardQuery } from './location'
 import { scanEventOf, type ScanSettings } from './scan'
 
@@ -16,16 +18,13 @@ export interface ResolverDeps extends ScanSettings {
   /** How long a cache miss waits for the dynamic service. */
   lookupTimeoutMs?: number
   /**
-   * Hands a counted scan on; must not block or throw (e.g. a JetStream ScanPublisher's publish).
-   * Default: a fire-and-forget event on scanSubject(code) of `bus`.
+   * Hands a counted scan on; must not block or throw: a ScanPublisher's `publish` (the JetStream
+   * one in the resolver process with TRANSPORT=nats). Default: createBusScanPublisher(bus).
    */
   publishScan?: (event: ScanEvent) => void
 }
 
-/** Where Bun.serve's second argument tells the client's socket address. */
-export interface AddressSource {
-  requestIP(request: Request): { address: string } | null
-}
+export type { AddressSource } from './country'
 
 export interface Resolver {
   fetch(request: Request, server?: AddressSource): Promise<Response>
@@ -59,13 +58,13 @@ export function createResolver(deps: ResolverDeps): Resolver {
   // No queue group: every resolver must hear every change.
   const unsubscribe = bus.subscribe(DYNAMIC_CHANGED_ALL, (event) => cache.apply(decode(ResolverEntry, event)))
 
-  const handOn = deps.publishScan ?? ((event: ScanEvent) => {
-    bus.publish(scanSubject(event.code), event).catch((error) => console.error('[resolver] scan not published:', error))
-  })
+  const handOn = deps.publishScan ?? createBusScanPublisher(bus).publish
+  // The embedded GeoIP database is read now rather than by the first scan.
+  preloadGeoIp()
 
   function publishScan(request: Request, code: string, server: AddressSource | undefined): void {
     try {
-      handOn(scanEventOf(request, code, server?.requestIP(request)?.address ?? '', now(), deps))
+      handOn(scanEventOf(request, code, clientAddress(request, server, deps.trustProxy), now(), deps))
     } catch (error) {
       console.error('[resolver] scan not published:', error)
     }

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
 import type { ScanEvent } from '@lr/proto/scans'
+import { countryOf } from './country'
 
 /** What a scan event needs to know about how the resolver is deployed. */
 export interface ScanSettings {
@@ -9,22 +10,13 @@ export interface ScanSettings {
   visitorHashKey: string
 }
 
-/** The client address: the first X-Forwarded-For entry behind a trusted proxy, else the socket's. */
-function addressOf(request: Request, socketAddress: string, settings: ScanSettings): string {
-  if (!settings.trustProxy) return socketAddress
-  return request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || socketAddress
-}
-
-/** CF-IPCountry behind a trusted proxy, when it is a country (XX: unknown, T1: Tor); else `unknown`. */
-function countryOf(request: Request, settings: ScanSettings): string {
-  const country = settings.trustProxy ? request.headers.get('cf-ipcountry')?.toUpperCase() : undefined
-  return country && /^[A-Z]{2}$/.test(country) && country !== 'XX' && country !== 'T1' ? country : 'unknown'
-}
-
-/** The event of one counted scan (proto ScanEvent); the address only enters the keyed hash. */
-export function scanEventOf(request: Request, code: string, socketAddress: string, at: number, settings: ScanSettings): ScanEvent {
+/**
+ * The event of one counted scan (proto ScanEvent). `address` is the client's (clientAddress in
+ * country.ts): it only enters the keyed hash and the country lookup, never the event.
+ */
+export function scanEventOf(request: Request, code: string, address: string | null, at: number, settings: ScanSettings): ScanEvent {
   const userAgent = request.headers.get('user-agent') ?? ''
-  const visitor = createHmac('sha256', settings.visitorHashKey).update(`${addressOf(request, socketAddress, settings)}\n${userAgent}`)
+  const visitor = createHmac('sha256', settings.visitorHashKey).update(`${address ?? ''}\n${userAgent}`)
   const referer = request.headers.get('referer')
   return {
     scan_id: crypto.randomUUID(),
@@ -32,7 +24,7 @@ export function scanEventOf(request: Request, code: string, socketAddress: strin
     scanned_at: at,
     user_agent: userAgent,
     visitor_id: visitor.digest('hex'),
-    country: countryOf(request, settings),
+    country: countryOf(request.headers, address, settings.trustProxy),
     ...(referer ? { referer } : {}),
   }
 }

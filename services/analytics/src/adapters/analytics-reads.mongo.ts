@@ -1,0 +1,93 @@
+import { breakdownOf, type DayCount, type DimCount, emptyBreakdown } from '../aggregates'
+import { coversAll, type DayRange, msRange } from '../days'
+import type { AnalyticsStore, StoredScan } from '../ports'
+import { parsePosition, positionOf } from '../position'
+import type { AnalyticsCollections } from './analytics-store.mongo'
+
+type Totals = { scans: number; uniques: number }
+type Days = { code: string; day: { $gte: string; $lte: string } }
+
+const ZERO: Totals = { scans: 0, uniques: 0 }
+const dayCount = (d: { day: string; scans: number; uniques: number }): DayCount => ({ day: d.day, scans: d.scans, uniques: d.uniques })
+const dimCount = (d: { dim: string; value: string; scans: number }): DimCount => ({ dim: d.dim, value: d.value, scans: d.scans })
+
+/** The read half of the Mongo AnalyticsStore (collections: see analytics-store.mongo.ts). */
+export function createMongoReads(c: AnalyticsCollections): Pick<AnalyticsStore, 'summary' | 'breakdown' | 'exportPage'> {
+  const edgeDay = async (code: string, order: 1 | -1) =>
+    (await c.dayTotals.find({ code }, { projection: { day: 1 } }).sort({ day: order }).limit(1).next())?.day
+
+  /** How to read the code over the range: the all-time documents when the range holds every day it has scans on. */
+  async function plan(code: string, range: DayRange): Promise<'none' | 'all' | Days> {
+    const first = await edgeDay(code, 1)
+    if (first === undefined) return 'none'
+    if (coversAll(range, first, (await edgeDay(code, -1))!)) return 'all'
+    return { code, day: { $gte: range.from ?? '0000-00-00', $lte: range.to ?? '9999-99-99' } }
+  }
+
+  const allTime = async (code: string): Promise<Totals> => {
+    const doc = await c.codeTotals.findOne({ _id: code })
+    return doc ? { scans: doc.scans, uniques: doc.uniques } : ZERO
+  }
+
+  async function visitorsIn(days: Days): Promise<number> {
+    const [row] = await c.dayVisitors.aggregate<{ n: number }>([{ $match: days }, { $group: { _id: '$visitor_id' } }, { $count: 'n' }]).toArray()
+    return row?.n ?? 0
+  }
+
+  async function totals(code: string, range: DayRange): Promise<Totals> {
+    const how = await plan(code, range)
+    if (how === 'none') return ZERO
+    if (how === 'all') return allTime(code)
+    const [sum] = await c.dayTotals.aggregate<{ scans: number }>([{ $match: how }, { $group: { _id: null, scans: { $sum: '$scans' } } }]).toArray()
+    return { scans: sum?.scans ?? 0, uniques: await visitorsIn(how) }
+  }
+
+  return {
+    async summary(codes, range) {
+      const found = new Map<string, Totals>()
+      if (range.from === null && range.to === null) {
+        for (const doc of await c.codeTotals.find({ _id: { $in: codes } }).toArray()) found.set(doc._id, doc)
+      } else {
+        for (const code of codes) found.set(code, await totals(code, range))
+      }
+      return codes.map((code) => {
+        const t = found.get(code) ?? ZERO
+        return { code, total_scans: t.scans, unique_scans: t.uniques }
+      })
+    },
+
+    async breakdown(code, range) {
+      const how = await plan(code, range)
+      if (how === 'none') return emptyBreakdown()
+      if (how === 'all') {
+        const [t, days, dims] = await Promise.all([allTime(code), c.dayTotals.find({ code }).toArray(), c.codeDims.find({ code }).toArray()])
+        return breakdownOf(t, days.map(dayCount), dims.map(dimCount))
+      }
+      const [days, dims, uniques] = await Promise.all([
+        c.dayTotals.find(how).toArray(),
+        c.dayDims.aggregate<DimCount>([{ $match: how }, { $group: { _id: { dim: '$dim', value: '$value' }, scans: { $sum: '$scans' } } }, { $project: { _id: 0, dim: '$_id.dim', value: '$_id.value', scans: 1 } }]).toArray(),
+        visitorsIn(how),
+      ])
+      return breakdownOf({ scans: days.reduce((sum, d) => sum + d.scans, 0), uniques }, days.map(dayCount), dims)
+    },
+
+    async exportPage(code, { range, after, limit }) {
+      const { start, end } = msRange(range)
+      const from = after === undefined ? null : parsePosition(after)
+      const docs = await c.scans
+        .find({
+          code,
+          scanned_at: { $gte: start, $lt: end },
+          ...(from ? { $or: [{ scanned_at: { $gt: from.at } }, { scanned_at: from.at, _id: { $gt: from.tie } }] } : {}),
+        })
+        .sort({ scanned_at: 1, _id: 1 })
+        .limit(limit + 1)
+        .toArray()
+      const more = docs.length > limit
+      if (more) docs.pop()
+      const items = docs.map(({ _id, ...rest }): StoredScan => ({ scan_id: _id, ...rest }))
+      const last = items[items.length - 1]
+      return { items, next: more ? positionOf(last!.scanned_at, last!.scan_id) : null }
+    },
+  }
+}

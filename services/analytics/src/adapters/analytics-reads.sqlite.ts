@@ -1,0 +1,91 @@
+import type { Database } from 'bun:sqlite'
+import { badCursor } from '@lr/proto'
+import type { CodeSummary } from '@lr/proto/analytics'
+import { breakdownOf, type DayCount, type DimCount, emptyBreakdown } from '../aggregates'
+import { coversAll, type DayRange, msRange } from '../days'
+import type { AnalyticsStore, StoredScan } from '../ports'
+import { parsePosition, positionOf } from '../position'
+
+type Totals = { scans: number; uniques: number }
+type Days = { code: string; from: string; to: string }
+
+/** A position of this store: `<scanned_at>:<seq>`. */
+function seqPosition(position: string): { at: number; seq: number } {
+  const { at, tie } = parsePosition(position)
+  if (!/^\d{1,15}$/.test(tie)) throw badCursor()
+  return { at, seq: +tie }
+}
+
+const LOWEST = '0000-00-00'
+const HIGHEST = '9999-99-99'
+
+/** The read half of the SQLite AnalyticsStore (tables: see analytics-store.sqlite.ts). */
+export function createSqliteReads(db: Database): Pick<AnalyticsStore, 'summary' | 'breakdown' | 'exportPage'> {
+  const first = db.prepare<{ day: string }, [string]>('SELECT day FROM day_totals WHERE code = ? ORDER BY day LIMIT 1')
+  const last = db.prepare<{ day: string }, [string]>('SELECT day FROM day_totals WHERE code = ? ORDER BY day DESC LIMIT 1')
+  const allTime = db.prepare<Totals, [string]>('SELECT scans, uniques FROM code_totals WHERE code = ?')
+  const allTimeOf = db.prepare<Totals & { code: string }, [string]>(
+    'SELECT code, scans, uniques FROM code_totals WHERE code IN (SELECT value FROM json_each(?))',
+  )
+  const allDays = db.prepare<DayCount, [string]>('SELECT day, scans, uniques FROM day_totals WHERE code = ? ORDER BY day')
+  const allDims = db.prepare<DimCount, [string]>('SELECT dim, value, scans FROM code_dims WHERE code = ?')
+  const someDays = db.prepare<DayCount, Days>(
+    'SELECT day, scans, uniques FROM day_totals WHERE code = $code AND day BETWEEN $from AND $to ORDER BY day',
+  )
+  const someScans = db.prepare<{ scans: number | null }, Days>(
+    'SELECT sum(scans) AS scans FROM day_totals WHERE code = $code AND day BETWEEN $from AND $to',
+  )
+  const someVisitors = db.prepare<{ uniques: number }, Days>(
+    'SELECT count(DISTINCT visitor_id) AS uniques FROM day_visitors WHERE code = $code AND day BETWEEN $from AND $to',
+  )
+  const someDims = db.prepare<DimCount, Days>(
+    'SELECT dim, value, sum(scans) AS scans FROM day_dims WHERE code = $code AND day BETWEEN $from AND $to GROUP BY dim, value',
+  )
+  const page = db.prepare<StoredScan & { seq: number }, { code: string; start: number; end: number; at: number; seq: number; limit: number }>(
+    `SELECT seq, scan_id, code, scanned_at, country, device, os, browser, visitor_id FROM scans
+     WHERE code = $code AND scanned_at >= $start AND scanned_at < $end AND (scanned_at, seq) > ($at, $seq)
+     ORDER BY scanned_at, seq LIMIT $limit`,
+  )
+
+  /** How to read the code over the range: the all-time rows when the range holds every day it has scans on. */
+  function plan(code: string, range: DayRange): 'none' | 'all' | Days {
+    const firstDay = first.get(code)?.day
+    if (firstDay === undefined) return 'none'
+    if (coversAll(range, firstDay, last.get(code)!.day)) return 'all'
+    return { code, from: range.from ?? LOWEST, to: range.to ?? HIGHEST }
+  }
+
+  function totals(code: string, range: DayRange): Totals {
+    const how = plan(code, range)
+    if (how === 'none') return { scans: 0, uniques: 0 }
+    if (how === 'all') return allTime.get(code) ?? { scans: 0, uniques: 0 }
+    return { scans: someScans.get(how)?.scans ?? 0, uniques: someVisitors.get(how)!.uniques }
+  }
+
+  return {
+    async summary(codes, range) {
+      const summary = (code: string, t: Totals): CodeSummary => ({ code, total_scans: t.scans, unique_scans: t.uniques })
+      if (range.from !== null || range.to !== null) return codes.map((code) => summary(code, totals(code, range)))
+      const known = new Map(allTimeOf.all(JSON.stringify(codes)).map((row) => [row.code, row]))
+      return codes.map((code) => summary(code, known.get(code) ?? { scans: 0, uniques: 0 }))
+    },
+
+    async breakdown(code, range) {
+      const how = plan(code, range)
+      if (how === 'none') return emptyBreakdown()
+      if (how === 'all') return breakdownOf(allTime.get(code)!, allDays.all(code), allDims.all(code))
+      const days = someDays.all(how)
+      const scans = days.reduce((sum, d) => sum + d.scans, 0)
+      return breakdownOf({ scans, uniques: someVisitors.get(how)!.uniques }, days, someDims.all(how))
+    },
+
+    async exportPage(code, { range, after, limit }) {
+      const from = after === undefined ? { at: -1, seq: 0 } : seqPosition(after)
+      const rows = page.all({ code, ...msRange(range), ...from, limit: limit + 1 })
+      const more = rows.length > limit
+      if (more) rows.pop()
+      const last = rows[rows.length - 1]
+      return { items: rows.map(({ seq: _seq, ...scan }) => scan), next: more ? positionOf(last!.scanned_at, last!.seq) : null }
+    },
+  }
+}

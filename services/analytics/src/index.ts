@@ -1,0 +1,8 @@
+export type { AnalyticsStore, Breakdown, CodeDirectory, StoredScan } from './ports'
+export { createSqliteAnalyticsStore } from './adapters/analytics-store.sqlite'
+export { createBusCodeDirectory } from './adapters/code-directory.bus'
+export { createAnalyticsService, EXPORT_PAGE_SIZE, type AnalyticsDeps, type AnalyticsService } from './service'
+export { type Agent, createAgentCache, parseAgent } from './enrich'
+export { type DayRange, parseDayRange } from './days'
+export { serveAnalytics } from './handlers'
+export { type AnalyticsOptions, openAnalyticsStore, startAnalytics } from './start'

@@ -1,0 +1,83 @@
+import { Value } from '@sinclair/typebox/value'
+import { AppError, isIssuableCode, type Principal } from '@lr/proto'
+import { type AnalyticsSummary, type CodeBreakdown, SCAN_EXPORT_COLUMNS, type ScanRow } from '@lr/proto/analytics'
+import { csvChunk } from '@lr/proto/csv'
+import type { ExportChunk } from '@lr/proto/records'
+import { ScanEvent } from '@lr/proto/scans'
+import { parseDayRange } from './days'
+import { type Agent, createAgentCache } from './enrich'
+import type { AnalyticsStore, CodeDirectory, StoredScan } from './ports'
+import { decodeScanCursor } from './position'
+
+/** Rows per export chunk: large enough to be fast, small enough to keep memory flat. */
+export const EXPORT_PAGE_SIZE = 2000
+
+export interface AnalyticsDeps {
+  store: AnalyticsStore
+  directory: CodeDirectory
+  /** User agent -> device, OS, browser, bot; default: parseAgent behind an LRU cache. */
+  agentOf?: (userAgent: string) => Agent
+  /** Rows per export chunk; default EXPORT_PAGE_SIZE. */
+  exportPageSize?: number
+}
+
+export type AnalyticsService = ReturnType<typeof createAnalyticsService>
+
+const notFound = (code: string) => new AppError('not_found', `no dynamic QR code ${JSON.stringify(code.slice(0, 100))} in this library`)
+const rowOf = ({ scanned_at, ...scan }: StoredScan): ScanRow => ({ ...scan, scanned_at: Math.floor(scanned_at / 1000) })
+
+/** Scan ingestion and the analytics of a library's dynamic codes. */
+export function createAnalyticsService(deps: AnalyticsDeps) {
+  const { store, directory, agentOf = createAgentCache(), exportPageSize = EXPORT_PAGE_SIZE } = deps
+
+  /** The code of this library, soft-deleted included (its history is kept); else 404. */
+  async function owned(principal: Principal, code: string): Promise<void> {
+    if (!isIssuableCode(code) || !(await directory.find(principal, code))) throw notFound(code)
+  }
+
+  return {
+    /**
+     * Applies a batch of scan events as delivered (raw payloads): malformed events are dropped
+     * (logged), so are bots by isbot's list; the rest are enriched and stored, once each.
+     * Resolves with how many were new; rejects only when the store does.
+     */
+    async ingest(events: unknown[]): Promise<number> {
+      const scans: StoredScan[] = []
+      let malformed = 0
+      for (const event of events) {
+        if (!Value.Check(ScanEvent, event)) {
+          malformed++
+          continue
+        }
+        const { device, os, browser, bot } = agentOf(event.user_agent)
+        if (bot) continue
+        const { scan_id, code, scanned_at, country, visitor_id } = event
+        scans.push({ scan_id, code, scanned_at, country, device, os, browser, visitor_id })
+      }
+      if (malformed > 0) console.error(`[analytics] dropped ${malformed} malformed scan events`)
+      return store.applyScans(scans)
+    },
+
+    /** Totals of every live code of the library over `from`/`to`, zeros included. */
+    async summary(principal: Principal, query: Record<string, string>): Promise<AnalyticsSummary> {
+      const range = parseDayRange(query)
+      return { analytics: await store.summary(await directory.liveCodes(principal), range) }
+    },
+
+    /** The breakdown of one code of the library (also when soft-deleted); the query is checked first. */
+    async breakdown(principal: Principal, code: string, query: Record<string, string>): Promise<CodeBreakdown> {
+      const range = parseDayRange(query)
+      await owned(principal, code)
+      return { code, ...(await store.breakdown(code, range)) }
+    },
+
+    /** One chunk of the per-scan CSV export; `cursor` null starts it (and only that chunk has the header). */
+    async exportPage(principal: Principal, code: string, query: Record<string, string>, cursor: string | null): Promise<ExportChunk> {
+      const range = parseDayRange(query)
+      const after = cursor === null ? undefined : decodeScanCursor(cursor)
+      await owned(principal, code)
+      const page = await store.exportPage(code, { range, after, limit: exportPageSize })
+      return csvChunk(SCAN_EXPORT_COLUMNS, { items: page.items.map(rowOf), next: page.next }, cursor === null)
+    },
+  }
+}

@@ -1,0 +1,59 @@
+import type { Connection } from 'mongoose'
+import type { Config, RunningService, ScanSource, ServiceContext } from '@lr/proto'
+import { createBusScanSource } from '@lr/proto/scan-source'
+import { type OpenedStore, openServiceStore } from '@lr/proto/store'
+import { createSqliteAnalyticsStore } from './adapters/analytics-store.sqlite'
+import { createBusCodeDirectory } from './adapters/code-directory.bus'
+import { serveAnalytics } from './handlers'
+import type { AnalyticsStore, CodeDirectory } from './ports'
+import { createAnalyticsService } from './service'
+
+/** Opens the store config.STORE names (`${DATA_DIR}/analytics.sqlite`, or Mongo); see openServiceStore. */
+export const openAnalyticsStore = (config: Config, mongo?: Connection): Promise<OpenedStore<AnalyticsStore>> =>
+  openServiceStore(config, mongo, {
+    name: 'analytics',
+    sqlite: createSqliteAnalyticsStore,
+    mongo: async () => (await import('./adapters/analytics-store.mongo')).createMongoAnalyticsStore,
+  })
+
+/** The scans of this deployment: the SCANS stream with TRANSPORT=nats, else events of the in-process bus. */
+async function scanSourceOf({ bus, config }: ServiceContext): Promise<ScanSource> {
+  if (config.TRANSPORT !== 'nats') return createBusScanSource(bus)
+  // Imported here so one-process mode never loads `nats`.
+  const { createJetStreamScanSource, natsConnectionOf } = await import('@lr/proto/scan-stream')
+  return createJetStreamScanSource(natsConnectionOf(bus))
+}
+
+export interface AnalyticsOptions {
+  /** Which codes a library has; default: asked of the dynamic service over the bus. */
+  directory?: CodeDirectory
+  /** Where scans come from; default: see scanSourceOf. */
+  source?: ScanSource
+}
+
+/**
+ * Starts the analytics service on a bus: opens its store, serves every analytics subject and
+ * applies scans as they arrive. `stop` stops the intake first (what is delivered but not applied
+ * stays in the stream), then the subjects, then closes the store.
+ */
+export async function startAnalytics(ctx: ServiceContext, opts: AnalyticsOptions = {}): Promise<RunningService> {
+  const { store, close } = await openAnalyticsStore(ctx.config, ctx.mongo)
+  const directory = opts.directory ?? createBusCodeDirectory(ctx.bus)
+  const service = createAnalyticsService({ store, directory })
+  const source = opts.source ?? (await scanSourceOf(ctx))
+  try {
+    await source.start((events) => service.ingest(events).then(() => undefined))
+  } catch (error) {
+    await close()
+    throw error
+  }
+  const unsubscribe = serveAnalytics(ctx.bus, service)
+  return {
+    ready: () => store.ping(),
+    async stop() {
+      await source.stop()
+      unsubscribe()
+      await close()
+    },
+  }
+}

@@ -1,0 +1,159 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { ALL_TIME } from '../src/days'
+import type { AnalyticsStore } from '../src/ports'
+import { exportContract } from './analytics-store.export.contract'
+import { DAY, HOUR, scan, T0, visitor } from './fixtures'
+
+/** A fresh, empty store of one adapter, and how to dispose of it. */
+export interface StoreHarness {
+  store: AnalyticsStore
+  cleanup(): Promise<void>
+}
+
+/**
+ * Three days of one code: day 1 (2025-01-10) visitors 1, 1, 2 (iPhone DE, iPhone DE, Android US);
+ * day 2 visitors 1 and 3 (iPad DE, Windows FR); day 3 visitor 2 (Android US). Plus one scan of another code.
+ */
+export const HISTORY = [
+  scan(1),
+  scan(2, { scanned_at: T0 + HOUR }),
+  scan(3, { visitor_id: visitor(2), country: 'US', os: 'Android', browser: 'Chrome', scanned_at: T0 + 2 * HOUR }),
+  scan(4, { scanned_at: T0 + DAY, device: 'tablet' }),
+  scan(5, { scanned_at: T0 + DAY + HOUR, visitor_id: visitor(3), country: 'FR', device: 'desktop', os: 'Windows', browser: 'Chrome' }),
+  scan(6, { scanned_at: T0 + 2 * DAY, visitor_id: visitor(2), country: 'US', os: 'Android', browser: 'Chrome' }),
+  scan(7, { code: 'Other001' }),
+]
+
+/** The behaviour every AnalyticsStore adapter must show; run once per reachable adapter. */
+export function analyticsStoreContract(open: () => Promise<StoreHarness>) {
+  let h: StoreHarness
+  let store: AnalyticsStore
+  beforeEach(async () => {
+    h = await open()
+    store = h.store
+  })
+  afterEach(() => h.cleanup())
+
+  describe('applyScans', () => {
+    it('answers how many scans were new', async () => {
+      expect(await store.applyScans(HISTORY)).toBe(7)
+    })
+
+    it('changes nothing for scans already stored, answering 0', async () => {
+      await store.applyScans(HISTORY)
+      expect(await store.applyScans(HISTORY)).toBe(0)
+      expect(await store.summary(['Code0001', 'Other001'], ALL_TIME)).toEqual([
+        { code: 'Code0001', total_scans: 6, unique_scans: 3 },
+        { code: 'Other001', total_scans: 1, unique_scans: 1 },
+      ])
+    })
+
+    it('counts a scan repeated within one call once', async () => {
+      expect(await store.applyScans([scan(1), scan(1), scan(2)])).toBe(2)
+      expect((await store.breakdown('Code0001', ALL_TIME)).total_scans).toBe(2)
+    })
+
+    it('counts only the new scans of a call that mixes new and known ones', async () => {
+      await store.applyScans([scan(1), scan(2)])
+      expect(await store.applyScans([scan(2), scan(3, { visitor_id: visitor(9) })])).toBe(1)
+      expect(await store.summary(['Code0001'], ALL_TIME)).toEqual([{ code: 'Code0001', total_scans: 3, unique_scans: 2 }])
+    })
+
+    it('answers 0 for an empty call', async () => {
+      expect(await store.applyScans([])).toBe(0)
+    })
+  })
+
+  describe('breakdown', () => {
+    beforeEach(() => store.applyScans(HISTORY))
+
+    it('answers every number of the whole history', async () => {
+      expect(await store.breakdown('Code0001', ALL_TIME)).toEqual({
+        total_scans: 6,
+        unique_scans: 3,
+        daily: [
+          { date: '2025-01-10', scans: 3, unique_scans: 2 },
+          { date: '2025-01-11', scans: 2, unique_scans: 2 },
+          { date: '2025-01-12', scans: 1, unique_scans: 1 },
+        ],
+        countries: [{ country: 'DE', scans: 3 }, { country: 'US', scans: 2 }, { country: 'FR', scans: 1 }],
+        devices: [{ device: 'mobile', scans: 4 }, { device: 'desktop', scans: 1 }, { device: 'tablet', scans: 1 }],
+        os: [{ os: 'iOS', scans: 3 }, { os: 'Android', scans: 2 }, { os: 'Windows', scans: 1 }],
+        browsers: [{ browser: 'Chrome', scans: 3 }, { browser: 'Mobile Safari', scans: 3 }],
+      })
+    })
+
+    it('counts only the days of a partial range, and distinct visitors over that range', async () => {
+      expect(await store.breakdown('Code0001', { from: '2025-01-11', to: '2025-01-12' })).toEqual({
+        total_scans: 3,
+        unique_scans: 3,
+        daily: [
+          { date: '2025-01-11', scans: 2, unique_scans: 2 },
+          { date: '2025-01-12', scans: 1, unique_scans: 1 },
+        ],
+        countries: [{ country: 'DE', scans: 1 }, { country: 'FR', scans: 1 }, { country: 'US', scans: 1 }],
+        devices: [{ device: 'desktop', scans: 1 }, { device: 'mobile', scans: 1 }, { device: 'tablet', scans: 1 }],
+        os: [{ os: 'Android', scans: 1 }, { os: 'Windows', scans: 1 }, { os: 'iOS', scans: 1 }],
+        browsers: [{ browser: 'Chrome', scans: 2 }, { browser: 'Mobile Safari', scans: 1 }],
+      })
+    })
+
+    it('counts a visitor seen on two days of the range once in the range total', async () => {
+      const b = await store.breakdown('Code0001', { from: '2025-01-10', to: '2025-01-11' })
+      expect([b.total_scans, b.unique_scans, b.daily.map((d) => d.unique_scans)]).toEqual([5, 3, [2, 2]])
+    })
+
+    it('answers the same for an open-ended range as for the days it holds', async () => {
+      expect(await store.breakdown('Code0001', { from: '2025-01-11', to: null })).toEqual(
+        await store.breakdown('Code0001', { from: '2025-01-11', to: '2025-01-12' }),
+      )
+      const until = await store.breakdown('Code0001', { from: null, to: '2025-01-10' })
+      expect([until.total_scans, until.unique_scans, until.daily.length]).toEqual([3, 2, 1])
+    })
+
+    it('answers the whole history for a range wider than it', async () => {
+      expect(await store.breakdown('Code0001', { from: '2024-12-01', to: '2025-02-01' })).toEqual(await store.breakdown('Code0001', ALL_TIME))
+    })
+
+    it('answers zeros and empty lists for a range without scans', async () => {
+      expect(await store.breakdown('Code0001', { from: '2025-02-01', to: '2025-02-02' })).toEqual({
+        total_scans: 0, unique_scans: 0, daily: [], countries: [], devices: [], os: [], browsers: [],
+      })
+    })
+
+    it('answers zeros and empty lists for a code without scans', async () => {
+      expect(await store.breakdown('Never001', ALL_TIME)).toEqual({
+        total_scans: 0, unique_scans: 0, daily: [], countries: [], devices: [], os: [], browsers: [],
+      })
+    })
+  })
+
+  describe('summary', () => {
+    beforeEach(() => store.applyScans(HISTORY))
+
+    it('answers every code in the order given, zeros for a code without scans', async () => {
+      expect(await store.summary(['Never001', 'Code0001', 'Other001'], ALL_TIME)).toEqual([
+        { code: 'Never001', total_scans: 0, unique_scans: 0 },
+        { code: 'Code0001', total_scans: 6, unique_scans: 3 },
+        { code: 'Other001', total_scans: 1, unique_scans: 1 },
+      ])
+    })
+
+    it('counts only the range, distinct visitors over it', async () => {
+      expect(await store.summary(['Code0001', 'Other001'], { from: '2025-01-11', to: '2025-01-11' })).toEqual([
+        { code: 'Code0001', total_scans: 2, unique_scans: 2 },
+        { code: 'Other001', total_scans: 0, unique_scans: 0 },
+      ])
+    })
+
+    it('answers an empty list for no codes', async () => {
+      expect(await store.summary([], ALL_TIME)).toEqual([])
+    })
+  })
+
+  exportContract(() => store)
+
+  it('answers its ping', async () => {
+    expect(await store.ping()).toBe(true)
+  })
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'bun:test'
+import { coversAll, dayOf, msRange, parseDayRange } from '../src/days'
+import { failure } from './fixtures'
+
+const badRequest = (message: string) => ({ code: 'bad_request' as const, message })
+const parse = async (query: Record<string, string>) => parseDayRange(query)
+
+describe('parseDayRange', () => {
+  it('answers an unbounded range for an empty query', () => {
+    expect(parseDayRange({})).toEqual({ from: null, to: null })
+  })
+
+  it('keeps from and to as given', () => {
+    expect(parseDayRange({ from: '2025-01-10', to: '2025-01-12' })).toEqual({ from: '2025-01-10', to: '2025-01-12' })
+  })
+
+  it('accepts from equal to to (one day)', () => {
+    expect(parseDayRange({ from: '2024-02-29', to: '2024-02-29' })).toEqual({ from: '2024-02-29', to: '2024-02-29' })
+  })
+
+  it('rejects a day that does not exist', async () => {
+    expect(await failure(parse({ from: '2025-02-30' }))).toEqual(badRequest('from must be a date YYYY-MM-DD (UTC)'))
+  })
+
+  it('rejects a date in another format', async () => {
+    expect(await failure(parse({ to: '10/01/2025' }))).toEqual(badRequest('to must be a date YYYY-MM-DD (UTC)'))
+  })
+
+  it('rejects a date with a time', async () => {
+    expect(await failure(parse({ from: '2025-01-10T00:00:00Z' }))).toEqual(badRequest('from must be a date YYYY-MM-DD (UTC)'))
+  })
+
+  it('rejects from after to', async () => {
+    expect(await failure(parse({ from: '2025-01-11', to: '2025-01-10' }))).toEqual(badRequest('from must not be after to'))
+  })
+
+  it('rejects an unknown parameter by name', async () => {
+    expect(await failure(parse({ since: '2025-01-10' }))).toEqual(badRequest('unknown query parameter "since"'))
+  })
+})
+
+describe('day helpers', () => {
+  it('puts a time in its UTC day', () => {
+    expect(dayOf(Date.UTC(2025, 0, 10, 23, 59, 59, 999))).toBe('2025-01-10')
+    expect(dayOf(Date.UTC(2025, 0, 11))).toBe('2025-01-11')
+  })
+
+  it('turns a range into milliseconds from 00:00 of from to 00:00 after to', () => {
+    expect(msRange({ from: '2025-01-10', to: '2025-01-11' })).toEqual({ start: Date.UTC(2025, 0, 10), end: Date.UTC(2025, 0, 12) })
+    expect(msRange({ from: null, to: null })).toEqual({ start: 0, end: Number.MAX_SAFE_INTEGER })
+  })
+
+  it('tells whether a range holds every day of a history', () => {
+    expect(coversAll({ from: null, to: null }, '2025-01-10', '2025-01-12')).toBe(true)
+    expect(coversAll({ from: '2025-01-10', to: '2025-01-12' }, '2025-01-10', '2025-01-12')).toBe(true)
+    expect(coversAll({ from: '2025-01-11', to: null }, '2025-01-10', '2025-01-12')).toBe(false)
+    expect(coversAll({ from: null, to: '2025-01-11' }, '2025-01-10', '2025-01-12')).toBe(false)
+  })
+})
