@@ -1,4 +1,5 @@
 import type { Connection, mongo } from 'mongoose'
+import { supportsTransactions } from '@lr/proto/mongo-insert'
 import { createTally } from '../aggregates'
 import { dayOf } from '../days'
 import type { AnalyticsStore, StoredScan } from '../ports'
@@ -47,12 +48,6 @@ const inc = <T extends mongo.Document>(rows: Iterable<{ scans: number; uniques?:
   [...rows].map((row) => ({
     updateOne: { filter: filterOf(row as never), update: { $inc: row.uniques === undefined ? { scans: row.scans } : { scans: row.scans, uniques: row.uniques } }, upsert: true },
   })) as unknown as mongo.AnyBulkWriteOperation<T>[]
-
-/** Transactions need a replica set or mongos. */
-async function supportsTransactions(conn: Connection): Promise<boolean> {
-  const hello = await conn.db!.admin().command({ hello: 1 })
-  return Boolean(hello.setName) || hello.msg === 'isdbgrid'
-}
 
 /**
  * An AnalyticsStore in MongoDB over a shared mongoose connection, on the driver's collections

@@ -1,7 +1,6 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
-import { badCursor, type ListOptions } from '@lr/proto'
-import type { Receipt } from '@lr/proto/idempotency'
-import { mongoReceipts } from '@lr/proto/idempotency-mongo'
+import type { ListOptions } from '@lr/proto'
+import { createAtomicInsert, objectIdOf } from '@lr/proto/mongo-insert'
 import { CodeTakenError, type DynamicPatch, type DynamicStore, type StoredDynamic } from '../ports'
 
 interface DynamicDoc extends Omit<StoredDynamic, 'style'> {
@@ -35,20 +34,9 @@ schema.index({ code: 1 }, { unique: true })
 
 const toRecord = ({ _id, library: _library, deleted_at: _deleted, style, ...rest }: DynamicDoc): StoredDynamic => ({ ...rest, style: JSON.parse(style) })
 
-function idOf(position: string): Types.ObjectId {
-  if (!/^[0-9a-f]{24}$/.test(position)) throw badCursor()
-  return new Types.ObjectId(position)
-}
-
 type DuplicateKey = { code?: number; keyValue?: { code?: string }; writeErrors?: { code?: number }[] }
 const isDuplicateKey = (error: unknown) =>
   (error as DuplicateKey)?.code === 11000 || Boolean((error as DuplicateKey)?.writeErrors?.some((e) => e.code === 11000))
-
-/** Transactions need a replica set or mongos; a standalone server gets insert-then-clean-up. */
-async function supportsTransactions(conn: Connection): Promise<boolean> {
-  const hello = await conn.db!.admin().command({ hello: 1 })
-  return Boolean(hello.setName) || hello.msg === 'isdbgrid'
-}
 
 /**
  * A DynamicStore in MongoDB over a shared mongoose connection (autoIndex is off, so the indexes
@@ -57,26 +45,7 @@ async function supportsTransactions(conn: Connection): Promise<boolean> {
 export async function createMongoDynamicStore(conn: Connection): Promise<DynamicStore> {
   const Model = (conn.models.DynamicCode as Model<DynamicDoc> | undefined) ?? conn.model<DynamicDoc>('DynamicCode', schema, 'dynamic_codes')
   await Model.createIndexes()
-  const transactions = await supportsTransactions(conn)
-  const receipts = await mongoReceipts(conn)
-
-  async function insertDocs(docs: DynamicDoc[], receipt?: Receipt): Promise<void> {
-    if (transactions) {
-      await conn.transaction(async (session) => {
-        await Model.insertMany(docs, { session, ordered: true })
-        if (receipt) await receipts.write(receipt, session)
-      })
-      return
-    }
-    try {
-      await Model.insertMany(docs, { ordered: true })
-      if (receipt) await receipts.write(receipt)
-    } catch (error) {
-      // By _id, which this call assigned: a clashing code belongs to an older record.
-      await Model.deleteMany({ _id: { $in: docs.map((doc) => doc._id) } })
-      throw error
-    }
-  }
+  const atomic = await createAtomicInsert(conn, Model)
 
   const live = (library: string, code: string) => ({ library, code, deleted_at: null })
 
@@ -84,13 +53,13 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
     async insertMany(library, records, receipt) {
       try {
         const docs = records.map((r) => ({ ...r, _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), deleted_at: null }))
-        await insertDocs(docs, receipt)
+        await atomic.insert(docs, receipt)
       } catch (error) {
         throw isDuplicateKey(error) ? new CodeTakenError((error as DuplicateKey).keyValue?.code) : error
       }
     },
 
-    findReceipt: receipts.findReceipt,
+    findReceipt: atomic.findReceipt,
 
     async get(library, code) {
       const doc = await Model.findOne(live(library, code)).lean<DynamicDoc>()
@@ -99,7 +68,7 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
 
     async list(library, options: ListOptions) {
       const filter: QueryFilter<DynamicDoc> = { library, deleted_at: null }
-      if (options.after !== undefined) filter._id = { $gt: idOf(options.after) }
+      if (options.after !== undefined) filter._id = { $gt: objectIdOf(options.after) }
       if (options.updatedSince !== undefined) filter.updated_at = { $gte: options.updatedSince }
       if (options.status !== undefined) filter.status = options.status
       const docs = await Model.find(filter).sort({ _id: 1 }).limit(options.limit + 1).lean<DynamicDoc[]>()
@@ -128,7 +97,7 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
 
     async liveCodes(library, options) {
       const filter: QueryFilter<DynamicDoc> = { library, deleted_at: null }
-      if (options.after !== undefined) filter._id = { $gt: idOf(options.after) }
+      if (options.after !== undefined) filter._id = { $gt: objectIdOf(options.after) }
       const docs = await Model.find(filter, { code: 1 }).sort({ _id: 1 }).limit(options.limit + 1).lean<Pick<DynamicDoc, '_id' | 'code'>[]>()
       const more = docs.length > options.limit
       if (more) docs.pop()

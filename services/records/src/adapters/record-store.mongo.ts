@@ -1,8 +1,7 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
-import { badCursor, type ListOptions } from '@lr/proto'
+import type { ListOptions } from '@lr/proto'
 import type { StaticRecord } from '@lr/proto/records'
-import { mongoReceipts } from '@lr/proto/idempotency-mongo'
-import type { Receipt } from '@lr/proto/idempotency'
+import { createAtomicInsert, objectIdOf } from '@lr/proto/mongo-insert'
 import type { RecordStore, StaticPatch } from '../ports'
 
 interface StaticDoc extends Omit<StaticRecord, 'style'> {
@@ -32,17 +31,6 @@ schema.index({ qr_id: 1 }, { unique: true })
 
 const toRecord = ({ _id, library: _library, style, ...rest }: StaticDoc): StaticRecord => ({ ...rest, style: JSON.parse(style) })
 
-function idOf(position: string): Types.ObjectId {
-  if (!/^[0-9a-f]{24}$/.test(position)) throw badCursor()
-  return new Types.ObjectId(position)
-}
-
-/** Transactions need a replica set or mongos; a standalone server gets insert-then-clean-up. */
-async function supportsTransactions(conn: Connection): Promise<boolean> {
-  const hello = await conn.db!.admin().command({ hello: 1 })
-  return Boolean(hello.setName) || hello.msg === 'isdbgrid'
-}
-
 /**
  * A RecordStore in MongoDB over a shared mongoose connection (autoIndex is off, so the indexes
  * are created here). Position = the document's ObjectId as hex.
@@ -50,34 +38,14 @@ async function supportsTransactions(conn: Connection): Promise<boolean> {
 export async function createMongoRecordStore(conn: Connection): Promise<RecordStore> {
   const Model = (conn.models.StaticRecord as Model<StaticDoc> | undefined) ?? conn.model<StaticDoc>('StaticRecord', schema, 'static_records')
   await Model.createIndexes()
-  const transactions = await supportsTransactions(conn)
-
-  const receipts = await mongoReceipts(conn)
-
-  async function insertDocs(docs: StaticDoc[], receipt?: Receipt): Promise<void> {
-    if (transactions) {
-      await conn.transaction(async (session) => {
-        await Model.insertMany(docs, { session, ordered: true })
-        if (receipt) await receipts.write(receipt, session)
-      })
-      return
-    }
-    try {
-      await Model.insertMany(docs, { ordered: true })
-      if (receipt) await receipts.write(receipt)
-    } catch (error) {
-      // By _id, which this call assigned: a clashing qr_id may belong to an older record.
-      await Model.deleteMany({ _id: { $in: docs.map((doc) => doc._id) } })
-      throw error
-    }
-  }
+  const atomic = await createAtomicInsert(conn, Model)
 
   return {
     async insertMany(library, records, receipt) {
-      await insertDocs(records.map((r) => ({ ...r, _id: new Types.ObjectId(), library, style: JSON.stringify(r.style) })), receipt)
+      await atomic.insert(records.map((r) => ({ ...r, _id: new Types.ObjectId(), library, style: JSON.stringify(r.style) })), receipt)
     },
 
-    findReceipt: receipts.findReceipt,
+    findReceipt: atomic.findReceipt,
 
     async get(library, qrId) {
       const doc = await Model.findOne({ library, qr_id: qrId }).lean<StaticDoc>()
@@ -86,7 +54,7 @@ export async function createMongoRecordStore(conn: Connection): Promise<RecordSt
 
     async list(library, options: ListOptions) {
       const filter: QueryFilter<StaticDoc> = { library }
-      if (options.after !== undefined) filter._id = { $gt: idOf(options.after) }
+      if (options.after !== undefined) filter._id = { $gt: objectIdOf(options.after) }
       if (options.updatedSince !== undefined) filter.updated_at = { $gte: options.updatedSince }
       const docs = await Model.find(filter).sort({ _id: 1 }).limit(options.limit + 1).lean<StaticDoc[]>()
       const more = docs.length > options.limit
