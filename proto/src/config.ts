@@ -8,6 +8,8 @@ const count = (value: number) => T.Integer({ minimum: 1, default: value })
 export const ConfigSchema = T.Object({
   PORT: port(3000),
   SHORT_PORT: port(3001),
+  /** Probe listener (/healthz, /readyz) of a process without its own HTTP API; 0: none. */
+  HEALTH_PORT: port(0),
   SHORT_BASE_URL: T.String({ pattern: '^https?://[^/\\s]+(/[^\\s]*[^/\\s])?$', default: 'http://localhost:3001' }),
   DATA_DIR: T.String({ minLength: 1, default: './data' }),
   TRANSPORT: T.Union([T.Literal('memory'), T.Literal('nats')], { default: 'memory' }),

@@ -34,13 +34,23 @@ export async function openMongoIfConfigured(config: Config): Promise<Connection 
   return connectMongo(config.MONGODB_URL!)
 }
 
-/** Runs `stop` once on SIGTERM or SIGINT, then exits 0 (1 when stopping failed). */
+/** Longest graceful stop; below the 30 s grace period of deploy/k8s, so a stuck stop still logs why. */
+export const SHUTDOWN_DEADLINE_MS = 25_000
+
+/**
+ * Runs `stop` once on SIGTERM or SIGINT, then exits 0; 1 when stopping failed or did not finish
+ * within SHUTDOWN_DEADLINE_MS.
+ */
 export function onShutdown(name: string, stop: () => Promise<void>): void {
   let stopping = false
   const handle = async (signal: string) => {
     if (stopping) return
     stopping = true
     console.log(`[${name}] ${signal}: shutting down`)
+    setTimeout(() => {
+      console.error(`[${name}] shutdown did not finish within ${SHUTDOWN_DEADLINE_MS} ms`)
+      process.exit(1)
+    }, SHUTDOWN_DEADLINE_MS).unref()
     try {
       await stop()
       process.exit(0)

@@ -1,0 +1,50 @@
+/** Name -> probe of each dependency a process needs (its store, NATS...). */
+export type HealthChecks = Record<string, () => Promise<boolean>>
+
+export interface HealthListener {
+  /** The port it listens on (the one asked for, or the one picked for port 0). */
+  port: number
+  stop(): Promise<void>
+}
+
+/** A probe that hangs counts as failed: a kubelet gives up after its own timeout anyway. */
+export const CHECK_TIMEOUT_MS = 2_000
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } })
+
+async function probe(check: () => Promise<boolean>): Promise<boolean> {
+  let timer: Timer | undefined
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS)))
+  try {
+    return await Promise.race([check().then((ok) => ok === true, () => false), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** /readyz's answer, in the gateway's shape: 200 only while every check passes, else 503. */
+export async function readiness(checks: HealthChecks): Promise<Response> {
+  const entries = await Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await probe(check)] as const))
+  const ready = entries.every(([, ok]) => ok)
+  return json(ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(entries) })
+}
+
+/**
+ * The probe listener of a process without its own HTTP API (HEALTH_PORT): `/healthz` is 200
+ * while the process lives, `/readyz` 200 while every check passes. Port 0 picks a free port.
+ */
+export function startHealthListener(port: number, checks: HealthChecks): HealthListener {
+  const server = Bun.serve({
+    port,
+    hostname: '0.0.0.0',
+    fetch(request) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { error: 'method not allowed' })
+      const path = new URL(request.url).pathname
+      if (path === '/healthz') return json(200, { status: 'ok' })
+      if (path === '/readyz') return readiness(checks)
+      return json(404, { error: 'not found' })
+    },
+  })
+  return { port: server.port!, stop: () => server.stop(true) }
+}

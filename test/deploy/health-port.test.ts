@@ -1,0 +1,48 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ENTRY_POINTS } from '../../deploy/local/processes'
+import { startNats } from '../harness/nats'
+import { freePort, waitUntil } from '../harness/ports'
+import { skipReason } from '../harness/servers'
+import { ROOT } from './manifests'
+
+/** HEALTH_PORT on a real service process (runServiceProcess): what the kubelet's probes see. */
+const skip = skipReason('nats-server')
+const data = mkdtempSync(join(tmpdir(), 'lr-health-'))
+afterAll(() => rmSync(data, { recursive: true, force: true }))
+
+if (skip) describe.skip(`HEALTH_PORT of a service process (${skip})`, () => it('serves probes', () => {}))
+else
+  describe('HEALTH_PORT of a service process', () => {
+    it('answers /healthz, and /readyz 200 while NATS answers, 503 naming NATS while it is gone, 200 again after', async () => {
+      const nats = await startNats()
+      const port = await freePort()
+      const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.records)], {
+        cwd: ROOT,
+        env: { ...Bun.env, TRANSPORT: 'nats', NATS_URL: nats.url, DATA_DIR: data, HEALTH_PORT: String(port) },
+        stdout: 'ignore',
+        stderr: 'ignore',
+      })
+      const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`)
+      try {
+        await waitUntil(async () => (await get('/healthz')).ok, 15_000, 'the probe listener')
+        const ready = await get('/readyz')
+        expect(ready.status).toBe(200)
+        expect(await ready.json()).toEqual({ status: 'ready', checks: { store: true, nats: true } })
+
+        await nats.down()
+        await waitUntil(async () => (await get('/readyz')).status === 503, 10_000, '/readyz to fail')
+        expect(await (await get('/readyz')).json()).toEqual({ status: 'unavailable', checks: { store: true, nats: false } })
+        expect((await get('/healthz')).status).toBe(200)
+
+        await nats.up()
+        await waitUntil(async () => (await get('/readyz')).status === 200, 10_000, '/readyz to recover')
+      } finally {
+        proc.kill('SIGKILL')
+        await proc.exited
+        await nats.stop().catch(() => undefined)
+      }
+    }, 30_000)
+  })

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { ENTRY_POINTS, type ProcessName } from '../../deploy/local/processes'
+import { type NatsServer, startNats } from '../harness/nats'
+import { freePort, waitUntil } from '../harness/ports'
+import { skipReason } from '../harness/servers'
+import { stageImage } from './dockerfile'
+
+/**
+ * The image without Docker: what deploy/Dockerfile copies (minus .dockerignore) is staged in a
+ * temporary /app, its production dependencies installed as the Dockerfile does, and every process
+ * started from it the way the manifests start it (`deploy/entry.ts <process>`, probes, SIGTERM).
+ */
+const skip = skipReason('nats-server')
+const PROCESSES = Object.keys(ENTRY_POINTS) as ProcessName[]
+
+let app: string
+let data: string
+let nats: NatsServer
+
+beforeAll(async () => {
+  if (skip) return
+  app = mkdtempSync(join(tmpdir(), 'lr-image-'))
+  data = mkdtempSync(join(tmpdir(), 'lr-image-data-'))
+  await stageImage(app)
+  const install = Bun.spawnSync(['bun', 'install', '--frozen-lockfile', '--production'], { cwd: app, stdout: 'pipe', stderr: 'pipe' })
+  if (install.exitCode !== 0) throw new Error(`bun install in the staged image failed:\n${install.stderr}`)
+  nats = await startNats({ jetstream: true })
+}, 60_000)
+
+afterAll(async () => {
+  if (skip) return
+  await nats?.stop()
+  rmSync(app, { recursive: true, force: true })
+  rmSync(data, { recursive: true, force: true })
+})
+
+/** Starts one process from the staged image with the manifests' kind of environment. */
+async function startFromImage(name: ProcessName) {
+  const ports = { PORT: await freePort(), SHORT_PORT: await freePort(), HEALTH_PORT: await freePort() }
+  let log = ''
+  const proc: Subprocess = Bun.spawn(['bun', 'run', 'deploy/entry.ts', name], {
+    cwd: app,
+    env: {
+      PATH: Bun.env.PATH,
+      HOME: app,
+      NODE_ENV: 'production',
+      BUN_RUNTIME_TRANSPILER_CACHE_PATH: '0',
+      TRANSPORT: 'nats',
+      NATS_URL: nats.url,
+      DATA_DIR: data,
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  for (const stream of [proc.stdout, proc.stderr] as ReadableStream<Uint8Array>[])
+    void (async () => {
+      for await (const chunk of stream) log += new TextDecoder().decode(chunk)
+    })()
+  return { name, proc, ports, log: () => log }
+}
+
+if (skip) describe.skip(`the image, staged without Docker (${skip})`, () => it('runs every process', () => {}))
+else
+  describe('the image, staged without Docker', () => {
+    it('holds neither tests, local data nor development dependencies', () => {
+      expect(existsSync(join(app, 'test'))).toBe(false)
+      expect(existsSync(join(app, 'node_modules/typescript'))).toBe(false)
+      const files = readdirSync(app, { recursive: true }) as string[]
+      expect(files.filter((f) => /(^|\/)test\/|\.test\.ts$|\.sqlite$/.test(f) && !f.startsWith('node_modules'))).toEqual([])
+    })
+
+    it('runs every process from its argument, ready on its probe port, and exits 0 on SIGTERM', async () => {
+      const running = await Promise.all(PROCESSES.map(startFromImage))
+      try {
+        for (const p of running) {
+          const ready = p.name === 'gateway' ? `http://127.0.0.1:${p.ports.PORT}/readyz` : `http://127.0.0.1:${p.ports.HEALTH_PORT}/readyz`
+          await waitUntil(async () => (await fetch(ready)).status === 200, 20_000, `${p.name} to be ready`).catch((error) => {
+            throw new Error(`${error.message}\n${p.log()}`)
+          })
+        }
+        for (const p of running) p.proc.kill('SIGTERM')
+        const codes = await Promise.all(running.map((p) => p.proc.exited))
+        expect(Object.fromEntries(running.map((p, i) => [p.name, codes[i]]))).toEqual(Object.fromEntries(PROCESSES.map((n) => [n, 0])))
+      } finally {
+        for (const p of running) p.proc.kill('SIGKILL')
+      }
+    }, 40_000)
+  })

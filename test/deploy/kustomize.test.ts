@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'bun:test'
+import { ENTRY_POINTS } from '../../deploy/local/processes'
+import { BASE, build, containerOf, type K8sObject, kubectlSkipReason, named, ofKind, PRODUCTION, quantity, selects, settingsOf } from './manifests'
+
+/** Every process of TRANSPORT=nats mode gets a Deployment; these two also face clients over HTTP. */
+const PROCESSES = ['gateway', 'resolver', 'auth', 'records', 'dynamic', 'analytics']
+const FRONT_DOORS = { gateway: 'PORT', resolver: 'SHORT_PORT' } as Record<string, string>
+const KINDS = ['ConfigMap', 'Deployment', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler']
+
+const skip = kubectlSkipReason()
+
+/** The container port a probe or Service names, by name or by number. */
+function portNumber(deployment: K8sObject, port: string | number): number | undefined {
+  const ports: { name?: string; containerPort: number }[] = containerOf(deployment).ports ?? []
+  return ports.find((p) => p.name === port || p.containerPort === port)?.containerPort
+}
+
+function checkBuild(dir: string) {
+  const objects = () => build(dir)
+  const deployments = () => ofKind(objects(), 'Deployment')
+  const eachDeployment = (check: (d: K8sObject) => void) => () => {
+    for (const deployment of deployments()) {
+      try {
+        check(deployment)
+      } catch (error) {
+        throw new Error(`Deployment ${deployment.metadata.name}: ${(error as Error).message}`)
+      }
+    }
+  }
+
+  it('builds, with only the kinds the deployment needs', () => {
+    for (const object of objects()) {
+      expect(KINDS).toContain(object.kind)
+      expect(object.metadata.name).toBeTruthy()
+      expect(object.metadata.labels?.['app.kubernetes.io/part-of']).toBe('library-records')
+    }
+  })
+
+  it('has one Deployment per process, each running its own entry point', () => {
+    expect(deployments().map((d) => d.metadata.name).sort()).toEqual([...PROCESSES].sort())
+    for (const name of Object.keys(ENTRY_POINTS)) expect(named(objects(), 'Deployment', name)).toBeDefined()
+    for (const name of PROCESSES) expect(Object.keys(ENTRY_POINTS)).toContain(name)
+    for (const deployment of deployments()) {
+      expect(containerOf(deployment).args).toEqual([deployment.metadata.name])
+      expect(deployment.spec.template.spec.containers).toHaveLength(1)
+    }
+  })
+
+  it('selects its own pods in every Deployment', eachDeployment((d) => {
+    expect(selects(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true)
+    const others = deployments().filter((o) => o !== d && selects(d.spec.selector.matchLabels, o.spec.template.metadata.labels))
+    expect(others).toEqual([])
+  }))
+
+  it('rolls out one new pod at a time and never goes below the wanted count', eachDeployment((d) => {
+    expect(d.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } })
+  }))
+
+  it('runs as a non-root user, read-only, without capabilities', eachDeployment((d) => {
+    const pod = d.spec.template.spec
+    expect(pod.securityContext.runAsNonRoot).toBe(true)
+    expect(pod.securityContext.runAsUser).toBeGreaterThan(0)
+    expect(pod.automountServiceAccountToken).toBe(false)
+    const container = containerOf(d)
+    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } })
+  }))
+
+  it('requests resources and limits them above the request', eachDeployment((d) => {
+    const { requests, limits } = containerOf(d).resources
+    for (const resource of ['cpu', 'memory']) {
+      expect(quantity(requests[resource])).toBeGreaterThan(0)
+      expect(quantity(limits[resource])).toBeGreaterThanOrEqual(quantity(requests[resource]))
+    }
+  }))
+
+  it('probes /healthz for liveness and /readyz for readiness on a port the process listens on', eachDeployment((d) => {
+    const container = containerOf(d)
+    const settings = settingsOf(d, objects())
+    const listener = FRONT_DOORS[d.metadata.name] === 'PORT' ? 'PORT' : 'HEALTH_PORT'
+    const expected = Number(settings.get(listener))
+    expect(expected).toBeGreaterThan(0)
+    for (const [probe, path] of [['livenessProbe', '/healthz'], ['readinessProbe', '/readyz'], ['startupProbe', '/healthz']] as const) {
+      expect(container[probe].httpGet.path).toBe(path)
+      expect(portNumber(d, container[probe].httpGet.port)).toBe(expected)
+    }
+  }))
+
+  it('listens on the port its setting names, for the processes that serve HTTP', () => {
+    for (const [name, setting] of Object.entries(FRONT_DOORS)) {
+      const deployment = named(objects(), 'Deployment', name)!
+      expect(portNumber(deployment, 'http')).toBe(Number(settingsOf(deployment, objects()).get(setting)))
+    }
+  })
+
+  it('gives a terminating pod time to leave the endpoints and to drain within the grace period', eachDeployment((d) => {
+    const grace = d.spec.template.spec.terminationGracePeriodSeconds
+    expect(grace).toBeGreaterThanOrEqual(30)
+    const preStop = containerOf(d).lifecycle?.preStop?.exec?.command
+    if (!(d.metadata.name in FRONT_DOORS)) return expect(preStop).toBeUndefined()
+    expect(preStop?.[0]).toBe('sleep')
+    expect(Number(preStop[1])).toBeGreaterThan(0)
+    expect(grace - Number(preStop[1])).toBeGreaterThanOrEqual(20)
+  }))
+
+  it('has a Service per Deployment whose target ports the pods expose', () => {
+    const services = ofKind(objects(), 'Service')
+    expect(services.map((s) => s.metadata.name).sort()).toEqual([...PROCESSES].sort())
+    for (const service of services) {
+      const targets = deployments().filter((d) => selects(service.spec.selector, d.spec.template.metadata.labels))
+      expect(targets.map((d) => d.metadata.name)).toEqual([service.metadata.name])
+      for (const port of service.spec.ports) expect(portNumber(targets[0]!, port.targetPort)).toBeDefined()
+    }
+  })
+
+  it('has a PodDisruptionBudget per Deployment that lets one pod go at a time', () => {
+    const budgets = ofKind(objects(), 'PodDisruptionBudget')
+    expect(budgets.map((b) => b.metadata.name).sort()).toEqual([...PROCESSES].sort())
+    for (const budget of budgets) {
+      const targets = deployments().filter((d) => selects(budget.spec.selector.matchLabels, d.spec.template.metadata.labels))
+      expect(targets.map((d) => d.metadata.name)).toEqual([budget.metadata.name])
+      expect(budget.spec.maxUnavailable).toBe(1)
+    }
+  })
+
+  it('scales the gateway and the resolver on CPU, and leaves their replica count to the autoscaler', () => {
+    const autoscalers = ofKind(objects(), 'HorizontalPodAutoscaler')
+    expect(autoscalers.map((a) => a.spec.scaleTargetRef.name).sort()).toEqual(Object.keys(FRONT_DOORS).sort())
+    for (const hpa of autoscalers) {
+      expect(hpa.spec.scaleTargetRef.kind).toBe('Deployment')
+      expect(named(objects(), 'Deployment', hpa.spec.scaleTargetRef.name)!.spec.replicas).toBeUndefined()
+      expect(hpa.spec.minReplicas).toBeLessThanOrEqual(hpa.spec.maxReplicas)
+      expect(hpa.spec.metrics[0].resource.name).toBe('cpu')
+    }
+  })
+
+  it('runs every process over NATS, on MongoDB, with the Redis limiter', () => {
+    for (const deployment of deployments()) {
+      const settings = settingsOf(deployment, objects())
+      expect([settings.get('TRANSPORT'), settings.get('STORE'), settings.get('LIMITER')]).toEqual(['nats', 'mongo', 'redis'])
+    }
+  })
+}
+
+if (skip) describe.skip(`kustomize builds (${skip})`, () => it('builds the base and the production overlay', () => {}))
+else {
+  describe(`kustomize base (${BASE})`, () => checkBuild(BASE))
+  describe(`kustomize production overlay (${PRODUCTION})`, () => {
+    checkBuild(PRODUCTION)
+
+    it('puts every object in the library-records namespace', () => {
+      for (const object of build(PRODUCTION)) expect(object.metadata.namespace).toBe('library-records')
+    })
+
+    it('runs the released image, not the local placeholder', () => {
+      for (const deployment of ofKind(build(PRODUCTION), 'Deployment')) expect(containerOf(deployment).image).toMatch(/^[^:]+\/library-records:[\w.-]+$/)
+    })
+
+    it('keeps two pods of every process, so one can be drained or replaced at a time', () => {
+      for (const deployment of ofKind(build(PRODUCTION), 'Deployment'))
+        if (!(deployment.metadata.name in FRONT_DOORS)) expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2)
+      for (const hpa of ofKind(build(PRODUCTION), 'HorizontalPodAutoscaler')) expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2)
+    })
+
+    it('publishes short links under an https domain', () => {
+      expect(ofKind(build(PRODUCTION), 'ConfigMap')[0]!.data!.SHORT_BASE_URL).toMatch(/^https:\/\//)
+    })
+  })
+}
