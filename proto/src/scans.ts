@@ -11,7 +11,7 @@ export const SCANS_ALL = 'scans.*'
  * so the user agent travels as sent. The client address never travels: only `visitor_id`.
  */
 export const ScanEvent = T.Object({
-  /** Unique id of this scan (UUID); lets a consumer drop a redelivered event. */
+  /** Unique id of this scan (a time-ordered UUIDv7); lets a consumer drop a redelivered event. */
   scan_id: T.String({ minLength: 1 }),
   code: T.String(),
   /** When the resolver answered, in epoch milliseconds (UTC). The API reports epoch seconds. */

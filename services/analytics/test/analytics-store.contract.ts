@@ -59,6 +59,19 @@ export function analyticsStoreContract(open: () => Promise<StoreHarness>) {
       expect(await store.summary(['Code0001'], ALL_TIME)).toEqual([{ code: 'Code0001', total_scans: 3, unique_scans: 2 }])
     })
 
+    it('counts the same whether scans arrive in one call or one by one', async () => {
+      await store.applyScans(HISTORY)
+      const together = await store.breakdown('Code0001', ALL_TIME)
+      const fresh = await open()
+      try {
+        for (const one of HISTORY) await fresh.store.applyScans([one])
+        expect(await fresh.store.breakdown('Code0001', ALL_TIME)).toEqual(together)
+        expect(together.unique_scans).toBe(3)
+      } finally {
+        await fresh.cleanup()
+      }
+    })
+
     it('answers 0 for an empty call', async () => {
       expect(await store.applyScans([])).toBe(0)
     })

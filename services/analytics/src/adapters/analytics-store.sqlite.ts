@@ -51,14 +51,22 @@ export function createSqliteAnalyticsStore(db: Database): AnalyticsStore {
   // One transaction per call: the raw scans and every aggregate commit together or not at all.
   const apply = db.transaction((scans: StoredScan[]): number => {
     const tally = createTally()
+    // A visitor already met in this batch is not new again: skip its two visitor-table writes.
+    const metInBatch = new Set<string>()
     let fresh = 0
     for (const scan of scans) {
       const { scan_id, code, scanned_at, country, device, os, browser, visitor_id } = scan
       if (insertScan.run(scan_id, code, scanned_at, country, device, os, browser, visitor_id).changes === 0) continue
       fresh++
-      const day = dayOf(scan.scanned_at)
-      const newVisitor = insertVisitor.run(scan.code, scan.visitor_id).changes > 0
-      const newDayVisitor = insertDayVisitor.run(scan.code, day, scan.visitor_id).changes > 0
+      const day = dayOf(scanned_at)
+      const dayVisitor = `${code}\u0000${day}\u0000${visitor_id}`
+      if (metInBatch.has(dayVisitor)) {
+        tally.add(scan, day, false, false)
+        continue
+      }
+      metInBatch.add(dayVisitor)
+      const newVisitor = insertVisitor.run(code, visitor_id).changes > 0
+      const newDayVisitor = insertDayVisitor.run(code, day, visitor_id).changes > 0
       tally.add(scan, day, newVisitor, newDayVisitor)
     }
     for (const row of tally.codes.values()) addCode.run(row)

@@ -19,7 +19,8 @@ export function scanEventOf(request: Request, code: string, address: string | nu
   const visitor = createHmac('sha256', settings.visitorHashKey).update(`${address ?? ''}\n${userAgent}`)
   const referer = request.headers.get('referer')
   return {
-    scan_id: crypto.randomUUID(),
+    // Time-ordered (UUIDv7): stores index scan_id in arrival order, an append instead of a random page.
+    scan_id: Bun.randomUUIDv7(),
     code,
     scanned_at: at,
     user_agent: userAgent,
