@@ -6,6 +6,7 @@ import { createSqliteAnalyticsStore } from './adapters/analytics-store.sqlite'
 import { createBusCodeDirectory } from './adapters/code-directory.bus'
 import { serveAnalytics } from './handlers'
 import type { AnalyticsStore, CodeDirectory } from './ports'
+import { ingestInWorker } from './ingest-in-worker'
 import { createAnalyticsService } from './service'
 
 /** Opens the store config.STORE names (`${DATA_DIR}/analytics.sqlite`, or Mongo); see openServiceStore. */
@@ -41,9 +42,12 @@ export async function startAnalytics(ctx: ServiceContext, opts: AnalyticsOptions
   const directory = opts.directory ?? createBusCodeDirectory(ctx.bus)
   const service = createAnalyticsService({ store, directory })
   const source = opts.source ?? (await scanSourceOf(ctx))
+  // One process on SQLite: ingestion writes on the second core (see ingestInWorker).
+  const worker = ctx.config.TRANSPORT === 'memory' && ctx.config.STORE === 'sqlite' ? await ingestInWorker(ctx.config) : undefined
   try {
-    await source.start((events) => service.ingest(events).then(() => undefined))
+    await source.start(worker?.apply ?? ((events) => service.ingest(events).then(() => undefined)))
   } catch (error) {
+    await worker?.close()
     await close()
     throw error
   }
@@ -52,6 +56,7 @@ export async function startAnalytics(ctx: ServiceContext, opts: AnalyticsOptions
     ready: () => store.ping(),
     async stop() {
       await source.stop()
+      await worker?.close()
       unsubscribe()
       await close()
     },

@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '@lr/proto'
+import { ingestInWorker } from '../src/ingest-in-worker'
+import { openAnalyticsStore } from '../src/start'
+
+const event = (n: number, visitor = 'a') => ({
+  scan_id: `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`,
+  code: 'Code0001',
+  scanned_at: Date.UTC(2025, 0, 10, 12) + n,
+  user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+  visitor_id: visitor.repeat(64).slice(0, 64),
+  country: 'DE',
+})
+
+describe('ingestInWorker', () => {
+  const dirs: string[] = []
+  afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })))
+
+  it('stores each batch in the shared SQLite file before it resolves', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
+    dirs.push(dir)
+    const config = loadConfig({ DATA_DIR: dir })
+    const worker = await ingestInWorker(config)
+    const reader = await openAnalyticsStore(config)
+    try {
+      await worker.apply([event(1), event(2, 'b'), event(3)])
+      const breakdown = await reader.store.breakdown('Code0001', {})
+      expect([breakdown.total_scans, breakdown.unique_scans]).toEqual([3, 2])
+      expect(breakdown.devices).toEqual([{ device: 'mobile', scans: 3 }])
+      await worker.apply([event(1), event(4)]) // scan 1 again: applied once
+      expect((await reader.store.breakdown('Code0001', {})).total_scans).toBe(4)
+    } finally {
+      await worker.close()
+      await reader.close()
+    }
+  })
+})
