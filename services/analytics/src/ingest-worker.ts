@@ -28,7 +28,7 @@ self.onmessage = async ({ data }: MessageEvent<IngestRequest | { type: 'open'; c
   }
   let reply: IngestReply
   try {
-    reply = { id: data.id, applied: await ingest!(data.events) }
+    reply = { id: data.id, applied: await ingest!(JSON.parse(data.events)) }
   } catch (error) {
     reply = { id: data.id, error: (error as Error)?.message ?? String(error) }
   }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '@lr/proto'
+import { ALL_TIME } from '../src/days'
 import { ingestInWorker } from '../src/ingest-in-worker'
 import { openAnalyticsStore } from '../src/start'
 
@@ -27,11 +28,11 @@ describe('ingestInWorker', () => {
     const reader = await openAnalyticsStore(config)
     try {
       await worker.apply([event(1), event(2, 'b'), event(3)])
-      const breakdown = await reader.store.breakdown('Code0001', {})
+      const breakdown = await reader.store.breakdown('Code0001', ALL_TIME)
       expect([breakdown.total_scans, breakdown.unique_scans]).toEqual([3, 2])
       expect(breakdown.devices).toEqual([{ device: 'mobile', scans: 3 }])
       await worker.apply([event(1), event(4)]) // scan 1 again: applied once
-      expect((await reader.store.breakdown('Code0001', {})).total_scans).toBe(4)
+      expect((await reader.store.breakdown('Code0001', ALL_TIME)).total_scans).toBe(4)
     } finally {
       await worker.close()
       await reader.close()
