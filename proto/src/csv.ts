@@ -40,11 +40,29 @@ export function formatCsv<T extends object>(
   })
 }
 
-/** One chunk of a streamed export: the page as CSV (header only in the first) and where to go on. */
+/**
+ * Bytes of CSV one export chunk may carry. A chunk travels as one bus message; NATS refuses a
+ * message over its max_payload (1 MiB by default), and a row may be large (a 2048-character URL,
+ * an 8 KiB style), so a fixed row count alone could not keep it under.
+ */
+export const CHUNK_MAX_BYTES = 512 * 1024
+
+/**
+ * One chunk of a streamed export: up to `limit` rows from `read` as CSV (header only in the
+ * first) and where to go on. When the rows are too large for CHUNK_MAX_BYTES it reads half as
+ * many, until they fit (a single row always does).
+ */
 export async function csvChunk<T extends object>(
   columns: readonly (keyof T & string)[],
-  page: Page<T>,
+  read: (limit: number) => Promise<Page<T>>,
+  limit: number,
   first: boolean,
+  maxBytes = CHUNK_MAX_BYTES,
 ): Promise<{ csv: string; next_cursor: string | null }> {
-  return { csv: await formatCsv(columns, page.items, { header: first }), next_cursor: nextCursor(page) }
+  for (;;) {
+    const page = await read(limit)
+    const csv = await formatCsv(columns, page.items, { header: first })
+    if (limit === 1 || Buffer.byteLength(csv) <= maxBytes) return { csv, next_cursor: nextCursor(page) }
+    limit = Math.max(1, Math.floor(limit / 2))
+  }
 }

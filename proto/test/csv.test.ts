@@ -27,7 +27,45 @@ describe('csv helpers', () => {
   })
 
   it('turns a page into a chunk whose cursor encodes the page position', async () => {
-    const chunk = await csvChunk(['a'], { items: [{ a: 'x' }], next: '1f' }, false)
+    const chunk = await csvChunk(['a'], async () => ({ items: [{ a: 'x' }], next: '1f' }), 10, false)
     expect(chunk).toEqual({ csv: 'x\r\n', next_cursor: Buffer.from('1f').toString('base64url') })
+  })
+
+  describe('with rows too large for one chunk', () => {
+    // 40 rows of 100 bytes; `next` is the position (index, hex) of a page's last row.
+    const rows = Array.from({ length: 40 }, (_, i) => ({ n: String(i).padStart(2, '0'), big: 'x'.repeat(95) }))
+    const reads: number[] = []
+    const read = (after: number) => async (limit: number) => {
+      reads.push(limit)
+      const items = rows.slice(after, after + limit)
+      const last = after + items.length
+      return { items, next: last < rows.length ? (last - 1).toString(16) : null }
+    }
+
+    it('reads fewer rows until the chunk fits the byte budget', async () => {
+      reads.length = 0
+      const chunk = await csvChunk(['n', 'big'], read(0), 32, false, 1000)
+      expect(reads).toEqual([32, 16, 8])
+      expect(Buffer.byteLength(chunk.csv)).toBeLessThanOrEqual(1000)
+      expect(chunk.csv.split('\r\n').filter(Boolean)).toHaveLength(8)
+    })
+
+    it('returns every row exactly once across chunks', async () => {
+      const seen: string[] = []
+      let after = 0
+      for (;;) {
+        const chunk = await csvChunk(['n', 'big'], read(after), 32, false, 1000)
+        const lines = chunk.csv.split('\r\n').filter(Boolean)
+        seen.push(...lines.map((line) => line.slice(0, 2)))
+        after += lines.length
+        if (!chunk.next_cursor) break
+      }
+      expect(seen).toEqual(rows.map((row) => row.n))
+    })
+
+    it('sends a single row whatever its size', async () => {
+      const chunk = await csvChunk(['n', 'big'], read(0), 4, false, 10)
+      expect(chunk.csv.split('\r\n').filter(Boolean)).toHaveLength(1)
+    })
   })
 })

@@ -244,6 +244,21 @@ export function staticSuite(stack: () => Stack) {
         expect(lines.slice(3)).toEqual([''])
       })
 
+      it('exports a library of large rows in full (chunks stay under the bus message limit)', async () => {
+        const own = await freshMember(stack())
+        // At the 8 KiB style limit, 1100 rows are about 9 MB of CSV: more than one bus message may carry.
+        const style = { svg: 'x'.repeat(8150) }
+        for (let batch = 0; batch < 22; batch++) {
+          const qrcodes = Array.from({ length: 50 }, (_, i) => ({ ...item(batch * 50 + i), style }))
+          expect((await api('POST', '/v1/qrcodes/batch', own.key, { qrcodes })).status).toBe(201)
+        }
+        const res = await api('GET', '/v1/qrcodes/export', own.key)
+        expect(res.status).toBe(200)
+        const rows = res.text.split('\r\n').slice(1, -1)
+        expect(rows).toHaveLength(1100)
+        expect(new Set(rows.map((row) => row.split(',')[0])).size).toBe(1100)
+      }, 30_000)
+
       it('exports only the header for an empty library', async () => {
         const own = await freshMember(stack())
         const res = await api('GET', '/v1/qrcodes/export', own.key)

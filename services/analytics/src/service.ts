@@ -76,8 +76,11 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
       const range = parseDayRange(query)
       const after = cursor === null ? undefined : decodeScanCursor(cursor)
       await owned(principal, code)
-      const page = await store.exportPage(code, { range, after, limit: exportPageSize })
-      return csvChunk(SCAN_EXPORT_COLUMNS, { items: page.items.map(rowOf), next: page.next }, cursor === null)
+      const read = async (limit: number) => {
+        const page = await store.exportPage(code, { range, after, limit })
+        return { items: page.items.map(rowOf), next: page.next }
+      }
+      return csvChunk(SCAN_EXPORT_COLUMNS, read, exportPageSize, cursor === null)
     },
   }
 }

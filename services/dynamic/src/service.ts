@@ -130,8 +130,11 @@ export function createDynamicService(deps: DynamicDeps) {
     /** One chunk of the CSV export; `cursor` null starts it (and only that chunk has the header). */
     async exportPage(principal: Principal, cursor: string | null): Promise<ExportChunk> {
       const after = cursor === null ? undefined : decodeCursor(cursor)
-      const page = await store.list(libraryOf(principal), { limit: exportPageSize, after })
-      return csvChunk(EXPORT_COLUMNS, { items: page.items.map(withShortUrl), next: page.next }, cursor === null)
+      const read = async (limit: number) => {
+        const page = await store.list(libraryOf(principal), { limit, after })
+        return { items: page.items.map(withShortUrl), next: page.next }
+      }
+      return csvChunk(EXPORT_COLUMNS, read, exportPageSize, cursor === null)
     },
 
     /** The resolver's lookup, in any library; null for a code never issued. */

@@ -88,8 +88,8 @@ export function createRecordsService(deps: RecordsDeps) {
     /** One chunk of the CSV export; `cursor` null starts it (and only that chunk has the header). */
     async exportPage(principal: Principal, cursor: string | null): Promise<ExportChunk> {
       const after = cursor === null ? undefined : decodeCursor(cursor)
-      const page = await store.list(libraryOf(principal), { limit: exportPageSize, after })
-      return csvChunk(EXPORT_COLUMNS, page, cursor === null)
+      const read = (limit: number) => store.list(libraryOf(principal), { limit, after })
+      return csvChunk(EXPORT_COLUMNS, read, exportPageSize, cursor === null)
     },
   }
 }
