@@ -1,7 +1,7 @@
 import { type Config, createBusScanPublisher, createLocalBus, openMongoIfConfigured, type RunningService } from '@lr/proto'
 import { startAuth } from '@lr/auth'
 import { startRecords } from '@lr/records'
-import { createResolver, startDynamic } from '@lr/dynamic'
+import { createResolverFromConfig, startDynamic } from '@lr/dynamic'
 import { startAnalytics } from '@lr/analytics'
 import { createGateway } from './app'
 import { createAdmission } from './admission'
@@ -27,13 +27,7 @@ export async function startStandalone(config: Config) {
   // The short-link resolver over the same bus; main.ts gives it its own listener (SHORT_PORT).
   // Its scans are events of the bus, which analytics consumes (scans.*).
   const scans = createBusScanPublisher(bus)
-  const resolver = createResolver({
-    bus,
-    shortBaseUrl: config.SHORT_BASE_URL,
-    trustProxy: config.TRUST_PROXY === 1,
-    visitorHashKey: config.VISITOR_HASH_KEY,
-    publishScan: scans.publish,
-  })
+  const resolver = createResolverFromConfig(bus, config, scans.publish)
   return {
     gateway,
     bus,

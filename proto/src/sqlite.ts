@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { badCursor } from './paging'
 
 /**
  * Opens an embedded SQLite file for one service's store (":memory:" for tests).
@@ -12,4 +13,10 @@ export function openSqlite(path: string): Database {
   const db = new Database(path, { create: true, strict: true })
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;')
   return db
+}
+
+/** A list position of the SQLite stores (their seq as hex) back to the seq, or a 400. 13 hex digits reach 2^52. */
+export function seqOf(position: string): number {
+  if (!/^[0-9a-f]{1,13}$/.test(position)) throw badCursor()
+  return Number.parseInt(position, 16)
 }

@@ -13,7 +13,7 @@ export { createDynamicService, EXPORT_PAGE_SIZE, INSERT_ATTEMPTS, type DynamicDe
 export { CODE_LENGTH, randomCode } from './codes'
 export { EXPORT_COLUMNS } from './fields'
 export { serveDynamic } from './handlers'
-export { createResolver, type Resolver, type ResolverDeps } from './resolver/resolver'
+export { createResolver, createResolverFromConfig, type Resolver, type ResolverDeps } from './resolver/resolver'
 
 /** Opens the store config.STORE names (`${DATA_DIR}/dynamic.sqlite`, or Mongo); see openServiceStore. */
 export const openDynamicStore = (config: Config, mongo?: Connection): Promise<OpenedStore<DynamicStore>> =>

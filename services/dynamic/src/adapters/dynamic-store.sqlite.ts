@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
-import { badCursor, type ListOptions } from '@lr/proto'
+import { seqOf } from '@lr/proto/sqlite'
+import { type ListOptions } from '@lr/proto'
 import type { Receipt } from '@lr/proto/idempotency'
 import { sqliteReceipts } from '@lr/proto/idempotency-sqlite'
 import { CodeTakenError, type DynamicPatch, type DynamicStore, type StoredDynamic } from '../ports'
@@ -31,12 +32,6 @@ type Row = Omit<StoredDynamic, 'style'> & { style: string; seq?: number }
 const toRecord = ({ seq: _seq, ...row }: Row): StoredDynamic => ({ ...row, style: JSON.parse(row.style) })
 const isCodeClash = (error: unknown) =>
   (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE' && /dynamic_codes\.code/.test(String((error as Error).message))
-
-/** Hex position -> seq; 13 hex digits is beyond any seq this store will reach (2^52). */
-function seqOf(position: string): number {
-  if (!/^[0-9a-f]{1,13}$/.test(position)) throw badCursor()
-  return Number.parseInt(position, 16)
-}
 
 /** A DynamicStore in an embedded SQLite database (see openSqlite); creates its table if needed. */
 export function createSqliteDynamicStore(db: Database): DynamicStore {

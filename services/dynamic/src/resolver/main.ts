@@ -2,7 +2,7 @@ import { loadConfigOrExit, onShutdown } from '@lr/proto'
 import { createNatsBus } from '@lr/proto/bus-nats'
 import { startHealthListener } from '@lr/proto/health-listener'
 import { createJetStreamScanPublisher, ensureScanStream } from '@lr/proto/scan-stream'
-import { createResolver } from './resolver'
+import { createResolverFromConfig } from './resolver'
 
 // Process entry of the short-link resolver when TRANSPORT=nats: its own listener on SHORT_PORT,
 // never behind the gateway. Any number may run; each follows every change event. Its path space
@@ -12,13 +12,7 @@ const bus = await createNatsBus(config.NATS_URL, 'resolver')
 // Scans go through the SCANS stream (durable, deduplicated by scan_id); it must exist first.
 await ensureScanStream(await bus.connection.jetstreamManager())
 const scans = createJetStreamScanPublisher(bus.connection)
-const resolver = createResolver({
-  bus,
-  shortBaseUrl: config.SHORT_BASE_URL,
-  trustProxy: config.TRUST_PROXY === 1,
-  visitorHashKey: config.VISITOR_HASH_KEY,
-  publishScan: scans.publish,
-})
+const resolver = createResolverFromConfig(bus, config, scans.publish)
 const server = Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', fetch: resolver.fetch })
 const health = config.HEALTH_PORT > 0 ? startHealthListener(config.HEALTH_PORT, { nats: () => bus.ping() }) : undefined
 console.log(`[resolver] serving on :${server.port} over ${config.NATS_URL}${health ? `, probes on :${health.port}` : ''}`)

@@ -1,4 +1,4 @@
-import { AppError, type Bus, decode, isIssuableCode } from '@lr/proto'
+import { AppError, type Bus, type Config, decode, isIssuableCode } from '@lr/proto'
 import { DYNAMIC_CHANGED_ALL, DYNAMIC_SUBJECTS, type ResolveReply, ResolverEntry } from '@lr/proto/dynamic'
 import { createBusScanPublisher } from '@lr/proto/scan-publisher'
 import type { ScanEvent } from '@lr/proto/scans'
@@ -47,6 +47,17 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
  * that memory current. A counted scan (GET, not a bot) is published after the answer is built,
  * never awaited.
  */
+/** The resolver of a deployment: its settings from config, its scans handed to `publishScan`. */
+export function createResolverFromConfig(bus: Bus, config: Config, publishScan: (event: ScanEvent) => void): Resolver {
+  return createResolver({
+    bus,
+    shortBaseUrl: config.SHORT_BASE_URL,
+    trustProxy: config.TRUST_PROXY === 1,
+    visitorHashKey: config.VISITOR_HASH_KEY,
+    publishScan,
+  })
+}
+
 export function createResolver(deps: ResolverDeps): Resolver {
   const { bus, now = Date.now } = deps
   const prefix = deps.shortBaseUrl ? new URL(deps.shortBaseUrl).pathname.replace(/\/$/, '') : ''

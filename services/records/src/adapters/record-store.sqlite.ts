@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
-import { badCursor, type ListOptions } from '@lr/proto'
+import { seqOf } from '@lr/proto/sqlite'
+import { type ListOptions } from '@lr/proto'
 import type { StaticRecord } from '@lr/proto/records'
 import { sqliteReceipts } from '@lr/proto/idempotency-sqlite'
 import type { Receipt } from '@lr/proto/idempotency'
@@ -28,12 +29,6 @@ const FIELDS = 'qr_id, url, name, style, status, team_id, created_by, created_at
 type Row = Omit<StaticRecord, 'style'> & { style: string; seq?: number }
 
 const toRecord = ({ seq: _seq, ...row }: Row): StaticRecord => ({ ...row, style: JSON.parse(row.style) })
-
-/** Hex position -> seq; 13 hex digits is beyond any seq this store will reach (2^52). */
-function seqOf(position: string): number {
-  if (!/^[0-9a-f]{1,13}$/.test(position)) throw badCursor()
-  return Number.parseInt(position, 16)
-}
 
 /** A RecordStore in an embedded SQLite database (see openSqlite); creates its table if needed. */
 export function createSqliteRecordStore(db: Database): RecordStore {
