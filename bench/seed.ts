@@ -5,7 +5,7 @@
 //   bun run bench/seed.ts scans   DATA_DIR CODE COUNT [DAYS]
 // Prints one JSON line: {"kind", "rows", "seconds"}.
 import { join } from 'node:path'
-import { openSqlite } from '@lr/proto/sqlite'
+import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteRecordStore } from '@lr/records'
 import { createSqliteDynamicStore } from '@lr/dynamic'
 

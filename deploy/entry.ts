@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { ENTRY_POINTS, type ProcessName } from './local/processes'
+import { ENTRY_POINTS, type ProcessName } from './entry-points'
 
 /**
  * The container's entry point: `bun run deploy/entry.ts <process>` runs one process of

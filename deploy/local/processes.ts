@@ -1,18 +1,10 @@
 import type { Subprocess } from 'bun'
 import { join } from 'node:path'
+import { ENTRY_POINTS, type ProcessName } from '../entry-points'
 
 const ROOT = join(import.meta.dir, '..', '..')
 
-/** One entry point per process of TRANSPORT=nats mode. Services first: the gateway needs them. */
-export const ENTRY_POINTS = {
-  auth: 'services/auth/src/main.ts',
-  records: 'services/records/src/main.ts',
-  dynamic: 'services/dynamic/src/main.ts',
-  analytics: 'services/analytics/src/main.ts',
-  resolver: 'services/dynamic/src/resolver/main.ts',
-  gateway: 'gateway/src/main.ts',
-} as const
-export type ProcessName = keyof typeof ENTRY_POINTS
+export { ENTRY_POINTS, type ProcessName }
 
 export interface ProcessGroup {
   stop(name?: ProcessName): Promise<void>

@@ -1,5 +1,6 @@
 import { type Static, Type as T } from '@sinclair/typebox'
 import { Principal } from './principal'
+import { Epoch, Status, Style } from './library'
 
 /** Subjects of services/dynamic (dynamic QR codes); queue group `dynamic`. */
 export const DYNAMIC_SUBJECTS = {
@@ -36,9 +37,6 @@ export const ROUTE_WORDS: readonly string[] = ['analytics', 'export', 'batch']
 /** True when `code` could have been issued: the right shape and not a route word (any case). */
 export const isIssuableCode = (code: string) => CODE_PATTERN.test(code) && !ROUTE_WORDS.includes(code.toLowerCase())
 
-const Epoch = T.Integer({ minimum: 0 })
-const Status = T.Union([T.Literal('active'), T.Literal('draft')])
-const Style = T.Record(T.String(), T.Unknown())
 
 /** A dynamic QR code record (spec §2.2 + api-contract.md §3). `short_url` is SHORT_BASE_URL/code. */
 export const DynamicRecord = T.Object({

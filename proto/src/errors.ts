@@ -80,3 +80,19 @@ export function toAppError(error: unknown): AppError {
 export function errorBody(error: AppError): { error: string } | { errors: ItemError[] } {
   return error.details?.items ? { errors: error.details.items } : { error: error.message }
 }
+
+/**
+ * What a store adapter throws when a unique key refuses a write, whatever the driver (SQLite's
+ * constraint error, Mongo's duplicate key 11000). Adapters throw it; services turn it into an
+ * AppError with the words the client should read. `key` names the unique key (`code`,
+ * `email`, `idempotency_key`, ...), `value` the value that collided when the adapter knows it.
+ */
+export class StoreConflict extends Error {
+  constructor(
+    readonly key: string,
+    readonly value?: string,
+  ) {
+    super(`${key} ${value ?? '(unknown)'} is already taken`)
+    this.name = 'StoreConflict'
+  }
+}

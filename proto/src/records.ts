@@ -1,6 +1,5 @@
 import { type Static, Type as T } from '@sinclair/typebox'
-import { Principal } from './principal'
-import { ListQuery } from './paging'
+import { Epoch, Status, Style } from './library'
 
 /** Subjects of services/records (static QR codes); queue group `records`. */
 export const RECORDS_SUBJECTS = {
@@ -15,8 +14,6 @@ export const RECORDS_SUBJECTS = {
 } as const
 export const RECORDS_QUEUE = 'records'
 
-const Epoch = T.Integer({ minimum: 0 })
-const Status = T.Union([T.Literal('active'), T.Literal('draft')])
 
 /** A static QR code record (spec §2.1 + api-contract.md §3). */
 export const StaticRecord = T.Object({
@@ -43,18 +40,3 @@ export const StaticPatchBody = T.Partial(
   { additionalProperties: false, minProperties: 1 },
 )
 export const StaticList = T.Object({ qrcodes: T.Array(StaticRecord), next_cursor: T.Union([T.String(), T.Null()]) })
-export const Created = <S extends ReturnType<typeof T.Object>>(record: S) => T.Object({ created: T.Array(record) })
-
-/** Envelopes the gateway sends; services re-validate them. */
-export const WithPrincipal = T.Object({ principal: Principal })
-/** A create; `idempotency_key` is the client's Idempotency-Key header, when sent. */
-export const BodyRequest = T.Object({ principal: Principal, body: T.Unknown(), idempotency_key: T.Optional(T.String()) })
-export const ListRequest = T.Object({ principal: Principal, query: ListQuery })
-export const IdRequest = T.Object({ principal: Principal, id: T.String() })
-export const UpdateRequest = T.Object({ principal: Principal, id: T.String(), body: T.Unknown() })
-export const ExportRequest = T.Object({ principal: Principal, cursor: T.Union([T.String(), T.Null()]) })
-export type ExportRequest = Static<typeof ExportRequest>
-
-/** One piece of a streamed CSV export: text to append, and where to continue (null: done). */
-export const ExportChunk = T.Object({ csv: T.String(), next_cursor: T.Union([T.String(), T.Null()]) })
-export type ExportChunk = Static<typeof ExportChunk>

@@ -26,3 +26,37 @@ export const ScanEvent = T.Object({
   referer: T.Optional(T.String()),
 })
 export type ScanEvent = Static<typeof ScanEvent>
+
+/**
+ * How the resolver hands a counted scan on (api-contract.md §5). Adapters:
+ * createBusScanPublisher (one process, the in-process bus) and createJetStreamScanPublisher
+ * (TRANSPORT=nats, the SCANS stream; in @lr/platform/scan-stream).
+ */
+export interface ScanPublisher {
+  /** Hands the scan on in the background: never blocks the redirect, never throws. */
+  publish(event: ScanEvent): void
+  /** Resolves once every scan handed over so far was published (or dropped); for shutdown. */
+  flush(): Promise<void>
+  /** Scans handed over and not yet published. */
+  pending(): number
+  /** Stops retrying; scans still pending are given up (flush first to keep them). */
+  close(): void
+}
+
+/**
+ * Applies a batch of scan events (raw payloads: the consumer validates them). Resolves once the
+ * batch is durably stored; a rejection means nothing of it may be considered applied.
+ */
+export type ApplyScans = (events: unknown[]) => Promise<void>
+
+/**
+ * Where a consumer of scans gets them, in batches. Adapters: createBusScanSource (one process,
+ * the in-process bus) and createJetStreamScanSource (durable consumer of the SCANS stream, in
+ * @lr/platform/scan-stream): each acknowledges a batch only after `apply` resolved.
+ */
+export interface ScanSource {
+  /** Starts delivering; resolves once the subscription is in place. */
+  start(apply: ApplyScans): Promise<void>
+  /** Stops delivering and waits for the batch being applied; what is not applied is left for later (JetStream) or applied first (bus). */
+  stop(): Promise<void>
+}

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import type { ScanEvent } from '@lr/proto'
-import { scanSubject } from '@lr/proto/scans'
+import { scanSubject } from '@lr/proto'
 import { call } from '../harness/client'
 import { freshMember, type Libraries, type Member, seedLibraries } from '../harness/fixtures'
 import { waitUntil } from '../harness/ports'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ENTRY_POINTS } from '../../deploy/local/processes'
+import { ENTRY_POINTS } from '../../deploy/entry-points'
 import { dockerfileInstructions, dockerignorePatterns } from './dockerfile'
 import { ROOT } from './manifests'
 
@@ -45,7 +45,7 @@ describe('deploy/Dockerfile', () => {
   })
 
   it('copies only what the processes run: sources, manifests, the entry point', () => {
-    const allowed = /^(package\.json|bun\.lock|bunfig\.toml|tsconfig\.json|proto\/|gateway\/|services\/|deploy\/entry\.ts|deploy\/local\/processes\.ts|(proto|gateway|services\/\w+)\/package\.json)$/
+    const allowed = /^(package\.json|bun\.lock|bunfig\.toml|tsconfig\.json|proto\/|platform\/|gateway\/|services\/|deploy\/entry\.ts|deploy\/entry-points\.ts|(proto|platform|gateway|standalone|services\/[\w-]+)\/package\.json)$/
     for (const source of copied) expect(source).toMatch(allowed)
     for (const entry of Object.values(ENTRY_POINTS)) expect(copied.some((source) => entry.startsWith(source))).toBe(true)
   })

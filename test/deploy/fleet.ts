@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { ENTRY_POINTS, type ProcessName } from '../../deploy/local/processes'
+import { ENTRY_POINTS, type ProcessName } from '../../deploy/entry-points'
 import { freePort, waitUntil } from '../harness/ports'
 import { ROOT } from './manifests'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { ENTRY_POINTS } from '../../deploy/local/processes'
+import { ENTRY_POINTS } from '../../deploy/entry-points'
 import { BASE, build, containerOf, type K8sObject, kubectlSkipReason, named, ofKind, PRODUCTION, quantity, selects, settingsOf } from './manifests'
 
 /** Every process of TRANSPORT=nats mode gets a Deployment; these two also face clients over HTTP. */

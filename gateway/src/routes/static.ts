@@ -1,8 +1,6 @@
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
-import {
-  type Bus, Created, RECORDS_SUBJECTS as S, StaticBatchBody, StaticCreateBody, StaticList, StaticPatchBody, StaticRecord,
-} from '@lr/proto'
+import { type Bus, Created, RECORDS_SUBJECTS as S, StaticBatchBody, StaticCreateBody, StaticList, StaticPatchBody, StaticRecord } from '@lr/proto'
 import { createRequest, principalOf } from '../context'
 import { csvResponse } from './csv-stream'
 import { doc, queryOf } from './openapi'

@@ -1,5 +1,5 @@
 import { UAParser } from 'ua-parser-js'
-import { isBotAgent } from '@lr/proto/bots'
+import { isBotAgent } from '@lr/platform/bots'
 
 /** What a user agent tells about the client of a scan. */
 export interface Agent {

@@ -1,5 +1,5 @@
 import { type Bus, decode } from '@lr/proto'
-import { ANALYTICS_QUEUE, ANALYTICS_SUBJECTS, BreakdownRequest, ScanExportRequest, SummaryRequest } from '@lr/proto/analytics'
+import { ANALYTICS_QUEUE, ANALYTICS_SUBJECTS, BreakdownRequest, ScanExportRequest, SummaryRequest } from '@lr/proto'
 import type { AnalyticsService } from './service'
 
 /** Serves every ANALYTICS_SUBJECTS subject in queue group `analytics`; returns one unsubscribe for all. */

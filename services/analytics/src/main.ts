@@ -1,4 +1,4 @@
-import { runServiceProcess } from '@lr/proto/service-process'
+import { runServiceProcess } from '@lr/platform/service-process'
 import { startAnalytics } from './index'
 
 // Process entry of the analytics service when TRANSPORT=nats: config, NATS bus (queue

@@ -1,5 +1,5 @@
 import type { Page, Principal } from '@lr/proto'
-import type { CodeBreakdown, CodeSummary } from '@lr/proto/analytics'
+import type { CodeBreakdown, CodeSummary } from '@lr/proto'
 import type { DayRange } from './days'
 
 /** A scan as analytics keeps it: the event, enriched; `scanned_at` in epoch milliseconds. No address. */

@@ -1,4 +1,4 @@
-import { badCursor } from '@lr/proto'
+import { badCursor } from '@lr/platform/cursor'
 
 /**
  * A scan's place in export order, as text: `<scanned_at>:<tie>`, where `tie` orders scans of

@@ -1,7 +1,8 @@
 import type { Connection } from 'mongoose'
-import type { Config, RunningService, ScanSource, ServiceContext } from '@lr/proto'
-import { createBusScanSource } from '@lr/proto/scan-source'
-import { type OpenedStore, openServiceStore } from '@lr/proto/store'
+import type { Config, ScanSource } from '@lr/proto'
+import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
+import { createBusScanSource } from '@lr/platform/scan-source'
+import { type OpenedStore, openServiceStore } from '@lr/platform/store'
 import { createSqliteAnalyticsStore } from './adapters/analytics-store.sqlite'
 import { createBusCodeDirectory } from './adapters/code-directory.bus'
 import { serveAnalytics } from './handlers'
@@ -21,7 +22,7 @@ export const openAnalyticsStore = (config: Config, mongo?: Connection): Promise<
 async function scanSourceOf({ bus, config }: ServiceContext): Promise<ScanSource> {
   if (config.TRANSPORT !== 'nats') return createBusScanSource(bus)
   // Imported here so one-process mode never loads `nats`.
-  const { createJetStreamScanSource, natsConnectionOf } = await import('@lr/proto/scan-stream')
+  const { createJetStreamScanSource, natsConnectionOf } = await import('@lr/platform/scan-stream')
   return createJetStreamScanSource(natsConnectionOf(bus))
 }
 

@@ -1,5 +1,5 @@
 import { describe } from 'bun:test'
-import { connectMongo } from '@lr/proto/mongo'
+import { connectMongo } from '@lr/platform/mongo'
 import { createMongoAnalyticsStore } from '../src/adapters/analytics-store.mongo'
 import { analyticsStoreContract } from './analytics-store.contract'
 

@@ -1,5 +1,5 @@
 import { describe } from 'bun:test'
-import { openSqlite } from '@lr/proto/sqlite'
+import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteAnalyticsStore } from '../src/adapters/analytics-store.sqlite'
 import { analyticsStoreContract } from './analytics-store.contract'
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { AppError, type Bus, createLocalBus } from '@lr/proto'
-import { DYNAMIC_SUBJECTS } from '@lr/proto/dynamic'
+import { AppError, type Bus } from '@lr/proto'
+import { createLocalBus } from '@lr/platform/bus-local'
+import { DYNAMIC_SUBJECTS } from '@lr/proto'
 import { createBusCodeDirectory } from '../src/adapters/code-directory.bus'
 import { alice } from './fixtures'
 

@@ -1,6 +1,6 @@
 import { expect } from 'bun:test'
 import { AppError, type Principal } from '@lr/proto'
-import type { ScanEvent } from '@lr/proto/scans'
+import type { ScanEvent } from '@lr/proto'
 import type { CodeDirectory, StoredScan } from '../src/ports'
 
 /** Real user agents of the clients the product meets. */

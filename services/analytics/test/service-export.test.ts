@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { encodeCursor } from '@lr/proto'
+import { encodeCursor } from '@lr/platform/cursor'
 import { alice, bob, event, failure, T0, visitor } from './fixtures'
 import { setup } from './setup'
 

@@ -1,4 +1,4 @@
-import { openSqlite } from '@lr/proto/sqlite'
+import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteAnalyticsStore } from '../src/adapters/analytics-store.sqlite'
 import { createAnalyticsService, type AnalyticsDeps } from '../src/service'
 import { fakeDirectory } from './fixtures'

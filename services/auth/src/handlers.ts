@@ -1,18 +1,4 @@
-import {
-  AccountCreateRequest,
-  AccountUpdateRequest,
-  AUTH_QUEUE,
-  AUTH_SUBJECTS,
-  type Bus,
-  decode,
-  KeyCreateRequest,
-  KeyListRequest,
-  KeyRevokeRequest,
-  TeamCreateRequest,
-  TeamMemberRequest,
-  TeamRemoveMemberRequest,
-  VerifyRequest,
-} from '@lr/proto'
+import { AccountCreateRequest, AccountUpdateRequest, AUTH_QUEUE, AUTH_SUBJECTS, type Bus, decode, KeyCreateRequest, KeyListRequest, KeyRevokeRequest, TeamCreateRequest, TeamMemberRequest, TeamRemoveMemberRequest, VerifyRequest } from '@lr/proto'
 import type { AuthService } from './service'
 
 type Subject = (typeof AUTH_SUBJECTS)[keyof typeof AUTH_SUBJECTS]

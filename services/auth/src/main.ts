@@ -1,4 +1,4 @@
-import { runServiceProcess } from '@lr/proto/service-process'
+import { runServiceProcess } from '@lr/platform/service-process'
 import { startAuth } from './start'
 
 // Process entry of the auth service when TRANSPORT=nats: config, NATS bus (queue `auth`), store,

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Connection } from 'mongoose'
 import type { Config } from '@lr/proto'
-import { openSqlite } from '@lr/proto/sqlite'
+import { openSqlite } from '@lr/platform/sqlite'
 import type { AuthStore } from './ports'
 import { createSqliteAuthStore } from './adapters/auth-store.sqlite'
 
@@ -19,7 +19,7 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
 export async function openAuthStore(config: Config, mongo?: Connection): Promise<AuthStore> {
   if (config.STORE === 'sqlite') return createSqliteAuthStore(openSqlite(authSqlitePath(config)))
   if (mongo) return createMongoAuthStore(mongo)
-  const { connectMongo } = await import('@lr/proto/mongo')
+  const { connectMongo } = await import('@lr/platform/mongo')
   const own = await connectMongo(config.MONGODB_URL!)
   try {
     return { ...(await createMongoAuthStore(own)), close: () => own.close() }

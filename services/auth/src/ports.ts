@@ -68,3 +68,12 @@ export interface AuthStore {
   /** Releases what the adapter owns (the SQLite database); a Mongo connection passed in stays open for its owner. */
   close(): Promise<void>
 }
+
+/** What the auth operations run on. */
+export interface AuthDeps {
+  store: AuthStore
+  /** Current time in epoch seconds; injected so tests control activation and grant expiry. */
+  now: () => number
+  /** KEY_ACTIVATION_DELAY_S: a new key is refused until created_at + this. */
+  activationDelayS: number
+}

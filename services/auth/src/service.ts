@@ -1,34 +1,11 @@
-import type {
-  Account,
-  AccountCreateRequest,
-  AccountUpdateRequest,
-  CreatedKey,
-  KeyCreateRequest,
-  KeyList,
-  KeyListRequest,
-  KeyRevoked,
-  KeyRevokeRequest,
-  MemberRemoved,
-  Membership,
-  Principal,
-  Team,
-  TeamCreateRequest,
-  TeamMemberRequest,
-  TeamRemoveMemberRequest,
-} from '@lr/proto'
-import type { AuthStore } from './ports'
+import type { Account, AccountCreateRequest, AccountUpdateRequest, CreatedKey, KeyCreateRequest, KeyList, KeyListRequest, KeyRevoked, KeyRevokeRequest, MemberRemoved, Membership, Principal, Team, TeamCreateRequest, TeamMemberRequest, TeamRemoveMemberRequest } from '@lr/proto'
+import type { AuthDeps } from './ports'
 import { createAccount, updateAccount } from './operations/accounts'
 import { addMember, createTeam, removeMember } from './operations/teams'
 import { createKey, listKeys, revokeKey } from './operations/keys'
 import { verifyKey } from './operations/verify'
 
-export interface AuthDeps {
-  store: AuthStore
-  /** Current time in epoch seconds; injected so tests control activation and grant expiry. */
-  now: () => number
-  /** KEY_ACTIVATION_DELAY_S: a new key is refused until created_at + this. */
-  activationDelayS: number
-}
+export type { AuthDeps }
 
 /** The auth domain: every operation throws AppError (forbidden / not_found / bad_request) on refusal. */
 export interface AuthService {

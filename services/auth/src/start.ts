@@ -1,4 +1,4 @@
-import type { RunningService, ServiceContext } from '@lr/proto'
+import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { serveAuth } from './handlers'
 import { openAuthStore } from './open-store'
 import { createAuthService, epochSeconds } from './service'

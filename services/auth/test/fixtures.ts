@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { Account, TeamRole, Tier } from '@lr/proto'
-import { openSqlite } from '@lr/proto/sqlite'
+import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteAuthStore } from '../src/adapters/auth-store.sqlite'
 import type { AuthStore } from '../src/ports'
 import { type AuthService, createAuthService } from '../src/service'

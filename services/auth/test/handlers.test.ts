@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { type Account, AUTH_SUBJECTS, type CreatedKey, createLocalBus, type Principal } from '@lr/proto'
+import { type Account, AUTH_SUBJECTS, type CreatedKey, type Principal } from '@lr/proto'
+import { createLocalBus } from '@lr/platform/bus-local'
 import { serveAuth } from '../src/handlers'
 import { T0, rejection, world } from './fixtures'
 

@@ -1,5 +1,5 @@
-import { checkFields, checkName, checkStatus, checkStyle, checkUrl } from '@lr/proto'
-import type { DynamicRecord } from '@lr/proto/dynamic'
+import { checkFields, checkName, checkStatus, checkStyle, checkUrl } from '@lr/library-records'
+import type { DynamicRecord } from '@lr/proto'
 import type { DynamicPatch } from './ports'
 
 /** The fields a client may send on create (api-contract.md §3); anything else is rejected by name. */

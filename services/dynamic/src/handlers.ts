@@ -1,6 +1,6 @@
 import { type Bus, decode } from '@lr/proto'
-import { CodesRequest, DYNAMIC_QUEUE, DYNAMIC_SUBJECTS, ResolveRequest } from '@lr/proto/dynamic'
-import { BodyRequest, ExportRequest, IdRequest, ListRequest, UpdateRequest } from '@lr/proto/records'
+import { CodesRequest, DYNAMIC_QUEUE, DYNAMIC_SUBJECTS, ResolveRequest } from '@lr/proto'
+import { BodyRequest, ExportRequest, IdRequest, ListRequest, UpdateRequest } from '@lr/proto'
 import type { DynamicService } from './service'
 
 /** Serves every DYNAMIC_SUBJECTS subject in queue group `dynamic`; returns one unsubscribe for all. */

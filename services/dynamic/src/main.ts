@@ -1,4 +1,4 @@
-import { runServiceProcess } from '@lr/proto/service-process'
+import { runServiceProcess } from '@lr/platform/service-process'
 import { startDynamic } from './index'
 
 // Process entry of the dynamic service when TRANSPORT=nats: config, NATS bus (queue `dynamic`),

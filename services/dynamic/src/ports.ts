@@ -1,6 +1,6 @@
 import type { ListOptions, Page } from '@lr/proto'
-import type { CodeStatus, DynamicRecord, ResolverEntry } from '@lr/proto/dynamic'
-import type { Receipt, ReceiptStore } from '@lr/proto/idempotency'
+import type { CodeStatus, DynamicRecord, ResolverEntry } from '@lr/proto'
+import type { Receipt, ReceiptStore } from '@lr/proto'
 
 /** A dynamic record as stored: short_url is derived from SHORT_BASE_URL when answering, never stored. */
 export type StoredDynamic = Omit<DynamicRecord, 'short_url'>

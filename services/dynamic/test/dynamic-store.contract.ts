@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { CodeTakenError, type DynamicStore, type StoredDynamic } from '../src/ports'
 import { directoryContract } from './dynamic-store.directory.contract'
 import { listContract } from './dynamic-store.list.contract'
+import { A, B, codes, range, record } from './dynamic-store.fixtures'
 
 /** A fresh, empty store of one adapter, and how to dispose of it. */
 export interface StoreHarness {
@@ -9,23 +10,6 @@ export interface StoreHarness {
   cleanup(): Promise<void>
 }
 
-export const A = 'acct:a'
-export const B = 'team:b'
-
-export const record = (n: number, over: Partial<StoredDynamic> = {}): StoredDynamic => ({
-  code: `code${n.toString().padStart(4, '0')}`,
-  destination_url: `https://example.com/${n}`,
-  name: `Code ${n}`,
-  style: {},
-  status: 'active',
-  team_id: null,
-  created_by: 'acct_a',
-  created_at: 1_700_000_000 + n,
-  updated_at: 1_700_000_000 + n,
-  ...over,
-})
-export const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => record(from + i))
-export const codes = (records: StoredDynamic[]) => records.map((r) => r.code)
 
 /** The behaviour every DynamicStore adapter must show; run once per reachable adapter. */
 export function dynamicStoreContract(open: () => Promise<StoreHarness>) {

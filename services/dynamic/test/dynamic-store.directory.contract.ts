@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { AppError } from '@lr/proto'
 import type { DynamicStore } from '../src/ports'
-import { A, B, range, record } from './dynamic-store.contract'
+import { A, B, range, record } from './dynamic-store.fixtures'
 
 /** liveCodes and findCode (analytics' directory); part of dynamicStoreContract. */
 export function directoryContract(store: () => DynamicStore) {

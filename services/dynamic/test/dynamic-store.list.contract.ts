@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'bun:test'
 import { AppError } from '@lr/proto'
 import type { DynamicStore } from '../src/ports'
-import { A, B, codes, range, record } from './dynamic-store.contract'
+import { A, B, codes, range, record } from './dynamic-store.fixtures'
 
 /** Walks every page of a library; `between` runs after each page (e.g. to insert more). */
 async function walk(store: DynamicStore, library: string, limit: number, between?: (page: number) => Promise<void>) {

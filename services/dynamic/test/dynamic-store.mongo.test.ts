@@ -1,8 +1,9 @@
 import { describe } from 'bun:test'
-import { connectMongo } from '@lr/proto/mongo'
+import { connectMongo } from '@lr/platform/mongo'
 import { createMongoDynamicStore } from '../src/adapters/dynamic-store.mongo'
-import { receiptContract } from '../../../proto/test/receipts.contract'
-import { A, dynamicStoreContract, record } from './dynamic-store.contract'
+import { receiptContract } from '@lr/platform/testing/receipts'
+import { dynamicStoreContract } from './dynamic-store.contract'
+import { A, record } from './dynamic-store.fixtures'
 
 const url = process.env.MONGODB_URL
 

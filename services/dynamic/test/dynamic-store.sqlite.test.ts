@@ -1,8 +1,9 @@
 import { describe } from 'bun:test'
-import { openSqlite } from '@lr/proto/sqlite'
+import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteDynamicStore } from '../src/adapters/dynamic-store.sqlite'
-import { receiptContract } from '../../../proto/test/receipts.contract'
-import { A, dynamicStoreContract, record } from './dynamic-store.contract'
+import { receiptContract } from '@lr/platform/testing/receipts'
+import { dynamicStoreContract } from './dynamic-store.contract'
+import { A, record } from './dynamic-store.fixtures'
 
 describe('DynamicStore on SQLite', () => {
   dynamicStoreContract(async () => {

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { type Bus, createLocalBus } from '@lr/proto'
-import { DYNAMIC_SUBJECTS as S, type DynamicRecord } from '@lr/proto/dynamic'
-import type { ExportChunk } from '@lr/proto/records'
+import { type Bus } from '@lr/proto'
+import { createLocalBus } from '@lr/platform/bus-local'
+import { DYNAMIC_SUBJECTS as S, type DynamicRecord } from '@lr/proto'
+import type { ExportChunk } from '@lr/proto'
 import { serveDynamic } from '../src/handlers'
 import { failure, notFound, otherPersonal, personal, setup, SHORT, T0 } from './fixtures'
 

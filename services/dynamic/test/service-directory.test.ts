@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { type Bus, createLocalBus } from '@lr/proto'
-import { DYNAMIC_SUBJECTS as S } from '@lr/proto/dynamic'
+import { type Bus } from '@lr/proto'
+import { createLocalBus } from '@lr/platform/bus-local'
+import { DYNAMIC_SUBJECTS as S } from '@lr/proto'
 import { serveDynamic } from '../src/handlers'
 import { badRequest, failure, notFound, otherPersonal, personal, setup } from './fixtures'
 

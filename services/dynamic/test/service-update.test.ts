@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { APPROVAL_FORBIDDEN } from '@lr/proto/review'
+import { APPROVAL_FORBIDDEN } from '@lr/library-records'
 import { admin, badRequest, failure, notFound, otherPersonal, personal, setup, T0, writer, writerPersonal } from './fixtures'
 
 const valid = { destination_url: 'https://example.com/menu', name: 'Menu' }

@@ -1,8 +1,8 @@
 // Measures the records service's CSV export end to end over SQLite (no bus, no HTTP):
 // bun run services/records/bench/export.ts [rows]
 import type { Principal } from '@lr/proto'
-import { openSqlite } from '@lr/proto/sqlite'
-import type { StaticRecord } from '@lr/proto/records'
+import { openSqlite } from '@lr/platform/sqlite'
+import type { StaticRecord } from '@lr/proto'
 import { createSqliteRecordStore } from '../src/adapters/record-store.sqlite'
 import { createRecordsService } from '../src/service'
 

@@ -1,5 +1,5 @@
 import { type Bus, decode } from '@lr/proto'
-import { BodyRequest, ExportRequest, IdRequest, ListRequest, RECORDS_QUEUE, RECORDS_SUBJECTS, UpdateRequest } from '@lr/proto/records'
+import { BodyRequest, ExportRequest, IdRequest, ListRequest, RECORDS_QUEUE, RECORDS_SUBJECTS, UpdateRequest } from '@lr/proto'
 import type { RecordsService } from './service'
 
 /** Serves every RECORDS_SUBJECTS subject in queue group `records`; returns one unsubscribe for all. */

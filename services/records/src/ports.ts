@@ -1,6 +1,6 @@
 import type { ListOptions, Page } from '@lr/proto'
-import type { Receipt, ReceiptStore } from '@lr/proto/idempotency'
-import type { StaticRecord } from '@lr/proto/records'
+import type { Receipt, ReceiptStore } from '@lr/proto'
+import type { StaticRecord } from '@lr/proto'
 
 /** The fields a PATCH may change; absent fields keep their value. */
 export type StaticPatch = Partial<Pick<StaticRecord, 'url' | 'name' | 'status' | 'style'>>

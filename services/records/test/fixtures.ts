@@ -1,6 +1,6 @@
 import { expect } from 'bun:test'
 import { AppError, type Principal } from '@lr/proto'
-import { openSqlite } from '@lr/proto/sqlite'
+import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteRecordStore } from '../src/adapters/record-store.sqlite'
 import { createRecordsService, type RecordsDeps } from '../src/service'
 

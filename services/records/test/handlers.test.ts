@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { type Bus, createLocalBus } from '@lr/proto'
-import { type ExportChunk, RECORDS_SUBJECTS as S, type StaticRecord } from '@lr/proto/records'
+import { type Bus } from '@lr/proto'
+import { createLocalBus } from '@lr/platform/bus-local'
+import { type ExportChunk, RECORDS_SUBJECTS as S, type StaticRecord } from '@lr/proto'
 import { serveRecords } from '../src/handlers'
 import { failure, otherPersonal, personal, setup, T0 } from './fixtures'
 

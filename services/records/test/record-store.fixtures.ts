@@ -1,4 +1,4 @@
-import type { StaticRecord } from '@lr/proto/records'
+import type { StaticRecord } from '@lr/proto'
 
 /** Two libraries and deterministic records for the RecordStore contract. */
 export const A = 'acct:a'

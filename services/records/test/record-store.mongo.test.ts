@@ -1,7 +1,7 @@
 import { describe } from 'bun:test'
-import { connectMongo } from '@lr/proto/mongo'
+import { connectMongo } from '@lr/platform/mongo'
 import { createMongoRecordStore } from '../src/adapters/record-store.mongo'
-import { receiptContract } from '../../../proto/test/receipts.contract'
+import { receiptContract } from '@lr/platform/testing/receipts'
 import { recordStoreContract } from './record-store.contract'
 import { A, record } from './record-store.fixtures'
 

@@ -1,7 +1,7 @@
 import { describe } from 'bun:test'
-import { openSqlite } from '@lr/proto/sqlite'
+import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteRecordStore } from '../src/adapters/record-store.sqlite'
-import { receiptContract } from '../../../proto/test/receipts.contract'
+import { receiptContract } from '@lr/platform/testing/receipts'
 import { recordStoreContract } from './record-store.contract'
 import { A, record } from './record-store.fixtures'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { APPROVAL_FORBIDDEN } from '@lr/proto/review'
+import { APPROVAL_FORBIDDEN } from '@lr/library-records'
 import { admin, badRequest, failure, otherPersonal, personal, setup, T0, writer, writerPersonal } from './fixtures'
 
 const valid = { url: 'https://example.com/menu', name: 'Menu' }

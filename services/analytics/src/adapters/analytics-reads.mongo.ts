@@ -2,7 +2,7 @@ import { breakdownOf, type DayCount, type DimCount, emptyBreakdown } from '../ag
 import { coversAll, type DayRange, msRange } from '../days'
 import type { AnalyticsStore, StoredScan } from '../ports'
 import { parsePosition, positionOf } from '../position'
-import type { AnalyticsCollections } from './analytics-store.mongo'
+import type { AnalyticsCollections } from './analytics-collections.mongo'
 
 type Totals = { scans: number; uniques: number }
 type Days = { code: string; day: { $gte: string; $lte: string } }

@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
-import { badCursor } from '@lr/proto'
-import type { CodeSummary } from '@lr/proto/analytics'
+import { badCursor } from '@lr/platform/cursor'
+import type { CodeSummary } from '@lr/proto'
 import { breakdownOf, type DayCount, type DimCount, emptyBreakdown } from '../aggregates'
 import { coversAll, type DayRange, msRange } from '../days'
 import type { AnalyticsStore, StoredScan } from '../ports'

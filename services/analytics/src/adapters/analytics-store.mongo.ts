@@ -1,26 +1,12 @@
 import type { Connection, mongo } from 'mongoose'
-import { supportsTransactions } from '@lr/proto/mongo-insert'
+import { supportsTransactions } from '@lr/platform/mongo-insert'
 import { createTally } from '../aggregates'
 import { dayOf } from '../days'
 import type { AnalyticsStore, StoredScan } from '../ports'
 import { createMongoReads } from './analytics-reads.mongo'
+import { type AnalyticsCollections, analyticsCollections } from './analytics-collections.mongo'
 
 type Session = mongo.ClientSession | undefined
-type ScanDoc = Omit<StoredScan, 'scan_id'> & { _id: string }
-
-/** The collections of the Mongo AnalyticsStore (same shapes as the SQLite tables). */
-export function analyticsCollections(db: mongo.Db) {
-  return {
-    scans: db.collection<ScanDoc>('analytics_scans'),
-    codeVisitors: db.collection('analytics_code_visitors'),
-    dayVisitors: db.collection('analytics_day_visitors'),
-    codeTotals: db.collection<{ _id: string; scans: number; uniques: number }>('analytics_code_totals'),
-    dayTotals: db.collection<{ code: string; day: string; scans: number; uniques: number }>('analytics_day_totals'),
-    codeDims: db.collection<{ code: string; dim: string; value: string; scans: number }>('analytics_code_dims'),
-    dayDims: db.collection<{ code: string; day: string; dim: string; value: string; scans: number }>('analytics_day_dims'),
-  }
-}
-export type AnalyticsCollections = ReturnType<typeof analyticsCollections>
 
 async function createIndexes(c: AnalyticsCollections): Promise<void> {
   await Promise.all([

@@ -1,5 +1,5 @@
 import { AppError, type Bus } from '@lr/proto'
-import { type CodesPage, type CodeStatus, DYNAMIC_SUBJECTS } from '@lr/proto/dynamic'
+import { type CodesPage, type CodeStatus, DYNAMIC_SUBJECTS } from '@lr/proto'
 import type { CodeDirectory } from '../ports'
 
 /** The CodeDirectory of the dynamic service, asked over the bus (dynamic.v1.codes / dynamic.v1.find). */

@@ -1,5 +1,6 @@
-import { type Config, createLocalBus } from '@lr/proto'
-import { createNatsBus } from '@lr/proto/bus-nats'
+import { type Config } from '@lr/proto'
+import { createLocalBus } from '@lr/platform/bus-local'
+import { createNatsBus } from '@lr/platform/bus-nats'
 import { startAuth } from '../start'
 import type { AdminCall } from './run-admin'
 

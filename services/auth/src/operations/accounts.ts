@@ -1,5 +1,5 @@
 import { type Account, type AccountCreateRequest, type AccountUpdateRequest, AppError } from '@lr/proto'
-import type { AuthDeps } from '../service'
+import type { AuthDeps } from '../ports'
 import { normaliseEmail } from '../rules'
 import { newId } from '../secret'
 import { requireAccount } from './lookups'

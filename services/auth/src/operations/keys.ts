@@ -1,14 +1,6 @@
-import {
-  AppError,
-  type CreatedKey,
-  type KeyCreateRequest,
-  type KeyList,
-  type KeyListRequest,
-  type KeyRevoked,
-  type KeyRevokeRequest,
-} from '@lr/proto'
+import { AppError, type CreatedKey, type KeyCreateRequest, type KeyList, type KeyListRequest, type KeyRevoked, type KeyRevokeRequest } from '@lr/proto'
 import type { StoredKey } from '../ports'
-import type { AuthDeps } from '../service'
+import type { AuthDeps } from '../ports'
 import { canHoldBusinessKey, hasApiAccess } from '../rules'
 import { hashSecret, newId, newSecret } from '../secret'
 import { liveKeyExists } from '../store-errors'

@@ -1,14 +1,6 @@
-import {
-  AppError,
-  type MemberRemoved,
-  type Membership,
-  type Team,
-  type TeamCreateRequest,
-  type TeamMemberRequest,
-  type TeamRemoveMemberRequest,
-} from '@lr/proto'
+import { AppError, type MemberRemoved, type Membership, type Team, type TeamCreateRequest, type TeamMemberRequest, type TeamRemoveMemberRequest } from '@lr/proto'
 import type { AuthStore } from '../ports'
-import type { AuthDeps } from '../service'
+import type { AuthDeps } from '../ports'
 import { newId } from '../secret'
 import { requireAccount, requireTeam } from './lookups'
 

@@ -1,5 +1,5 @@
 import { AppError, type Principal } from '@lr/proto'
-import type { AuthDeps } from '../service'
+import type { AuthDeps } from '../ports'
 import { canHoldBusinessKey, hasApiAccess, LAST_USED_EVERY_S } from '../rules'
 import { hashSecret, looksLikeKey } from '../secret'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import mongoose from 'mongoose'
-import { connectMongo } from '@lr/proto/mongo'
+import { connectMongo } from '@lr/platform/mongo'
 import { authModels } from '../../src/adapters/auth-models.mongo'
 import { createMongoAuthStore } from '../../src/adapters/auth-store.mongo'
 import { authStoreContract } from '../auth-store.contract'

@@ -1,4 +1,4 @@
-import { openSqlite } from '@lr/proto/sqlite'
+import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteAuthStore } from '../../src/adapters/auth-store.sqlite'
 import { authStoreContract } from '../auth-store.contract'
 

@@ -1,6 +1,6 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
 import type { ListOptions } from '@lr/proto'
-import { createAtomicInsert, objectIdOf } from '@lr/proto/mongo-insert'
+import { createAtomicInsert, objectIdOf } from '@lr/platform/mongo-insert'
 import { CodeTakenError, type DynamicPatch, type DynamicStore, type StoredDynamic } from '../ports'
 
 interface DynamicDoc extends Omit<StoredDynamic, 'style'> {

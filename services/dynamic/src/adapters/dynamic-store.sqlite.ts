@@ -1,8 +1,8 @@
 import type { Database } from 'bun:sqlite'
-import { seqOf } from '@lr/proto/sqlite'
+import { seqOf } from '@lr/platform/sqlite'
 import { type ListOptions } from '@lr/proto'
-import type { Receipt } from '@lr/proto/idempotency'
-import { sqliteReceipts } from '@lr/proto/idempotency-sqlite'
+import type { Receipt } from '@lr/proto'
+import { sqliteReceipts } from '@lr/platform/idempotency-sqlite'
 import { CodeTakenError, type DynamicPatch, type DynamicStore, type StoredDynamic } from '../ports'
 
 // `code` UNIQUE is what keeps a code unique forever: a soft delete only sets deleted_at, the row

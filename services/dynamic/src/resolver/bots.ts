@@ -1,4 +1,4 @@
-import { isBotAgent } from '@lr/proto/bots'
+import { isBotAgent } from '@lr/platform/bots'
 
 /**
  * Crawlers and link-preview fetchers whose requests are redirected but not counted as scans

@@ -1,4 +1,4 @@
-import type { ResolveReply, ResolverEntry } from '@lr/proto/dynamic'
+import type { ResolveReply, ResolverEntry } from '@lr/proto'
 import { locationOf } from './location'
 
 /** How the resolver answers a scan of one code. */

@@ -1,7 +1,8 @@
-import { loadConfigOrExit, onShutdown } from '@lr/proto'
-import { createNatsBus } from '@lr/proto/bus-nats'
-import { startHealthListener } from '@lr/proto/health-listener'
-import { createJetStreamScanPublisher, ensureScanStream } from '@lr/proto/scan-stream'
+import { loadConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
+import { createNatsBus } from '@lr/platform/bus-nats'
+import { startHealthListener } from '@lr/platform/health-listener'
+import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
+import { ensureScanStream } from '@lr/platform/scan-stream-config'
 import { createResolverFromConfig } from './resolver'
 
 // Process entry of the short-link resolver when TRANSPORT=nats: its own listener on SHORT_PORT,

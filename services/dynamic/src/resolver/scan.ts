@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto'
-import type { ScanEvent } from '@lr/proto/scans'
+import type { ScanEvent } from '@lr/proto'
 import { countryOf } from './country'
 
 /** What a scan event needs to know about how the resolver is deployed. */

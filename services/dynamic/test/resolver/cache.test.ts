@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import type { ResolveReply, ResolverEntry } from '@lr/proto/dynamic'
+import type { ResolveReply, ResolverEntry } from '@lr/proto'
 import { createTargetCache, targetOf } from '../../src/resolver/cache'
 
 const entry = (code: string, over: Partial<ResolverEntry> = {}): ResolverEntry =>

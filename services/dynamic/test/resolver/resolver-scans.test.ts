@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
-import { type Bus, createLocalBus } from '@lr/proto'
-import { ScanEvent } from '@lr/proto/scans'
+import { type Bus } from '@lr/proto'
+import { createLocalBus } from '@lr/platform/bus-local'
+import { ScanEvent } from '@lr/proto'
 import { BROWSER, NOW_MS, resolverSetup, settle } from './fixtures'
 
 let s: ReturnType<typeof resolverSetup>

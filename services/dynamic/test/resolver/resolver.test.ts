@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { AppError, type Bus, createLocalBus } from '@lr/proto'
+import { AppError, type Bus } from '@lr/proto'
+import { createLocalBus } from '@lr/platform/bus-local'
 import { personal } from '../fixtures'
 import { resolverSetup, settle } from './fixtures'
 

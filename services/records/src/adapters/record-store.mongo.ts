@@ -1,7 +1,7 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
 import type { ListOptions } from '@lr/proto'
-import type { StaticRecord } from '@lr/proto/records'
-import { createAtomicInsert, objectIdOf } from '@lr/proto/mongo-insert'
+import type { StaticRecord } from '@lr/proto'
+import { createAtomicInsert, objectIdOf } from '@lr/platform/mongo-insert'
 import type { RecordStore, StaticPatch } from '../ports'
 
 interface StaticDoc extends Omit<StaticRecord, 'style'> {

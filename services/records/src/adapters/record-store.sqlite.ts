@@ -1,9 +1,9 @@
 import type { Database } from 'bun:sqlite'
-import { seqOf } from '@lr/proto/sqlite'
+import { seqOf } from '@lr/platform/sqlite'
 import { type ListOptions } from '@lr/proto'
-import type { StaticRecord } from '@lr/proto/records'
-import { sqliteReceipts } from '@lr/proto/idempotency-sqlite'
-import type { Receipt } from '@lr/proto/idempotency'
+import type { StaticRecord } from '@lr/proto'
+import { sqliteReceipts } from '@lr/platform/idempotency-sqlite'
+import type { Receipt } from '@lr/proto'
 import type { RecordStore, StaticPatch } from '../ports'
 
 // AUTOINCREMENT: a seq is never reused, even after the newest row is deleted, so a cursor

@@ -1,0 +1,148 @@
+import { connect, ErrorCode, type NatsConnection, type NatsError, type Subscription } from 'nats'
+import { AppError } from '@lr/proto'
+import { type Bus, DEFAULT_TIMEOUT_MS, type Reply } from '@lr/proto'
+import { runHandler, unwrapReply } from './bus-handler'
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+const encode = (value: unknown) => encoder.encode(JSON.stringify(value))
+const decode = (data: Uint8Array): unknown => (data.length === 0 ? undefined : JSON.parse(decoder.decode(data)))
+
+/** The Bus over NATS, with its connection and the first step of a graceful shutdown. */
+export type NatsBus = Bus & {
+  connection: NatsConnection
+  /**
+   * Stops taking messages and lets running handlers finish: every subscription made through
+   * serve/subscribe is drained (no new message; what the server sent before is still handled),
+   * then every handler still running completes and its reply is published. The connection stays
+   * open (requests, publishes) until close(), which does this first.
+   */
+  stopServing(): Promise<void>
+}
+
+/** How long a shutdown step may wait on the server (it may be away); then it goes on without it. */
+export const DRAIN_TIMEOUT_MS = 5_000
+
+/** Resolves true once `work` settles, or false after `ms` (its timer never holds the process). */
+async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
+  let timer: Timer | undefined
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
+  try {
+    return await Promise.race([work.then(() => true, () => true), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Connects to NATS and returns a Bus over it; its own entry so importing proto never pulls `nats`. */
+export async function createNatsBus(url: string, name: string): Promise<NatsBus> {
+  const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 250 })
+  return wrapNatsConnection(nc)
+}
+
+export function wrapNatsConnection(nc: NatsConnection): NatsBus {
+  // nc.drain() alone would not wait for async handlers: their replies would find it closed.
+  const subscriptions = new Set<Subscription>()
+  const running = new Set<Promise<void>>()
+  const track = (work: Promise<void>) => {
+    running.add(work)
+    void work.then(() => running.delete(work))
+  }
+  const keep = (sub: Subscription) => {
+    subscriptions.add(sub)
+    return () => {
+      subscriptions.delete(sub)
+      sub.unsubscribe()
+    }
+  }
+  async function stopServing(): Promise<void> {
+    if (nc.isClosed()) return
+    const draining = [...subscriptions].map((sub) => sub.drain().catch(() => undefined))
+    subscriptions.clear()
+    await within(DRAIN_TIMEOUT_MS, Promise.all(draining))
+    const finished = async () => {
+      while (running.size > 0) await Promise.all([...running])
+    }
+    // A handler may itself wait on a request (DEFAULT_TIMEOUT_MS at most).
+    if (!(await within(DEFAULT_TIMEOUT_MS, finished()))) console.error(`[bus] ${running.size} handlers still running at close`)
+  }
+
+  function translate(error: unknown, subject: string): AppError {
+    const code = (error as NatsError)?.code
+    if (code === ErrorCode.NoResponders) return new AppError('unavailable', `no service answers ${subject}`)
+    if (code === ErrorCode.Timeout) return new AppError('timeout', `${subject} did not answer in time`)
+    if (code === ErrorCode.MaxPayloadExceeded) return new AppError('payload_too_large', 'request is too large to forward')
+    if (code === ErrorCode.ConnectionClosed || code === ErrorCode.Disconnect)
+      return new AppError('unavailable', 'message bus is not connected')
+    return new AppError('unavailable', `message bus error: ${(error as Error)?.message ?? error}`)
+  }
+
+  return {
+    connection: nc,
+
+    async request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T> {
+      let reply: Reply<T>
+      try {
+        const msg = await nc.request(subject, encode(payload), { timeout: opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS })
+        reply = decode(msg.data) as Reply<T>
+      } catch (error) {
+        throw translate(error, subject)
+      }
+      return unwrapReply(reply)
+    },
+
+    serve(subject, handler, opts) {
+      const sub = nc.subscribe(subject, {
+        queue: opts?.queue,
+        callback: (err, msg) => {
+          if (err) return console.error(`[bus] subscription ${subject} failed:`, err)
+          let payload: unknown
+          try {
+            payload = decode(msg.data)
+          } catch {
+            return msg.respond(encode({ ok: false, error: { code: 'bad_request', message: 'malformed message' } }))
+          }
+          track(
+            runHandler(handler, payload, subject).then((reply) => {
+              if (!msg.respond(encode(reply))) console.error(`[bus] request on ${subject} had no reply subject`)
+            }).catch((error) => console.error(`[bus] reply on ${subject} not sent:`, error)),
+          )
+        },
+      })
+      return keep(sub)
+    },
+
+    async publish(subject, event) {
+      nc.publish(subject, encode(event))
+    },
+
+    subscribe(pattern, handler, opts) {
+      const sub = nc.subscribe(pattern, {
+        queue: opts?.queue,
+        callback: (err, msg) => {
+          if (err) return console.error(`[bus] subscription ${pattern} failed:`, err)
+          track(
+            Promise.resolve()
+              .then(() => handler(decode(msg.data), msg.subject))
+              .catch((error) => console.error(`[bus] subscriber of ${pattern} failed:`, error)),
+          )
+        },
+      })
+      return keep(sub)
+    },
+
+    async ping() {
+      if (nc.isClosed()) return false
+      const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000))
+      return Promise.race([nc.rtt().then(() => true, () => false), timeout])
+    },
+
+    stopServing,
+
+    async close() {
+      if (nc.isClosed()) return
+      await stopServing()
+      if (!(await within(DRAIN_TIMEOUT_MS, nc.drain()))) await nc.close()
+    },
+  }
+}

@@ -1,0 +1,52 @@
+import { type ClientSession, type Connection, type Model, Schema } from 'mongoose'
+import { IDEMPOTENCY_TTL_S, type Receipt, ReceiptTaken } from '@lr/proto'
+
+interface ReceiptDoc {
+  scope: string
+  key: string
+  fingerprint: string
+  response: string
+  created_at: number
+  expires_at: Date
+}
+
+const receiptSchema = new Schema<ReceiptDoc>(
+  {
+    scope: { type: String, required: true },
+    key: { type: String, required: true },
+    fingerprint: { type: String, required: true },
+    response: { type: String, required: true },
+    created_at: { type: Number, required: true },
+    /** For the TTL index: MongoDB removes receipts a day after they were written. */
+    expires_at: { type: Date, required: true },
+  },
+  { versionKey: false },
+)
+receiptSchema.index({ scope: 1, key: 1 }, { unique: true })
+receiptSchema.index({ expires_at: 1 }, { expireAfterSeconds: 0 })
+
+/** Idempotency receipts in a service's Mongo database; see sqliteReceipts for the semantics. */
+export async function mongoReceipts(conn: Connection) {
+  const Receipts = (conn.models.Receipt as Model<ReceiptDoc> | undefined) ?? conn.model<ReceiptDoc>('Receipt', receiptSchema, 'receipts')
+  await Receipts.createIndexes()
+  return {
+    async findReceipt(scope: string, key: string, since: number): Promise<Receipt | null> {
+      const doc = await Receipts.findOne({ scope, key, created_at: { $gte: since } }).lean()
+      return doc ? { scope, key, fingerprint: doc.fingerprint, response: JSON.parse(doc.response), created_at: doc.created_at } : null
+    },
+    async write(receipt: Receipt, session?: ClientSession): Promise<void> {
+      const expired = receipt.created_at - IDEMPOTENCY_TTL_S
+      // An expired receipt the TTL monitor has not removed yet must not block its key.
+      await Receipts.deleteOne({ scope: receipt.scope, key: receipt.key, created_at: { $lt: expired } }, { session })
+      try {
+        await Receipts.create(
+          [{ ...receipt, response: JSON.stringify(receipt.response), expires_at: new Date((receipt.created_at + IDEMPOTENCY_TTL_S) * 1000) }],
+          { session },
+        )
+      } catch (error) {
+        if ((error as { code?: number }).code === 11000) throw new ReceiptTaken()
+        throw error
+      }
+    },
+  }
+}

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto'
+import { AppError, IDEMPOTENCY_TTL_S, type Receipt, type ReceiptStore, ReceiptTaken } from '@lr/proto'
+
+/** Stable JSON: object keys sorted, so the same body with its keys reordered matches. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`
+  return JSON.stringify(value) ?? 'null'
+}
+
+export const fingerprintOf = (route: string, body: unknown) =>
+  createHash('sha256').update(route).update('\n').update(canonical(body)).digest('hex')
+
+/** The Idempotency-Key header as sent: 1 to 255 visible ASCII characters, else a 400. */
+export function checkIdempotencyKey(key: unknown): string | undefined {
+  if (key === undefined || key === null) return undefined
+  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key))
+    throw new AppError('bad_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters')
+  return key
+}
+
+/** The first answer again, or 422 when the key was used with another route or body. */
+export function replay(receipt: Receipt, fingerprint: string): unknown {
+  if (receipt.fingerprint !== fingerprint)
+    throw new AppError('idempotency_conflict', 'this Idempotency-Key was already used with a different request')
+  return receipt.response
+}
+
+/**
+ * Runs a create at most once per (API key, Idempotency-Key) within IDEMPOTENCY_TTL_S.
+ * `create(receipt)` must store its records and the receipt atomically, throwing ReceiptTaken
+ * when a concurrent twin stored it first; then the twin's answer is replayed.
+ */
+export async function idempotent<T>(
+  store: ReceiptStore,
+  request: { scope: string; key: string | undefined; route: string; body: unknown; now: number },
+  create: (receipt: ((response: T) => Receipt) | undefined) => Promise<T>,
+): Promise<T> {
+  const key = checkIdempotencyKey(request.key)
+  if (!key) return create(undefined)
+  const fingerprint = fingerprintOf(request.route, request.body)
+  const since = request.now - IDEMPOTENCY_TTL_S
+  const earlier = await store.findReceipt(request.scope, key, since)
+  if (earlier) return replay(earlier, fingerprint) as T
+  try {
+    return await create((response) => ({ scope: request.scope, key, fingerprint, response, created_at: request.now }))
+  } catch (error) {
+    if (!(error instanceof ReceiptTaken)) throw error
+    const twin = await store.findReceipt(request.scope, key, since)
+    if (!twin) throw error
+    return replay(twin, fingerprint) as T
+  }
+}

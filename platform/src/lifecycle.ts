@@ -1,0 +1,64 @@
+import type { Connection } from 'mongoose'
+import type { Bus } from '@lr/proto'
+import { type Config, ConfigError, loadConfig } from '@lr/proto'
+
+/** What a started service gives back: how to stop it and whether its store answers. */
+export interface RunningService {
+  stop(): Promise<void>
+  ready(): Promise<boolean>
+}
+
+export interface ServiceContext {
+  bus: Bus
+  config: Config
+  /** The process's one Mongo connection when STORE=mongo. */
+  mongo?: Connection
+}
+
+/** Reads config once and exits with a message naming the bad setting. */
+export function loadConfigOrExit(env: Record<string, string | undefined>): Config {
+  try {
+    return loadConfig(env)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    console.error(`[config] ${error.message}`)
+    process.exit(2)
+  }
+}
+
+/** Opens the Mongo connection only when the config asks for the Mongo store. */
+export async function openMongoIfConfigured(config: Config): Promise<Connection | undefined> {
+  if (config.STORE !== 'mongo') return undefined
+  // Imported here so the embedded default never loads mongoose.
+  const { connectMongo } = await import('./mongo')
+  return connectMongo(config.MONGODB_URL!)
+}
+
+/** Longest graceful stop; below the 30 s grace period of deploy/k8s, so a stuck stop still logs why. */
+export const SHUTDOWN_DEADLINE_MS = 25_000
+
+/**
+ * Runs `stop` once on SIGTERM or SIGINT, then exits 0; 1 when stopping failed or did not finish
+ * within SHUTDOWN_DEADLINE_MS.
+ */
+export function onShutdown(name: string, stop: () => Promise<void>): void {
+  let stopping = false
+  const handle = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    console.log(`[${name}] ${signal}: shutting down`)
+    setTimeout(() => {
+      console.error(`[${name}] shutdown did not finish within ${SHUTDOWN_DEADLINE_MS} ms`)
+      process.exit(1)
+    }, SHUTDOWN_DEADLINE_MS).unref()
+    try {
+      await stop()
+      process.exit(0)
+    } catch (error) {
+      console.error(`[${name}] shutdown failed:`, error)
+      process.exit(1)
+    }
+  }
+  process.on('SIGTERM', () => void handle('SIGTERM'))
+  process.on('SIGINT', () => void handle('SIGINT'))
+}

@@ -1,0 +1,68 @@
+import { type ApplyScans, type Bus, SCANS_ALL, type ScanSource } from '@lr/proto'
+
+export interface BusScanSourceOptions {
+  /** Events applied in one call at most. Default 1000. */
+  maxBatch?: number
+  /** Events held while the store is failing; the oldest are dropped beyond it. Default 100 000. */
+  maxBuffer?: number
+  /** Wait before retrying a batch the store refused. Default 500 ms. */
+  retryMs?: number
+  /** Queue group of the subscription: replicas share the scans. Default `analytics`. */
+  queue?: string
+}
+
+/**
+ * One-process mode: subscribes to every scanSubject on the bus (in a queue group) and applies
+ * what arrived in batches, one batch at a time. Nothing is durable here: the in-process bus
+ * itself lives only as long as the process.
+ */
+export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): ScanSource {
+  const { maxBatch = 1000, maxBuffer = 100_000, retryMs = 500, queue: group = 'analytics' } = opts
+  const queue: unknown[] = []
+  let unsubscribe: (() => void) | undefined
+  let draining: Promise<void> | undefined
+  let dropped = 0
+
+  function kick(apply: ApplyScans): void {
+    if (draining) return
+    draining = drain(apply).finally(() => {
+      draining = undefined
+      // Events that arrived after the loop saw an empty queue.
+      if (queue.length > 0 && unsubscribe) kick(apply)
+    })
+  }
+
+  async function drain(apply: ApplyScans): Promise<void> {
+    while (queue.length > 0) {
+      // Let the messages that arrived meanwhile in first: one transaction per batch, not per scan.
+      await new Promise((resolve) => setImmediate(resolve))
+      const batch = queue.splice(0, maxBatch)
+      try {
+        await apply(batch)
+      } catch (error) {
+        console.error(`[scans] ${batch.length} scans not applied, retrying: ${(error as Error)?.message ?? error}`)
+        queue.unshift(...batch)
+        await Bun.sleep(retryMs)
+        if (!unsubscribe) return
+      }
+    }
+  }
+
+  return {
+    async start(apply) {
+      unsubscribe = bus.subscribe(SCANS_ALL, (event) => {
+        queue.push(event)
+        if (queue.length > maxBuffer) {
+          queue.shift()
+          if (dropped++ === 0) console.error(`[scans] more than ${maxBuffer} scans waiting: dropping the oldest`)
+        }
+        kick(apply)
+      }, { queue: group })
+    },
+    async stop() {
+      unsubscribe?.()
+      unsubscribe = undefined
+      await draining
+    },
+  }
+}

@@ -1,0 +1,129 @@
+import { AckPolicy, type Consumer, type ConsumerConfig, DeliverPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos } from 'nats'
+import { ensureScanStream, SCAN_STREAM } from './scan-stream-config'
+import type { ApplyScans, ScanSource } from '@lr/proto'
+
+export interface JetStreamSourceOptions {
+  /** Name of the durable consumer; replicas sharing it share the work. Default `analytics`. */
+  durable?: string
+  /** Messages applied in one call at most. Default 1000. */
+  maxBatch?: number
+  /** Unacknowledged messages the server lets this consumer have out. Default 20 000. */
+  maxAckPending?: number
+  /** A delivered message not acknowledged in this time is delivered again. Default 30 s. */
+  ackWaitMs?: number
+  /** Redelivery delay of a batch the store refused, and pause after a failed pull. Default 1000 ms. */
+  retryMs?: number
+  /** Lifetime of one pull request: bounds how long `stop` waits. Default 1000 ms (the server's minimum). */
+  pullExpiresMs?: number
+}
+
+const consumerConfig = (durable: string, maxAckPending: number, ackWaitMs: number): Partial<ConsumerConfig> => ({
+  durable_name: durable,
+  ack_policy: AckPolicy.Explicit,
+  deliver_policy: DeliverPolicy.All,
+  max_ack_pending: maxAckPending,
+  ack_wait: nanos(ackWaitMs),
+})
+
+/** Creates the durable pull consumer, or aligns an existing one with these settings. */
+async function ensureConsumer(jsm: JetStreamManager, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+  try {
+    await jsm.consumers.add(SCAN_STREAM, config)
+  } catch (error) {
+    const { durable_name, ...settings } = config
+    await jsm.consumers.update(SCAN_STREAM, durable_name, settings).catch(() => {
+      throw error
+    })
+  }
+}
+
+function payloadOf(msg: JsMsg): unknown {
+  try {
+    return msg.json()
+  } catch {
+    return null // malformed: the consumer's validation drops it, and it is acknowledged with its batch
+  }
+}
+
+/**
+ * Consumes the SCANS stream with a durable pull consumer (explicit acks). Messages arriving
+ * while a batch is applied queue up and form the next batch; a batch is acknowledged only after
+ * `apply` resolved (the store committed), and redelivered after `retryMs` when it rejected.
+ * A scan delivered again after a crash is the consumer's to drop (idempotent on scan_id).
+ *
+ * Pulls are short fetches rather than `consume()`: `stop` lets the last pull run out and
+ * naks what it still brings, so no message is left delivered to a closed subscription (which
+ * the server would only hand out again after ack_wait).
+ */
+export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSourceOptions = {}): ScanSource {
+  const { durable = 'analytics', maxBatch = 1000, maxAckPending = 20_000, ackWaitMs = 30_000, retryMs = 1000, pullExpiresMs = 1000 } = opts
+  const waiting: JsMsg[] = []
+  let pulling: Promise<void> | undefined
+  let draining: Promise<void> | undefined
+  let stopping = false
+
+  async function drain(apply: ApplyScans): Promise<void> {
+    while (waiting.length > 0 && !stopping) {
+      // Let the messages that arrived meanwhile in first: one transaction per batch, not per scan.
+      await new Promise((resolve) => setImmediate(resolve))
+      if (stopping) return
+      const batch = waiting.splice(0, maxBatch)
+      try {
+        await apply(batch.map(payloadOf))
+      } catch (error) {
+        console.error(`[scans] ${batch.length} scans not applied, redelivering: ${(error as Error)?.message ?? error}`)
+        for (const msg of batch) msg.nak(retryMs)
+        continue
+      }
+      for (const msg of batch) msg.ack()
+    }
+  }
+
+  function kick(apply: ApplyScans): void {
+    if (draining) return
+    draining = drain(apply).finally(() => {
+      draining = undefined
+      if (waiting.length > 0 && !stopping) kick(apply)
+    })
+  }
+
+  async function pull(consumer: Consumer, apply: ApplyScans): Promise<void> {
+    while (!stopping) {
+      try {
+        const messages = await consumer.fetch({ max_messages: maxBatch, expires: pullExpiresMs })
+        for await (const msg of messages) {
+          if (stopping) {
+            msg.nak()
+            continue
+          }
+          waiting.push(msg)
+          kick(apply)
+        }
+      } catch (error) {
+        if (stopping) return
+        console.error(`[scans] pulling from ${SCAN_STREAM} failed, retrying: ${(error as Error)?.message ?? error}`)
+        await Bun.sleep(retryMs)
+      }
+    }
+  }
+
+  return {
+    async start(apply) {
+      const jsm = await nc.jetstreamManager()
+      await ensureScanStream(jsm)
+      await ensureConsumer(jsm, { ...consumerConfig(durable, maxAckPending, ackWaitMs), durable_name: durable })
+      const consumer = await nc.jetstream().consumers.get(SCAN_STREAM, durable)
+      stopping = false
+      pulling = pull(consumer, apply)
+    },
+
+    async stop() {
+      stopping = true
+      await pulling
+      await draining
+      // Delivered but not applied: back to the stream at once rather than after ack_wait.
+      for (const msg of waiting.splice(0)) msg.nak()
+      if (!nc.isClosed()) await nc.flush().catch(() => undefined)
+    },
+  }
+}

@@ -1,0 +1,22 @@
+import { Database } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { badCursor } from './cursor'
+
+/**
+ * Opens an embedded SQLite file for one service's store (":memory:" for tests).
+ * WAL lets the admin command line write while a running server reads; busy_timeout makes the
+ * two wait for each other instead of failing.
+ */
+export function openSqlite(path: string): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const db = new Database(path, { create: true, strict: true })
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;')
+  return db
+}
+
+/** A list position of the SQLite stores (their seq as hex) back to the seq, or a 400. 13 hex digits reach 2^52. */
+export function seqOf(position: string): number {
+  if (!/^[0-9a-f]{1,13}$/.test(position)) throw badCursor()
+  return Number.parseInt(position, 16)
+}

@@ -1,0 +1,41 @@
+import type { Database } from 'bun:sqlite'
+import type { Connection } from 'mongoose'
+import type { Config } from '@lr/proto'
+import { openSqlite } from './sqlite'
+
+/** A store a service opened, and how to release what the opening acquired. */
+export interface OpenedStore<S> {
+  store: S
+  close(): Promise<void>
+}
+
+/** How one service builds its store on each driver. */
+export interface StoreAdapters<S> {
+  /** File name under DATA_DIR: `${name}.sqlite`. */
+  name: string
+  sqlite(db: Database): S
+  /** Loads the Mongo adapter lazily, so the embedded default never loads mongoose. */
+  mongo(): Promise<(conn: Connection) => Promise<S>>
+}
+
+/**
+ * Opens the store config.STORE names: SQLite at `${DATA_DIR}/${name}.sqlite`, or Mongo over
+ * `mongo` (the process's shared connection) or else a connection of its own to MONGODB_URL.
+ * `close` releases only what this call opened.
+ */
+export async function openServiceStore<S>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S>> {
+  if (config.STORE === 'sqlite') {
+    const db = openSqlite(`${config.DATA_DIR}/${adapters.name}.sqlite`)
+    return { store: adapters.sqlite(db), close: async () => db.close() }
+  }
+  const create = await adapters.mongo()
+  if (mongo) return { store: await create(mongo), close: async () => undefined }
+  const { connectMongo } = await import('./mongo')
+  const own = await connectMongo(config.MONGODB_URL!)
+  try {
+    return { store: await create(own), close: () => own.close() }
+  } catch (error) {
+    await own.close()
+    throw error
+  }
+}

@@ -1,0 +1,13 @@
+import { createNatsBus } from '@lr/platform/bus-nats'
+import { describe } from 'bun:test'
+import { startNats } from '../../test/harness/nats'
+import { skipReason } from '../../test/harness/servers'
+import { busContract } from './bus.contract'
+
+const skip = skipReason('nats-server')
+if (skip) describe.skip(`Bus contract: NATS (${skip})`, () => {})
+else
+  busContract('NATS', async () => {
+    const server = await startNats()
+    return { connect: () => createNatsBus(server.url, 'bus-test'), teardown: () => server.stop() }
+  })

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { AppError, type Bus } from '@lr/proto'
+
+/** The AppError a request rejects with; fails the test if the request succeeds. */
+const failure = (request: Promise<unknown>) =>
+  request.then(
+    (data) => { throw new Error(`expected a failure, got ${JSON.stringify(data)}`) },
+    (error: AppError) => error,
+  )
+
+/** The behaviour every Bus adapter must share; `connect` makes two clients on one transport. */
+export function busContract(name: string, setup: () => Promise<{ connect(): Promise<Bus>; teardown(): Promise<void> }>) {
+  describe(`Bus contract: ${name}`, () => {
+    let env: Awaited<ReturnType<typeof setup>>
+    let client: Bus
+    let server: Bus
+    let replica: Bus
+
+    beforeAll(async () => {
+      env = await setup()
+      ;[client, server, replica] = await Promise.all([env.connect(), env.connect(), env.connect()])
+      server.serve('t.v1.echo', async (p) => ({ echoed: p }), { queue: 't' })
+      server.serve('t.v1.fail', async () => { throw new AppError('not_found', 'no such thing') }, { queue: 't' })
+      server.serve('t.v1.crash', async () => { throw new Error('database password is hunter2') }, { queue: 't' })
+      server.serve('t.v1.slow', async () => Bun.sleep(300).then(() => 'late'), { queue: 't' })
+      server.serve('t.v1.who', async () => 'server', { queue: 't' })
+      replica.serve('t.v1.who', async () => 'replica', { queue: 't' })
+      server.serve('t.v1.mutate', async (p) => { (p as { list: number[] }).list.push(2); return p }, { queue: 't' })
+    })
+    afterAll(async () => {
+      await Promise.all([client, server, replica].map((b) => b.close()))
+      await env.teardown()
+    })
+
+    it('returns the handler data to the caller', async () => {
+      expect(await client.request('t.v1.echo', { a: 1 })).toEqual({ echoed: { a: 1 } })
+    })
+
+    it('rebuilds an AppError thrown by the handler with its code and message', async () => {
+      const error = await failure(client.request('t.v1.fail', {}))
+      expect(error).toBeInstanceOf(AppError)
+      expect([error.code, error.status, error.message]).toEqual(['not_found', 404, 'no such thing'])
+    })
+
+    it('turns an unexpected handler failure into an internal error without leaking its message', async () => {
+      const error = await failure(client.request('t.v1.crash', {}))
+      expect([error.code, error.status, error.message]).toEqual(['internal', 500, 'internal error'])
+    })
+
+    it('answers unavailable (503) when nothing serves the subject', async () => {
+      const error = await failure(client.request('t.v1.nobody', {}))
+      expect([error.code, error.status]).toEqual(['unavailable', 503])
+    })
+
+    it('answers timeout (504) when the handler is too slow', async () => {
+      const error = await failure(client.request('t.v1.slow', {}, { timeoutMs: 50 }))
+      expect([error.code, error.status]).toEqual(['timeout', 504])
+    })
+
+    it('shares requests between replicas of one queue group', async () => {
+      const answers = new Set<unknown>()
+      for (let i = 0; i < 40 && answers.size < 2; i++) answers.add(await client.request('t.v1.who', {}))
+      expect([...answers].sort()).toEqual(['replica', 'server'])
+    })
+
+    it('passes a copy of the payload, never the caller\'s object', async () => {
+      const payload = { list: [1] }
+      expect(await client.request('t.v1.mutate', payload)).toEqual({ list: [1, 2] })
+      expect(payload).toEqual({ list: [1] })
+    })
+
+    it('delivers published events to wildcard subscribers', async () => {
+      const seen: [unknown, string][] = []
+      const stop = server.subscribe('ev.>', (event, subject) => void seen.push([event, subject]))
+      await Bun.sleep(50) // a NATS subscription is live once the server has seen it
+      await client.publish('ev.abc', { n: 1 })
+      await client.publish('other.abc', { n: 2 })
+      for (let i = 0; i < 40 && seen.length === 0; i++) await Bun.sleep(25)
+      stop()
+      expect(seen).toEqual([[{ n: 1 }, 'ev.abc']])
+    })
+
+    it('reports itself reachable through ping', async () => {
+      expect(await client.ping()).toBe(true)
+    })
+  })
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'bun:test'
+import { csvChunk, csvCell, formatCsv, neutraliseCell } from '@lr/platform/csv'
+
+describe('csv helpers', () => {
+  it('prefixes a cell beginning with = + - @ tab or carriage return with a single quote', () => {
+    expect(['=1', '+1', '-1', '@a', '\tx', '\rx'].map(neutraliseCell)).toEqual(["'=1", "'+1", "'-1", "'@a", "'\tx", "'\rx"])
+  })
+
+  it('leaves a cell alone when such a character is not at its start', () => {
+    expect(['a=1', ' =1', "'=1", ''].map(neutraliseCell)).toEqual(['a=1', ' =1', "'=1", ''])
+  })
+
+  it('writes null and undefined as empty cells, objects as JSON and numbers as text', () => {
+    expect([null, undefined, { a: [1] }, 0, 17].map(csvCell)).toEqual(['', '', '{"a":[1]}', '0', '17'])
+  })
+
+  it('quotes a tab- or CR-led cell after neutralising it', async () => {
+    expect(await formatCsv(['a'], [{ a: '\rx' }, { a: '\tx' }], { header: false })).toBe(`"'\rx"\r\n'\tx\r\n`)
+  })
+
+  it('answers an empty string for no rows and no header, so a chunk adds nothing', async () => {
+    expect(await formatCsv(['a', 'b'], [], { header: false })).toBe('')
+  })
+
+  it('writes the columns in the given order, not the object\'s', async () => {
+    expect(await formatCsv(['b', 'a'], [{ a: 1, b: 2 }], { header: true })).toBe('b,a\r\n2,1\r\n')
+  })
+
+  it('turns a page into a chunk whose cursor encodes the page position', async () => {
+    const chunk = await csvChunk(['a'], async () => ({ items: [{ a: 'x' }], next: '1f' }), 10, false)
+    expect(chunk).toEqual({ csv: 'x\r\n', next_cursor: Buffer.from('1f').toString('base64url') })
+  })
+
+  describe('with rows too large for one chunk', () => {
+    // 40 rows of 100 bytes; `next` is the position (index, hex) of a page's last row.
+    const rows = Array.from({ length: 40 }, (_, i) => ({ n: String(i).padStart(2, '0'), big: 'x'.repeat(95) }))
+    const reads: number[] = []
+    const read = (after: number) => async (limit: number) => {
+      reads.push(limit)
+      const items = rows.slice(after, after + limit)
+      const last = after + items.length
+      return { items, next: last < rows.length ? (last - 1).toString(16) : null }
+    }
+
+    it('reads fewer rows until the chunk fits the byte budget', async () => {
+      reads.length = 0
+      const chunk = await csvChunk(['n', 'big'], read(0), 32, false, 1000)
+      expect(reads).toEqual([32, 16, 8])
+      expect(Buffer.byteLength(chunk.csv)).toBeLessThanOrEqual(1000)
+      expect(chunk.csv.split('\r\n').filter(Boolean)).toHaveLength(8)
+    })
+
+    it('returns every row exactly once across chunks', async () => {
+      const seen: string[] = []
+      let after = 0
+      for (;;) {
+        const chunk = await csvChunk(['n', 'big'], read(after), 32, false, 1000)
+        const lines = chunk.csv.split('\r\n').filter(Boolean)
+        seen.push(...lines.map((line) => line.slice(0, 2)))
+        after += lines.length
+        if (!chunk.next_cursor) break
+      }
+      expect(seen).toEqual(rows.map((row) => row.n))
+    })
+
+    it('sends a single row whatever its size', async () => {
+      const chunk = await csvChunk(['n', 'big'], read(0), 4, false, 10)
+      expect(chunk.csv.split('\r\n').filter(Boolean)).toHaveLength(1)
+    })
+  })
+})

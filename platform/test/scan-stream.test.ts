@@ -1,0 +1,157 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
+import { connect, type JetStreamManager, type NatsConnection, StorageType } from 'nats'
+import { startNats, type NatsServer } from '../../test/harness/nats'
+import { waitUntil } from '../../test/harness/ports'
+import { skipReason } from '../../test/harness/servers'
+import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
+import { createJetStreamScanSource } from '@lr/platform/scan-stream-source'
+import { ensureScanStream, SCAN_STREAM } from '@lr/platform/scan-stream-config'
+import type { ScanEvent } from '@lr/proto'
+
+const event = (n: number, code = 'Code0001'): ScanEvent => ({
+  scan_id: `scan-${n}`, code, scanned_at: 1_736_510_400_000 + n, user_agent: 'UA', visitor_id: 'a'.repeat(64), country: 'DE',
+})
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => event(from + i))
+const ids = (events: unknown[]) => events.map((e) => (e as ScanEvent).scan_id)
+
+const skip = skipReason('nats-server')
+if (skip) describe.skip(`scan stream on JetStream (${skip})`, () => {})
+else
+  describe('scan stream on JetStream (real nats-server -js)', () => {
+    let server: NatsServer
+    let nc: NatsConnection
+    let jsm: JetStreamManager
+    const stored = async () => (await jsm.streams.info(SCAN_STREAM)).state.messages
+
+    beforeAll(async () => {
+      server = await startNats({ jetstream: true })
+      nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
+      jsm = await nc.jetstreamManager()
+    })
+    afterAll(async () => {
+      await nc?.close()
+      await server?.stop()
+    })
+    beforeEach(async () => {
+      await jsm.streams.delete(SCAN_STREAM).catch(() => false)
+      await ensureScanStream(jsm)
+    })
+
+    describe('ensureScanStream', () => {
+      it('creates SCANS on scans.> with file storage and a two-minute duplicate window', async () => {
+        const { config } = await jsm.streams.info(SCAN_STREAM)
+        expect([config.subjects, config.storage, config.duplicate_window]).toEqual([['scans.>'], StorageType.File, 120_000_000_000])
+      })
+
+      it('leaves an existing stream and its scans as they are', async () => {
+        const publisher = createJetStreamScanPublisher(nc)
+        publisher.publish(event(1))
+        await publisher.flush()
+        await ensureScanStream(jsm)
+        expect(await stored()).toBe(1)
+      })
+    })
+
+    describe('createJetStreamScanPublisher', () => {
+      it('stores a scan published twice once (Nats-Msg-Id = scan_id)', async () => {
+        const publisher = createJetStreamScanPublisher(nc)
+        publisher.publish(event(1))
+        publisher.publish(event(2))
+        publisher.publish(event(1))
+        await publisher.flush()
+        expect(await stored()).toBe(2)
+        const msg = await jsm.streams.getMessage(SCAN_STREAM, { seq: 1 })
+        expect([msg.subject, msg.header.get('Nats-Msg-Id'), msg.json()]).toEqual(['scans.Code0001', 'scan-1', event(1)])
+      })
+
+      it('holds scans while NATS is down and delivers every one once it is back', async () => {
+        const publisher = createJetStreamScanPublisher(nc, { timeoutMs: 500, retryMs: 50 })
+        await server.down()
+        const started = performance.now()
+        for (const e of range(1, 50)) publisher.publish(e)
+        expect(performance.now() - started).toBeLessThan(50)
+        expect(publisher.pending()).toBe(50)
+        await Bun.sleep(700)
+        await server.up()
+        await waitUntil(() => publisher.pending() === 0, 10_000, 'the held scans to be published')
+        expect([await stored(), publisher.dropped()]).toEqual([50, 0])
+      }, 20_000)
+
+      it('drops the oldest scans beyond its buffer and counts them', async () => {
+        const publisher = createJetStreamScanPublisher(nc, { maxBuffer: 10, timeoutMs: 500, retryMs: 50 })
+        await server.down()
+        await Bun.sleep(100) // the client notices the closed socket
+        for (const e of range(1, 15)) publisher.publish(e)
+        expect([publisher.pending(), publisher.dropped()]).toEqual([10, 5])
+        await server.up()
+        await waitUntil(() => publisher.pending() === 0, 10_000, 'the held scans to be published')
+        const first = await jsm.streams.getMessage(SCAN_STREAM, { seq: 1 })
+        expect([await stored(), (first.json() as ScanEvent).scan_id]).toEqual([10, 'scan-6'])
+      }, 20_000)
+    })
+
+    describe('createJetStreamScanSource', () => {
+      let consumed: unknown[]
+      const collect = async (events: unknown[]) => void consumed.push(...events)
+      beforeEach(() => {
+        consumed = []
+      })
+      afterEach(() => jsm.consumers.delete(SCAN_STREAM, 'analytics').catch(() => false))
+
+      async function publishAll(events: ScanEvent[]) {
+        const publisher = createJetStreamScanPublisher(nc)
+        for (const e of events) publisher.publish(e)
+        await publisher.flush()
+      }
+
+      it('applies every scan, also those stored before it started, and acknowledges them', async () => {
+        await publishAll(range(1, 5))
+        const source = createJetStreamScanSource(nc)
+        await source.start(collect)
+        await publishAll(range(6, 10))
+        await waitUntil(() => consumed.length === 10, 5_000, 'ten scans')
+        await source.stop()
+        expect(ids(consumed)).toEqual(ids(range(1, 10)))
+        const info = await jsm.consumers.info(SCAN_STREAM, 'analytics')
+        expect([info.num_pending, info.num_ack_pending]).toEqual([0, 0])
+      })
+
+      it('resumes after a stop with exactly the scans published meanwhile', async () => {
+        const first = createJetStreamScanSource(nc)
+        await first.start(collect)
+        await publishAll(range(1, 20))
+        await waitUntil(() => consumed.length === 20, 5_000, 'twenty scans')
+        await first.stop()
+        await publishAll(range(21, 30))
+        const second = createJetStreamScanSource(nc)
+        await second.start(collect)
+        await waitUntil(() => consumed.length >= 30, 5_000, 'thirty scans')
+        await Bun.sleep(200)
+        await second.stop()
+        expect(ids(consumed)).toEqual(ids(range(1, 30)))
+      })
+
+      it('delivers a batch again when applying it failed', async () => {
+        let attempts = 0
+        const source = createJetStreamScanSource(nc, { retryMs: 50 })
+        await source.start(async (events) => {
+          if (++attempts === 1) throw new Error('store busy')
+          consumed.push(...events)
+        })
+        await publishAll([event(1)])
+        await waitUntil(() => consumed.length === 1, 5_000, 'the redelivered scan')
+        await source.stop()
+        expect([attempts, ids(consumed)]).toEqual([2, ['scan-1']])
+      })
+
+      it('hands a malformed message over as null, so it is acknowledged with its batch', async () => {
+        const source = createJetStreamScanSource(nc)
+        await source.start(collect)
+        await nc.jetstream().publish('scans.Code0001', new TextEncoder().encode('{not json'))
+        await waitUntil(() => consumed.length === 1, 5_000, 'the malformed message')
+        await source.stop()
+        expect(consumed).toEqual([null])
+        expect((await jsm.consumers.info(SCAN_STREAM, 'analytics')).num_ack_pending).toBe(0)
+      })
+    })
+  })

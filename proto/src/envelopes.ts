@@ -1,0 +1,17 @@
+import { type Static, Type as T } from '@sinclair/typebox'
+import { Principal } from './principal'
+import { ListQuery } from './paging'
+
+/** Envelopes the gateway sends; services re-validate them. */
+export const WithPrincipal = T.Object({ principal: Principal })
+/** A create; `idempotency_key` is the client's Idempotency-Key header, when sent. */
+export const BodyRequest = T.Object({ principal: Principal, body: T.Unknown(), idempotency_key: T.Optional(T.String()) })
+export const ListRequest = T.Object({ principal: Principal, query: ListQuery })
+export const IdRequest = T.Object({ principal: Principal, id: T.String() })
+export const UpdateRequest = T.Object({ principal: Principal, id: T.String(), body: T.Unknown() })
+export const ExportRequest = T.Object({ principal: Principal, cursor: T.Union([T.String(), T.Null()]) })
+export type ExportRequest = Static<typeof ExportRequest>
+
+/** One piece of a streamed CSV export: text to append, and where to continue (null: done). */
+export const ExportChunk = T.Object({ csv: T.String(), next_cursor: T.Union([T.String(), T.Null()]) })
+export type ExportChunk = Static<typeof ExportChunk>

@@ -1,0 +1,51 @@
+import { AppError, type ItemError } from '@lr/proto'
+import { FieldError, isPlainObject } from './fields'
+
+/** Every bulk creation route accepts at most this many items per call (spec §8). */
+export const BATCH_MAX = 50
+
+/**
+ * The items of a batch body `{ [key]: [...] }`, or also a bare array when `bareArray` is set.
+ * Anything else (not an object, another field, missing/not an array, empty, more than BATCH_MAX)
+ * is one 400 AppError for the whole body (api-contract.md §4), never a per-item error.
+ */
+export function batchItems(body: unknown, key: string, opts: { bareArray?: boolean } = {}): unknown[] {
+  const shape = `an array of 1 to ${BATCH_MAX} items`
+  let items: unknown
+  if (opts.bareArray && Array.isArray(body)) items = body
+  else if (isPlainObject(body)) {
+    for (const field of Object.keys(body)) {
+      if (field !== key) throw new AppError('bad_request', `unknown field "${field}"`)
+    }
+    if (body[key] === undefined) throw new AppError('bad_request', `${key} is required: ${shape}`)
+    items = body[key]
+  } else {
+    const expected = opts.bareArray ? `a JSON array of 1 to ${BATCH_MAX} items, or an object with "${key}"` : `a JSON object with "${key}", ${shape}`
+    throw new AppError('bad_request', `body must be ${expected}`)
+  }
+  if (!Array.isArray(items)) throw new AppError('bad_request', `${key} must be ${shape}`)
+  if (items.length === 0) throw new AppError('bad_request', `${key} must hold at least one item`)
+  if (items.length > BATCH_MAX)
+    throw new AppError('bad_request', `a batch holds at most ${BATCH_MAX} items; this one has ${items.length}`)
+  return items
+}
+
+/**
+ * Checks every item of a batch. When any item fails (FieldError), throws AppError.batch naming
+ * every failing item by index (from 0), in order; otherwise returns the clean items in order.
+ * Other errors propagate unchanged.
+ */
+export function checkBatch<T>(items: readonly unknown[], check: (item: unknown, index: number) => T): T[] {
+  const clean: T[] = []
+  const failures: ItemError[] = []
+  items.forEach((item, index) => {
+    try {
+      clean.push(check(item, index))
+    } catch (error) {
+      if (!(error instanceof FieldError)) throw error
+      failures.push({ index, error: error.message })
+    }
+  })
+  if (failures.length > 0) throw AppError.batch(failures)
+  return clean
+}

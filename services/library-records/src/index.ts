@@ -1,0 +1,4 @@
+export * from './fields'
+export * from './batch'
+export * from './review'
+export * from './list-query'
