@@ -1,5 +1,4 @@
 import { DiscardPolicy, type JetStreamManager, type NatsConnection, nanos, RetentionPolicy, StorageType, type StreamConfig } from 'nats'
-import type { Bus } from '@lr/proto'
 
 /**
  * The durable scan pipeline with TRANSPORT=nats (api-contract.md §5): every scan is a message of
@@ -38,11 +37,4 @@ export async function ensureScanStream(jsm: JetStreamManager): Promise<void> {
     if (subjects.join() !== SCAN_STREAM_SUBJECTS.join() || duplicate_window !== wanted.duplicate_window || max_age !== wanted.max_age)
       await jsm.streams.update(SCAN_STREAM, { ...info.config, subjects: wanted.subjects, duplicate_window: wanted.duplicate_window, max_age: wanted.max_age })
   }
-}
-
-/** The NATS connection under a bus made by createNatsBus; throws for any other bus. */
-export function natsConnectionOf(bus: Bus): NatsConnection {
-  const connection = (bus as Bus & { connection?: NatsConnection }).connection
-  if (!connection) throw new Error('the scan stream needs the NATS bus (TRANSPORT=nats)')
-  return connection
 }

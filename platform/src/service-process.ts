@@ -1,17 +1,27 @@
+import type { NatsConnection } from 'nats'
 import { loadConfigOrExit, onShutdown, openMongoIfConfigured, type RunningService, type ServiceContext } from './lifecycle'
 import { createNatsBus } from './bus-nats'
 import { startHealthListener } from './health-listener'
+
+/**
+ * What only a TRANSPORT=nats process has, handed to its entry point's start function: the NATS
+ * connection under its bus (analytics builds its JetStream scan source on it). Services never
+ * reach it through the Bus itself, which stays transport-neutral.
+ */
+export interface NatsProcess {
+  connection: NatsConnection
+}
 
 /**
  * Entry point of one service process in TRANSPORT=nats mode: config, NATS bus, optional Mongo,
  * start the service, probes on HEALTH_PORT (when set), and on SIGTERM a graceful stop within the
  * grace period the manifests give (deploy/k8s: 30 s).
  */
-export async function runServiceProcess(name: string, start: (ctx: ServiceContext) => Promise<RunningService>) {
+export async function runServiceProcess(name: string, start: (ctx: ServiceContext, nats: NatsProcess) => Promise<RunningService>) {
   const config = loadConfigOrExit(Bun.env)
   const bus = await createNatsBus(config.NATS_URL, name)
   const mongo = await openMongoIfConfigured(config)
-  const service = await start({ bus, config, mongo })
+  const service = await start({ bus, config, mongo }, { connection: bus.connection })
   const health = config.HEALTH_PORT > 0 ? startHealthListener(config.HEALTH_PORT, { store: () => service.ready(), nats: () => bus.ping() }) : undefined
   console.log(`[${name}] serving on ${config.NATS_URL}${health ? `, probes on :${health.port}` : ''}`)
   // Stores close last: a handler still running when SIGTERM came may need its store to reply.

@@ -1,15 +1,13 @@
 import { type Config } from '@lr/proto'
 import { createBusScanPublisher } from '@lr/platform/scan-publisher'
 import { createLocalBus } from '@lr/platform/bus-local'
+import { createBusScanSource } from '@lr/platform/scan-source'
 import { openMongoIfConfigured, type RunningService } from '@lr/platform/lifecycle'
 import { startAuth } from '@lr/auth'
 import { startRecords } from '@lr/records'
 import { createResolverFromConfig, startDynamic } from '@lr/dynamic'
 import { startAnalytics } from '@lr/analytics'
 import { createAdmission, createGateway } from '@lr/gateway'
-
-/** Every service of the product, as started in one process. */
-const SERVICES = [startAuth, startRecords, startDynamic, startAnalytics]
 
 /**
  * The whole product in one process over the in-process bus: what `bun start` runs, and what the
@@ -18,8 +16,13 @@ const SERVICES = [startAuth, startRecords, startDynamic, startAnalytics]
 export async function startStandalone(config: Config) {
   const bus = createLocalBus()
   const mongo = await openMongoIfConfigured(config)
+  const ctx = { bus, config, mongo }
   const services: RunningService[] = []
-  for (const start of SERVICES) services.push(await start({ bus, config, mongo }))
+  for (const start of [startAuth, startRecords, startDynamic]) services.push(await start(ctx))
+  // Scans are events of this bus (the resolver below publishes them). On SQLite their writes run
+  // in a Worker, on the second core, not on the thread that answers redirects and API calls.
+  const ingest = config.STORE === 'sqlite' ? 'worker' : 'in-thread'
+  services.push(await startAnalytics(ctx, { source: createBusScanSource(bus), ingest }))
   const admission = await createAdmission(config)
   const gateway = createGateway({
     bus,

@@ -1,7 +1,6 @@
 import type { Connection } from 'mongoose'
 import type { Config, ScanSource } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
-import { createBusScanSource } from '@lr/platform/scan-source'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
 import { createSqliteAnalyticsStore } from './adapters/analytics-store.sqlite'
 import { createBusCodeDirectory } from './adapters/code-directory.bus'
@@ -18,19 +17,16 @@ export const openAnalyticsStore = (config: Config, mongo?: Connection): Promise<
     mongo: async () => (await import('./adapters/analytics-store.mongo')).createMongoAnalyticsStore,
   })
 
-/** The scans of this deployment: the SCANS stream with TRANSPORT=nats, else events of the in-process bus. */
-async function scanSourceOf({ bus, config }: ServiceContext): Promise<ScanSource> {
-  if (config.TRANSPORT !== 'nats') return createBusScanSource(bus)
-  // Imported here so one-process mode never loads `nats`.
-  const { createJetStreamScanSource, natsConnectionOf } = await import('@lr/platform/scan-stream')
-  return createJetStreamScanSource(natsConnectionOf(bus))
-}
-
 export interface AnalyticsOptions {
   /** Which codes a library has; default: asked of the dynamic service over the bus. */
   directory?: CodeDirectory
-  /** Where scans come from; default: see scanSourceOf. */
-  source?: ScanSource
+  /**
+   * Where scans come from; the entry point picks it: the SCANS stream (main.ts, TRANSPORT=nats)
+   * or events of the in-process bus (standalone).
+   */
+  source: ScanSource
+  /** Where scan batches are written: this thread (default) or a Worker (see ingestInWorker). */
+  ingest?: 'in-thread' | 'worker'
 }
 
 /**
@@ -38,13 +34,12 @@ export interface AnalyticsOptions {
  * applies scans as they arrive. `stop` stops the intake first (what is delivered but not applied
  * stays in the stream), then the subjects, then closes the store.
  */
-export async function startAnalytics(ctx: ServiceContext, opts: AnalyticsOptions = {}): Promise<RunningService> {
+export async function startAnalytics(ctx: ServiceContext, opts: AnalyticsOptions): Promise<RunningService> {
   const { store, close } = await openAnalyticsStore(ctx.config, ctx.mongo)
   const directory = opts.directory ?? createBusCodeDirectory(ctx.bus)
   const service = createAnalyticsService({ store, directory })
-  const source = opts.source ?? (await scanSourceOf(ctx))
-  // One process on SQLite: ingestion writes on the second core (see ingestInWorker).
-  const worker = ctx.config.TRANSPORT === 'memory' && ctx.config.STORE === 'sqlite' ? await ingestInWorker(ctx.config) : undefined
+  const { source } = opts
+  const worker = opts.ingest === 'worker' ? await ingestInWorker(ctx.config) : undefined
   try {
     await source.start(worker?.apply ?? ((events) => service.ingest(events).then(() => undefined)))
   } catch (error) {

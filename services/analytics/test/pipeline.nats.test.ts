@@ -7,7 +7,7 @@ import { type RunningService } from '@lr/platform/lifecycle'
 import { ANALYTICS_SUBJECTS, type AnalyticsSummary } from '@lr/proto'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
-import { natsConnectionOf, SCAN_STREAM } from '@lr/platform/scan-stream-config'
+import { createJetStreamScanSource, SCAN_STREAM } from '@lr/platform/scan-stream'
 import type { ScanEvent } from '@lr/proto'
 import { startNats, type NatsServer } from '../../../test/harness/nats'
 import { waitUntil } from '../../../test/harness/ports'
@@ -32,7 +32,7 @@ else
 
     const start = async () => {
       const config = loadConfig({ TRANSPORT: 'nats', NATS_URL: server.url, DATA_DIR: dataDir })
-      analytics = await startAnalytics({ bus, config }, { directory })
+      analytics = await startAnalytics({ bus, config }, { directory, source: createJetStreamScanSource(bus.connection) })
     }
     const total = async () => (await bus.request<AnalyticsSummary>(ANALYTICS_SUBJECTS.summary, { principal: alice, query: {} })).analytics[0]!
     const publishAll = async (events: ScanEvent[]) => {
@@ -72,11 +72,11 @@ else
     })
 
     it('counts a scan delivered twice with different message ids once', async () => {
-      const js = natsConnectionOf(bus).jetstream()
+      const js = bus.connection.jetstream()
       const again = new TextEncoder().encode(JSON.stringify(nth(3, 'down')))
       await js.publish('scans.Code0001', again)
       await js.publish('scans.Code0001', again, { msgID: 'another-id' })
-      await waitUntil(async () => (await (await natsConnectionOf(bus).jetstreamManager()).consumers.info(SCAN_STREAM, 'analytics')).num_pending === 0, 5_000, 'the consumer to catch up')
+      await waitUntil(async () => (await (await bus.connection.jetstreamManager()).consumers.info(SCAN_STREAM, 'analytics')).num_pending === 0, 5_000, 'the consumer to catch up')
       await Bun.sleep(200)
       expect((await total()).total_scans).toBe(26)
     })
