@@ -1,7 +1,6 @@
 export { createAuthService, epochSeconds, type AuthDeps, type AuthService } from './service'
 export { serveAuth } from './handlers'
-export { startAuth } from './start'
+export { openAuthStore, startAuth } from './start'
 export type { AuthStore, StoredKey, AccountChanges } from './ports'
 export { createSqliteAuthStore } from './adapters/auth-store.sqlite'
-export { createMongoAuthStore, openAuthStore, authSqlitePath } from './open-store'
 export { hashSecret, KEY_PREFIX } from './secret'

@@ -23,16 +23,18 @@ export type AccountChanges = { tier?: Tier; api_grant_until?: number | null }
  *
  * Lookups return null (or false) when nothing matches; the service turns that into a named error.
  * Uniqueness is enforced by the store itself (unique indexes), so replicas cannot race past it:
- * a violation throws AppError('bad_request') built by store-errors.ts, the same for every adapter.
+ * a violation throws StoreConflict naming the key (`email`, `account_id`, `team_id`, `live_key`,
+ * `key_id`, `hash`), the same for every adapter; the service words it for the client (conflicts.ts).
  */
 export interface AuthStore {
-  /** Throws AppError('bad_request') when another account has the same email. */
+  /** Throws StoreConflict('email') when another account has the same email, ('account_id') for a taken id. */
   insertAccount(account: Account): Promise<void>
   /** null when no account has this id. */
   getAccount(accountId: string): Promise<Account | null>
   /** Applies the changes and returns the account as stored afterwards; null when no account has this id. */
   updateAccount(accountId: string, changes: AccountChanges): Promise<Account | null>
 
+  /** Throws StoreConflict('team_id') for a taken id. */
   insertTeam(team: Team): Promise<void>
   /** null when no team has this id. */
   getTeam(teamId: string): Promise<Team | null>
@@ -45,7 +47,10 @@ export interface AuthStore {
   /** false when the account was not a member. */
   removeMembership(teamId: string, accountId: string): Promise<boolean>
 
-  /** Throws AppError('bad_request') when the account already holds an unrevoked key of this scope. */
+  /**
+   * Throws StoreConflict('live_key') when the account already holds an unrevoked key of this
+   * scope; ('key_id') or ('hash') when another key has the same id or secret.
+   */
   insertKey(key: StoredKey): Promise<void>
   /** null when no key has this id. */
   getKey(keyId: string): Promise<StoredKey | null>

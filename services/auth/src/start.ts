@@ -1,18 +1,30 @@
+import type { Connection } from 'mongoose'
+import type { Config } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
+import { type OpenedStore, openServiceStore } from '@lr/platform/store'
+import { createSqliteAuthStore } from './adapters/auth-store.sqlite'
 import { serveAuth } from './handlers'
-import { openAuthStore } from './open-store'
+import type { AuthStore } from './ports'
 import { createAuthService, epochSeconds } from './service'
 
+/** Opens the store config.STORE names (`${DATA_DIR}/auth.sqlite`, or Mongo); see openServiceStore. */
+export const openAuthStore = (config: Config, mongo?: Connection): Promise<OpenedStore<AuthStore>> =>
+  openServiceStore(config, mongo, {
+    name: 'auth',
+    sqlite: createSqliteAuthStore,
+    mongo: async () => (await import('./adapters/auth-store.mongo')).createMongoAuthStore,
+  })
+
 /** Starts the auth service on a bus (in-process or NATS): opens its store and serves every auth subject. */
-export async function startAuth({ bus, config, mongo }: ServiceContext): Promise<RunningService> {
-  const store = await openAuthStore(config, mongo)
-  const service = createAuthService({ store, now: epochSeconds, activationDelayS: config.KEY_ACTIVATION_DELAY_S })
-  const unsubscribe = serveAuth(bus, service)
+export async function startAuth(ctx: ServiceContext): Promise<RunningService> {
+  const { store, close } = await openAuthStore(ctx.config, ctx.mongo)
+  const service = createAuthService({ store, now: epochSeconds, activationDelayS: ctx.config.KEY_ACTIVATION_DELAY_S })
+  const unsubscribe = serveAuth(ctx.bus, service)
   return {
     ready: () => store.ping(),
     async stop() {
       unsubscribe()
-      await store.close()
+      await close()
     },
   }
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import type { Account } from '@lr/proto'
 import type { AuthStore, StoredKey } from '../src/ports'
-import { rejection } from './rejection'
+import { conflict } from './rejection'
 
 const account = (n: number, over: Partial<Account> = {}): Account => ({
   account_id: `acct_${n}`, email: `user${n}@example.com`, tier: 'pro', api_grant_until: null, created_at: 1000 + n, ...over,
@@ -34,10 +34,14 @@ export function authStoreContract(name: string, makeStore: () => Promise<AuthSto
       expect(await store.getAccount('acct_1')).toEqual(account(1))
     })
 
-    it('refuses a second account with the same email as bad_request', async () => {
-      const error = await rejection(store.insertAccount(account(3, { email: 'user1@example.com' })))
-      expect(error.code).toBe('bad_request')
-      expect(error.message).toBe('an account with email user1@example.com already exists')
+    it('refuses a second account with the same email as a conflict on email', async () => {
+      const error = await conflict(store.insertAccount(account(3, { email: 'user1@example.com' })))
+      expect([error.key, error.value]).toEqual(['email', 'user1@example.com'])
+    })
+
+    it('refuses an account or team id already taken as a conflict on the id', async () => {
+      expect((await conflict(store.insertAccount(account(1, { email: 'other@example.com' })))).key).toBe('account_id')
+      expect((await conflict(store.insertTeam({ team_id: 'team_1', name: 'Again' }))).key).toBe('team_id')
     })
 
     it('updates only the given account fields and returns the account', async () => {
@@ -80,11 +84,16 @@ export function authStoreContract(name: string, makeStore: () => Promise<AuthSto
       expect(await store.findKeyByHash('hash_1')).toEqual(key(1, { scope: 'business', team_id: 'team_1' }))
     })
 
-    it('refuses a second unrevoked key of the same account and scope as bad_request', async () => {
+    it('refuses a second unrevoked key of the same account and scope as a conflict on live_key', async () => {
       await store.insertKey(key(1))
-      const error = await rejection(store.insertKey(key(2)))
-      expect(error.code).toBe('bad_request')
-      expect(error.message).toContain('acct_1 already has an unrevoked personal key')
+      const error = await conflict(store.insertKey(key(2)))
+      expect([error.key, error.value]).toEqual(['live_key', 'acct_1'])
+    })
+
+    it('refuses a key whose id or secret is taken as a conflict on key_id or hash', async () => {
+      await store.insertKey(key(1))
+      expect((await conflict(store.insertKey(key(1, { scope: 'business', team_id: 'team_1', hash: 'hash_9' })))).key).toBe('key_id')
+      expect((await conflict(store.insertKey(key(2, { scope: 'business', team_id: 'team_1', hash: 'hash_1' })))).key).toBe('hash')
     })
 
     it('lets exactly one of two racing inserts of the same scope succeed', async () => {

@@ -1,7 +1,6 @@
 import type { Connection } from 'mongoose'
-import type { Account, KeyScope, Membership, Team } from '@lr/proto'
+import { type Account, type KeyScope, type Membership, StoreConflict, type Team } from '@lr/proto'
 import type { AccountChanges, AuthStore, StoredKey } from '../ports'
-import { duplicateId, emailTaken, liveKeyExists } from '../store-errors'
 import { authModels, type KeyDoc } from './auth-models.mongo'
 
 /** The index a duplicate-key error (11000) names, as its key pattern; null for any other error. */
@@ -34,8 +33,8 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
         await Accounts.create({ _id: account_id, ...rest })
       } catch (error) {
         const pattern = duplicateKeyPattern(error)
-        if (pattern && 'email' in pattern) throw emailTaken(rest.email)
-        if (pattern) throw duplicateId('account', account_id)
+        if (pattern && 'email' in pattern) throw new StoreConflict('email', rest.email)
+        if (pattern) throw new StoreConflict('account_id', account_id)
         throw error
       }
     },
@@ -56,7 +55,7 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
       try {
         await Teams.create({ _id: team_id, name })
       } catch (error) {
-        if (duplicateKeyPattern(error)) throw duplicateId('team', team_id)
+        if (duplicateKeyPattern(error)) throw new StoreConflict('team_id', team_id)
         throw error
       }
     },
@@ -83,8 +82,9 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
         await Keys.create({ _id: key_id, ...rest, ...(rest.revoked_at === null ? { live: true } : {}) })
       } catch (error) {
         const pattern = duplicateKeyPattern(error)
-        if (pattern && 'scope' in pattern) throw liveKeyExists(rest.account_id, rest.scope)
-        if (pattern) throw duplicateId('key', key_id)
+        if (pattern && 'scope' in pattern) throw new StoreConflict('live_key', rest.account_id)
+        if (pattern && 'hash' in pattern) throw new StoreConflict('hash')
+        if (pattern) throw new StoreConflict('key_id', key_id)
         throw error
       }
     },

@@ -1,7 +1,6 @@
 import { type Database, SQLiteError } from 'bun:sqlite'
-import type { Account, KeyScope, Membership, Team } from '@lr/proto'
+import { type Account, type KeyScope, type Membership, StoreConflict, type Team } from '@lr/proto'
 import type { AccountChanges, AuthStore, StoredKey } from '../ports'
-import { duplicateId, emailTaken, liveKeyExists } from '../store-errors'
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS accounts (
@@ -66,8 +65,8 @@ export function createSqliteAuthStore(db: Database): AuthStore {
         q.insertAccount.run(account)
       } catch (error) {
         const columns = violatedColumns(error)
-        if (columns?.includes('accounts.email')) throw emailTaken(account.email)
-        if (columns) throw duplicateId('account', account.account_id)
+        if (columns?.includes('accounts.email')) throw new StoreConflict('email', account.email)
+        if (columns) throw new StoreConflict('account_id', account.account_id)
         throw error
       }
     },
@@ -88,7 +87,7 @@ export function createSqliteAuthStore(db: Database): AuthStore {
       try {
         q.insertTeam.run(team)
       } catch (error) {
-        if (violatedColumns(error)) throw duplicateId('team', team.team_id)
+        if (violatedColumns(error)) throw new StoreConflict('team_id', team.team_id)
         throw error
       }
     },
@@ -104,8 +103,9 @@ export function createSqliteAuthStore(db: Database): AuthStore {
         q.insertKey.run(key)
       } catch (error) {
         const columns = violatedColumns(error)
-        if (columns?.includes('api_keys.scope')) throw liveKeyExists(key.account_id, key.scope)
-        if (columns) throw duplicateId('key', key.key_id)
+        if (columns?.includes('api_keys.scope')) throw new StoreConflict('live_key', key.account_id)
+        if (columns?.includes('api_keys.hash')) throw new StoreConflict('hash')
+        if (columns) throw new StoreConflict('key_id', key.key_id)
         throw error
       }
     },

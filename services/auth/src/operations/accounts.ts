@@ -2,13 +2,17 @@ import { type Account, type AccountCreateRequest, type AccountUpdateRequest, App
 import type { AuthDeps } from '../ports'
 import { normaliseEmail } from '../rules'
 import { newId } from '../secret'
+import { answeringConflicts, duplicateId, emailTaken } from '../conflicts'
 import { requireAccount } from './lookups'
 
 export async function createAccount({ store, now }: AuthDeps, req: AccountCreateRequest): Promise<Account> {
   const email = normaliseEmail(req.email)
   if (!email) throw new AppError('bad_request', `email "${req.email}" is not a valid address`)
   const account: Account = { account_id: newId('acct'), email, tier: req.tier, api_grant_until: null, created_at: now() }
-  await store.insertAccount(account)
+  await answeringConflicts(store.insertAccount(account), {
+    email: () => emailTaken(email),
+    account_id: () => duplicateId('account', account.account_id),
+  })
   return account
 }
 

@@ -3,7 +3,7 @@ import type { StoredKey } from '../ports'
 import type { AuthDeps } from '../ports'
 import { canHoldBusinessKey, hasApiAccess } from '../rules'
 import { hashSecret, newId, newSecret } from '../secret'
-import { liveKeyExists } from '../store-errors'
+import { answeringConflicts, duplicateId, liveKeyExists } from '../conflicts'
 import { requireAccount, requireTeam } from './lookups'
 
 export async function createKey({ store, now, activationDelayS }: AuthDeps, req: KeyCreateRequest): Promise<CreatedKey> {
@@ -38,7 +38,12 @@ export async function createKey({ store, now, activationDelayS }: AuthDeps, req:
     revoked_at: null,
     last_used_at: null,
   }
-  await store.insertKey(key)
+  // A racing create that passed the check above too: the index refuses one of the two.
+  await answeringConflicts(store.insertKey(key), {
+    live_key: () => liveKeyExists(key.account_id, key.scope),
+    key_id: () => duplicateId('key', key.key_id),
+    hash: () => duplicateId('key', key.key_id),
+  })
   const { key_id, scope, team_id, created_at, active_at } = key
   return { key_id, key: secret, scope, team_id, created_at, active_at }
 }

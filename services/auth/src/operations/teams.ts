@@ -2,6 +2,7 @@ import { AppError, type MemberRemoved, type Membership, type Team, type TeamCrea
 import type { AuthStore } from '../ports'
 import type { AuthDeps } from '../ports'
 import { newId } from '../secret'
+import { answeringConflicts, duplicateId } from '../conflicts'
 import { requireAccount, requireTeam } from './lookups'
 
 export async function createTeam({ store }: AuthDeps, req: TeamCreateRequest): Promise<Team> {
@@ -11,7 +12,7 @@ export async function createTeam({ store }: AuthDeps, req: TeamCreateRequest): P
   if (admin.tier !== 'business')
     throw new AppError('forbidden', `account ${admin.account_id} has tier ${admin.tier}: only a business account can create a team`)
   const team: Team = { team_id: newId('team'), name }
-  await store.insertTeam(team)
+  await answeringConflicts(store.insertTeam(team), { team_id: () => duplicateId('team', team.team_id) })
   await store.putMembership({ team_id: team.team_id, account_id: admin.account_id, role: 'admin' })
   return team
 }

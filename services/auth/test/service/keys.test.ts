@@ -71,6 +71,16 @@ describe('key create', () => {
     expect([error.status, error.message]).toEqual([400, `account ${a.account_id} already has an unrevoked personal key (${first.key_id}): revoke it before creating a new one`])
   })
 
+  it('answers two racing creates of the same scope with one key and the same 400 (the store\'s unique index decides)', async () => {
+    const w = world()
+    const a = await w.account('pro')
+    const create = () => w.service.keyCreate({ account_id: a.account_id, scope: 'personal' })
+    const results = await Promise.allSettled([create(), create()])
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    const error = await rejection(Promise.reject((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason))
+    expect([error.status, error.message]).toEqual([400, `account ${a.account_id} already has an unrevoked personal key: revoke it before creating a new one`])
+  })
+
   it('accepts a new key of the scope once the old one is revoked', async () => {
     const w = world()
     const a = await w.account('pro')
