@@ -133,7 +133,7 @@ function report(m: Machine, seconds: number): string {
     `  ${settings.connections} connections for throughput (scenarios 1-3), 1 connection for batch latency (4).`,
     '- The product runs as `bun run gateway/src/main.ts` (TRANSPORT=memory, a fresh DATA_DIR, SQLite) or as every',
     '  process of deploy/local/processes.ts over a private `nats-server -js`. `LIMIT_*` are set to 10^9 so the limiter',
-    '  does all its work on every request but admits all of them (the spec §8 defaults, 5 req/s per key, would make',
+    '  does all its work on every request but admits all of them (the default limits of docs/decisions.md §1, 5 req/s per key, would make',
     '  every throughput run a 429 run).',
     `- Export sizes ${settings.exportSizes.map((n) => n.toLocaleString('en-US')).join(' and ')} rows; ${settings.scans.toLocaleString('en-US')} scans of one code`,
     `  for the scan export and the breakdown; ${settings.ingest.toLocaleString('en-US')} scans for the ingestion run.`,

@@ -7,7 +7,7 @@ import { freePort, waitUntil } from '../test/harness/ports'
 import { type Child, ROOT, runToEnd, spawnChild, waitForHttp } from './procs'
 
 /**
- * The limiter is part of every authenticated request, but its limits (spec §8: 5/s per key)
+ * The limiter is part of every authenticated request, but its limits (docs/decisions.md §1: 5/s per key)
  * would turn a throughput run into a 429 run. They are set far beyond what a run can use, so the
  * limiter still does all its work (GCRA, headers) and admits everything.
  */

@@ -12,7 +12,7 @@ export interface Admission {
   close(): Promise<void>
 }
 
-/** The spec §8 policies, overridable by the LIMIT_* settings. */
+/** The limits of docs/decisions.md §1 and §8, set by the LIMIT_* settings. */
 export const policiesOf = (config: Config): Record<Principal['scope'], LimitPolicy> => ({
   personal: { daily: config.LIMIT_PERSONAL_DAILY, perSecond: config.LIMIT_PERSONAL_PER_SECOND, burst: config.LIMIT_PERSONAL_BURST },
   business: { daily: config.LIMIT_BUSINESS_DAILY, perSecond: config.LIMIT_BUSINESS_PER_SECOND, burst: config.LIMIT_BUSINESS_BURST },

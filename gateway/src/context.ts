@@ -2,7 +2,7 @@ import type { Principal } from '@lr/proto'
 
 /**
  * Per-request state set before routing. Auth and limits run in onRequest (so a bad key is a 403
- * before a bad route is a 404, contract §8), which is before Elysia's derive/resolve exist;
+ * before a bad route is a 404, docs/decisions.md §8), which is before Elysia's derive/resolve exist;
  * a WeakMap on the Request carries the principal to the routes without leaking.
  */
 const principals = new WeakMap<Request, Principal>()

@@ -5,7 +5,7 @@ const HAND_TOOLS = /^(curl|wget|httpie|xh)\//i
 
 /**
  * True for the User-Agent of a crawler, a link-preview fetcher or an HTTP library
- * (api-contract.md §5: redirected but not counted), by isbot's maintained list of ~200 patterns.
+ * (docs/decisions.md §5: redirected but not counted), by isbot's maintained list of ~200 patterns.
  * Exceptions: no User-Agent at all, and hand-run tools (curl, wget, HTTPie), are counted.
  * The resolver decides with it which scans to publish; analytics applies it again to what arrives.
  */

@@ -5,7 +5,7 @@ import { type Page } from '@lr/proto'
 /** A cell starting with one of these would be read as a formula by a spreadsheet. */
 const FORMULA_START = /^[=+\-@\t\r]/
 
-/** Prefixes a cell that would begin with = + - @ tab or CR with `'` (api-contract.md §7). */
+/** Prefixes a cell that would begin with = + - @ tab or CR with `'` (docs/decisions.md §7). */
 export function neutraliseCell(text: string): string {
   return FORMULA_START.test(text) ? `'${text}` : text
 }

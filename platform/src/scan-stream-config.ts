@@ -1,7 +1,7 @@
 import { DiscardPolicy, type JetStreamManager, type NatsConnection, nanos, RetentionPolicy, StorageType, type StreamConfig } from 'nats'
 
 /**
- * The durable scan pipeline with TRANSPORT=nats (api-contract.md §5): every scan is a message of
+ * The durable scan pipeline with TRANSPORT=nats (docs/decisions.md §5): every scan is a message of
  * the JetStream stream SCANS on scans.<code>, deduplicated by its scan_id (`Nats-Msg-Id`).
  */
 export const SCAN_STREAM = 'SCANS'

@@ -1,5 +1,5 @@
 /**
- * The durable scan pipeline with TRANSPORT=nats (api-contract.md §5): the SCANS stream, its
+ * The durable scan pipeline with TRANSPORT=nats (docs/decisions.md §5): the SCANS stream, its
  * publisher (resolver side) and its durable consumer (analytics side). Its own entry (like
  * bus-nats.ts), so importing proto never pulls `nats`.
  */

@@ -29,7 +29,7 @@ export type ScanExportRequest = Static<typeof ScanExportRequest>
 const Count = T.Integer({ minimum: 0 })
 const Day = T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
 
-/** Totals of one code (api-contract.md §6). */
+/** Totals of one code (docs/decisions.md §6). */
 export const CodeSummary = T.Object({ code: T.String(), total_scans: Count, unique_scans: Count })
 export type CodeSummary = Static<typeof CodeSummary>
 export const AnalyticsSummary = T.Object({ analytics: T.Array(CodeSummary) })
@@ -39,7 +39,7 @@ export const DailyCount = T.Object({ date: Day, scans: Count, unique_scans: Coun
 export type DailyCount = Static<typeof DailyCount>
 
 /**
- * The breakdown of one code (api-contract.md §6): `daily` ascending, days with scans only;
+ * The breakdown of one code (docs/decisions.md §6): `daily` ascending, days with scans only;
  * every other list by scans descending (ties by name). Unique = distinct visitor ids, per day
  * in `daily`, over the whole range in the totals.
  */
@@ -55,7 +55,7 @@ export const CodeBreakdown = T.Object({
 })
 export type CodeBreakdown = Static<typeof CodeBreakdown>
 
-/** One row of the per-scan export; `scanned_at` in epoch seconds (api-contract.md §7). */
+/** One row of the per-scan export; `scanned_at` in epoch seconds (docs/decisions.md §7). */
 export const ScanRow = T.Object({
   scan_id: T.String(),
   code: T.String(),
@@ -68,7 +68,7 @@ export const ScanRow = T.Object({
 })
 export type ScanRow = Static<typeof ScanRow>
 
-/** CSV columns of /dynqrcodes/{code}/analytics/export, in order (api-contract.md §7). */
+/** CSV columns of /dynqrcodes/{code}/analytics/export, in order (docs/decisions.md §7). */
 export const SCAN_EXPORT_COLUMNS = [
   'scan_id', 'code', 'scanned_at', 'country', 'device', 'os', 'browser', 'visitor_id',
 ] as const satisfies readonly (keyof ScanRow)[]

@@ -4,7 +4,7 @@ import { Value } from '@sinclair/typebox/value'
 const port = (value: number) => T.Integer({ minimum: 0, maximum: 65535, default: value })
 const count = (value: number) => T.Integer({ minimum: 1, default: value })
 
-/** Every setting of api-contract.md §1, with its default. Read once, in a process's main.ts. */
+/** Every setting of docs/decisions.md §1, with its default. Read once, in a process's main.ts. */
 export const ConfigSchema = T.Object({
   PORT: port(3000),
   SHORT_PORT: port(3001),

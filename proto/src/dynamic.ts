@@ -31,14 +31,14 @@ export const DYNAMIC_CHANGED_ALL = 'dynamic.v1.changed.*'
 
 /** Shape of a code: what the service issues and the only thing the resolver and routes look up. */
 export const CODE_PATTERN = /^[0-9A-Za-z]{7,32}$/
-/** Route segments under /dynqrcodes that a code must never equal (api-contract.md §3). */
+/** Route segments under /dynqrcodes that a code must never equal (docs/decisions.md §3). */
 export const ROUTE_WORDS: readonly string[] = ['analytics', 'export', 'batch']
 
 /** True when `code` could have been issued: the right shape and not a route word (any case). */
 export const isIssuableCode = (code: string) => CODE_PATTERN.test(code) && !ROUTE_WORDS.includes(code.toLowerCase())
 
 
-/** A dynamic QR code record (spec §2.2 + api-contract.md §3). `short_url` is SHORT_BASE_URL/code. */
+/** A dynamic QR code record (docs/decisions.md §3). `short_url` is SHORT_BASE_URL/code. */
 export const DynamicRecord = T.Object({
   code: T.String({ pattern: CODE_PATTERN.source }),
   short_url: T.String({ format: 'uri' }),

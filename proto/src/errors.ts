@@ -1,7 +1,7 @@
 /**
  * The one error type of the product and its one status table.
  * Services throw AppError; the bus carries it as a WireError; the gateway's error handler
- * writes the spec's body with the status from ERROR_STATUS.
+ * writes the JSON error body (docs/decisions.md §8) with the status from ERROR_STATUS.
  */
 export const ERROR_STATUS = {
   bad_request: 400,
@@ -76,7 +76,7 @@ export function toAppError(error: unknown): AppError {
   return new AppError('internal', 'internal error')
 }
 
-/** The spec's JSON error body (§7): `{"error"}`, or `{"errors": [{index, error}]}` for a batch. */
+/** The JSON error body (docs/decisions.md §8): `{"error"}`, or `{"errors": [{index, error}]}` for a batch. */
 export function errorBody(error: AppError): { error: string } | { errors: ItemError[] } {
   return error.details?.items ? { errors: error.details.items } : { error: error.message }
 }

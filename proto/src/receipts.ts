@@ -1,5 +1,5 @@
 import { StoreConflict } from './errors'
-/** How long a POST's answer is kept for retries with the same Idempotency-Key (contract §8). */
+/** How long a POST's answer is kept for retries with the same Idempotency-Key (docs/decisions.md §8). */
 export const IDEMPOTENCY_TTL_S = 24 * 60 * 60
 
 /**

@@ -15,7 +15,7 @@ export const RECORDS_SUBJECTS = {
 export const RECORDS_QUEUE = 'records'
 
 
-/** A static QR code record (spec §2.1 + api-contract.md §3). */
+/** A static QR code record (docs/decisions.md §3). */
 export const StaticRecord = T.Object({
   qr_id: T.String(),
   url: T.String({ format: 'uri', maxLength: 2048 }),

@@ -1,6 +1,6 @@
 import { type Static, Type as T } from '@sinclair/typebox'
 
-/** Subject of the event of one counted scan of `code` (api-contract.md §5). */
+/** Subject of the event of one counted scan of `code` (docs/decisions.md §5). */
 export const scanSubject = (code: string) => `scans.${code}`
 /** Pattern matching every scanSubject. */
 export const SCANS_ALL = 'scans.*'
@@ -28,7 +28,7 @@ export const ScanEvent = T.Object({
 export type ScanEvent = Static<typeof ScanEvent>
 
 /**
- * How the resolver hands a counted scan on (api-contract.md §5). Adapters:
+ * How the resolver hands a counted scan on (docs/decisions.md §5). Adapters:
  * createBusScanPublisher (one process, the in-process bus) and createJetStreamScanPublisher
  * (TRANSPORT=nats, the SCANS stream; in @lr/platform/scan-stream).
  */

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { ConfigError, loadConfig } from '../src/config'
 
 describe('loadConfig', () => {
-  it('fills every setting of api-contract.md §1 with its default', () => {
+  it('fills every setting of docs/decisions.md §1 with its default', () => {
     expect(loadConfig({})).toMatchObject({
       PORT: 3000, SHORT_PORT: 3001, SHORT_BASE_URL: 'http://localhost:3001', DATA_DIR: './data', TRANSPORT: 'memory',
       NATS_URL: 'nats://127.0.0.1:4222', STORE: 'sqlite', LIMITER: 'memory', REDIS_URL: 'redis://127.0.0.1:6379',

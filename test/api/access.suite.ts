@@ -5,7 +5,7 @@ import type { Stack } from '../harness/stack'
 
 const valid = { url: 'https://example.com/a', name: 'A' }
 
-/** Keys and the account behind them (spec §5, contract §2, §8). */
+/** Keys and the account behind them (docs/decisions.md §2, §8). */
 export function accessSuite(stack: () => Stack, startDelayed: () => Promise<Stack>) {
   describe('API keys', () => {
     const list = (key: string) => call(stack(), 'GET', '/v1/qrcodes', { key })

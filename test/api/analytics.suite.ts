@@ -21,7 +21,7 @@ const HEADER = 'scan_id,code,scanned_at,country,device,os,browser,visitor_id'
 const ZERO = { total_scans: 0, unique_scans: 0, daily: [], countries: [], devices: [], os: [], browsers: [] }
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
-/** Scan analytics through the resolver and the API (spec §2.3, §4.3; contract §5, §6, §7). */
+/** Scan analytics through the resolver and the API (docs/decisions.md §5, §6, §7). */
 export function analyticsSuite(stack: () => Stack) {
   describe('scan analytics', () => {
     let own: Member
@@ -35,7 +35,7 @@ export function analyticsSuite(stack: () => Stack) {
     const scan = (code: string, agent: string, ip: string, country: string) =>
       stack().short(`/${code}`, { headers: { 'user-agent': agent, 'x-forwarded-for': ip, 'cf-ipcountry': country } })
     const breakdown = async (code: string, query = '') => (await api(`/v1/dynqrcodes/${code}/analytics${query}`)).body
-    /** Polls the breakdown until it counts `n` scans; a scan must show within 2 s (contract §5). */
+    /** Polls the breakdown until it counts `n` scans; a scan must show within 2 s (docs/decisions.md §5). */
     const counted = (code: string, n: number, ms = 2000) => waitUntil(async () => (await breakdown(code)).total_scans === n, ms, `${n} scans of ${code}`)
 
     beforeAll(async () => {

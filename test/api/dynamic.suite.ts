@@ -17,7 +17,7 @@ async function countDynamic(stack: Stack, key: string) {
 
 const HEADER = 'code,short_url,destination_url,name,status,team_id,created_by,style,created_at,updated_at'
 
-/** Dynamic QR codes through the API (spec §2.2, §3, §4.2, §4.4, contract §3, §4, §7). */
+/** Dynamic QR codes through the API (docs/decisions.md §3, §4, §7). */
 export function dynamicSuite(stack: () => Stack) {
   describe('dynamic QR codes', () => {
     let lib: Libraries

@@ -26,7 +26,7 @@ async function countStatic(stack: Stack, key: string) {
   return (await call(stack, 'GET', '/v1/qrcodes?limit=1000', { key })).body.qrcodes.length
 }
 
-/** Idempotency-Key on every POST (contract §8). */
+/** Idempotency-Key on every POST (docs/decisions.md §8). */
 export function idempotencySuite(stack: () => Stack, routes: CreateRoute[] = STATIC_CREATES) {
   describe('Idempotency-Key', () => {
     let member: Member

@@ -11,7 +11,7 @@ export const LIMITS_ENV = {
 
 const nextMidnight = () => Math.floor(Date.now() / 86_400_000 + 1) * 86_400
 
-/** Rate limits and daily quotas through the API (spec §8, contract §8). */
+/** Rate limits and daily quotas through the API (docs/decisions.md §8). */
 export function limitsSuite(stack: () => Stack) {
   describe('rate limits and quotas', () => {
     const list = (key?: string) => call(stack(), 'GET', '/v1/qrcodes', { key })

@@ -23,7 +23,7 @@ export async function settled(scan: () => Promise<Response>, expected: (res: Res
   }
 }
 
-/** The short-link resolver of a deployment (contract §5, issue: resolver and scan events). */
+/** The short-link resolver of a deployment (docs/decisions.md §5, issue: resolver and scan events). */
 export function shortLinksSuite(stack: () => Stack) {
   describe('short links', () => {
     let lib: Libraries

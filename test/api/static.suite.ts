@@ -5,7 +5,7 @@ import type { Stack } from '../harness/stack'
 
 const item = (n: number | string) => ({ url: `https://example.com/${n}`, name: `Code ${n}` })
 
-/** Static QR codes through the API (spec §2.1, §4.1, contract §3, §4, §7). */
+/** Static QR codes through the API (docs/decisions.md §3, §4, §7). */
 export function staticSuite(stack: () => Stack) {
   describe('static QR codes', () => {
     let lib: Libraries

@@ -1,7 +1,7 @@
 import type { LimitDecision, LimitPolicy } from './port'
 
 /**
- * The headers of every authenticated response (contract §8):
+ * The headers of every authenticated response (docs/decisions.md §8):
  * - `X-RateLimit-Limit` / `-Remaining` / `-Reset`: the daily quota; Reset is the epoch second of
  *   the next 00:00 UTC (the de-facto convention, as GitHub and Dub use it).
  * - `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers, structured-field

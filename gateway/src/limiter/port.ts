@@ -1,5 +1,5 @@
 /**
- * The rate limiter port (spec §8, contract §8). Adapters: createMemoryLimiter (one process),
+ * The rate limiter port (docs/decisions.md §8). Adapters: createMemoryLimiter (one process),
  * createRedisLimiter (shared by every gateway), createFailoverLimiter (Redis, memory when Redis is down).
  */
 

@@ -11,7 +11,7 @@ export type Admit = (principal: Principal) => Promise<Record<string, string>>
 
 /**
  * Every /v1 request: the key is verified by the auth service (403), then admitted by the rate
- * limiter (429), before routing and body parsing (contract §8 order). No cache: a revoked key
+ * limiter (429), before routing and body parsing (docs/decisions.md §8 order). No cache: a revoked key
  * fails on the very next request.
  */
 export const apiKeyAuth = (bus: Bus, admit?: Admit) =>

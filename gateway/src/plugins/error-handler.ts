@@ -12,7 +12,7 @@ function asAppError(error: unknown, code: unknown, request: Request): AppError {
   return new AppError('internal', 'internal error')
 }
 
-/** The single place that turns an error into the spec's JSON body and the table's status. */
+/** The single place that turns an error into the JSON error body and the table's status (docs/decisions.md §8). */
 export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ error, code, request, set }) => {
   const appError = asAppError(error, code, request)
   if (appError.code === 'internal')

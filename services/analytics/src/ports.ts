@@ -36,7 +36,7 @@ export interface AnalyticsStore {
   /** Totals of each code over the range, in the order given; a code without scans has zeros. */
   summary(codes: string[], range: DayRange): Promise<CodeSummary[]>
 
-  /** The breakdown of one code over the range (api-contract.md §6 order); zeros and empty lists when it has no scans. */
+  /** The breakdown of one code over the range (docs/decisions.md §6 order); zeros and empty lists when it has no scans. */
   breakdown(code: string, range: DayRange): Promise<Breakdown>
 
   /**

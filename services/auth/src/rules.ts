@@ -1,6 +1,6 @@
 import type { Account, TeamRole, Tier } from '@lr/proto'
 
-/** `advanced` and `pro` are the same plan (spec §1 names it both ways); `basic` has no API access. */
+/** `advanced` and `pro` are the same plan (the product spec names it both ways; docs/decisions.md §2); `basic` has no API access. */
 const API_TIERS: ReadonlySet<Tier> = new Set(['advanced', 'pro', 'business'])
 
 /** API access: a paid tier, or a temporary grant that has not expired yet (live while now < until). */

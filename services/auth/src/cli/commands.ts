@@ -15,7 +15,7 @@ interface Command {
   payload(flags: Flags): unknown
 }
 
-/** The admin commands of api-contract.md §2, keyed by "<group> <action>". */
+/** The admin commands of docs/decisions.md §2, keyed by "<group> <action>". */
 export const COMMANDS: Record<string, Command> = {
   'account create': {
     subject: AUTH_SUBJECTS.accountCreate,
