@@ -8,7 +8,8 @@ import type { ReadinessChecks } from './routes/health'
 
 export interface Admission {
   admit: Admit
-  readiness: ReadinessChecks
+  /** What /readyz reports without failing on it: Redis, when LIMITER=redis. */
+  optional: ReadinessChecks
   close(): Promise<void>
 }
 
@@ -32,18 +33,19 @@ export function admitWith(limiter: RateLimiter, policies: Record<Principal['scop
 
 /**
  * LIMITER=memory: per-process limits. LIMITER=redis: one budget shared by every gateway, with the
- * in-process limiter standing in while Redis is unreachable (and /readyz saying so).
+ * in-process limiter standing in while Redis is unreachable. Redis is optional for readiness
+ * (docs/decisions.md §8): a Redis outage must not take every gateway out of service at once.
  */
 export async function createAdmission(config: Config): Promise<Admission> {
   const policies = policiesOf(config)
   if (config.LIMITER === 'memory') {
     const limiter = createMemoryLimiter()
-    return { admit: admitWith(limiter, policies), readiness: {}, close: () => limiter.close() }
+    return { admit: admitWith(limiter, policies), optional: {}, close: () => limiter.close() }
   }
   const limiter = createFailoverLimiter(createRedisLimiter(createRedisClient(config.REDIS_URL)), createMemoryLimiter())
   return {
     admit: admitWith(limiter, policies),
-    readiness: { redis: async () => !limiter.degraded() && (await limiter.ping()) },
+    optional: { redis: async () => !limiter.degraded() && (await limiter.ping()) },
     close: () => limiter.close(),
   }
 }

@@ -14,8 +14,10 @@ export interface GatewayDeps {
   bus: Bus
   /** Rate limiting and quotas; absent means unlimited (tests of other concerns). */
   admit?: Admit
-  /** Dependencies /readyz probes, by name. */
+  /** Dependencies /readyz probes, by name: any failing one makes it 503. */
   readiness?: ReadinessChecks
+  /** Dependencies the gateway serves without (Redis): /readyz lists those failing under `degraded`. */
+  optional?: ReadinessChecks
 }
 
 /** The API gateway as an Elysia app; no I/O happens until it handles a request. */
@@ -34,7 +36,7 @@ export function createGateway(deps: GatewayDeps) {
         },
       }),
     )
-    .use(healthRoutes(deps.readiness ?? { bus: () => deps.bus.ping() }))
+    .use(healthRoutes(deps.readiness ?? { bus: () => deps.bus.ping() }, deps.optional))
     .use(apiKeyAuth(deps.bus, deps.admit))
     .use(jsonBody)
     .use(staticRoutes(deps.bus))

@@ -12,7 +12,7 @@ if (config.TRANSPORT !== 'nats') {
 }
 const bus = await createNatsBus(config.NATS_URL, 'gateway')
 const admission = await createAdmission(config)
-const app = createGateway({ bus, admit: admission.admit, readiness: { nats: () => bus.ping(), ...admission.readiness } })
+const app = createGateway({ bus, admit: admission.admit, readiness: { nats: () => bus.ping() }, optional: admission.optional })
 const server = app.listen({ port: config.PORT, hostname: '0.0.0.0' })
 console.log(`[gateway] API on :${server.server?.port} over ${config.NATS_URL}`)
 onShutdown('gateway', async () => {

@@ -27,7 +27,8 @@ export async function startStandalone(config: Config) {
   const gateway = createGateway({
     bus,
     admit: admission.admit,
-    readiness: { stores: async () => (await Promise.all(services.map((s) => s.ready()))).every(Boolean), ...admission.readiness },
+    readiness: { stores: async () => (await Promise.all(services.map((s) => s.ready()))).every(Boolean) },
+    optional: admission.optional,
   })
   // The short-link resolver over the same bus; main.ts (this package) gives it its own listener (SHORT_PORT).
   // Its scans are events of the bus, which analytics consumes (scans.*).

@@ -108,26 +108,36 @@ export function sharedLimitsSuite(stack: () => Stack, opts: {
       }
     })
 
-    it('keeps serving on per-instance limits while Redis is down, and /readyz says so', async () => {
+    it('keeps serving on per-gateway limits while Redis is down, and stays ready saying so', async () => {
       await opts.redis().stop()
       try {
         const started = performance.now()
         const res = await call(stack(), 'GET', '/v1/qrcodes', { key: member.key })
         expect(res.status).toBe(200)
         expect(performance.now() - started).toBeLessThan(1000)
+        // Redis is optional (docs/decisions.md §8): reported, never a 503 that would empty the Service.
         const ready = await call(stack(), 'GET', '/readyz')
-        expect(ready.status).toBe(503)
-        expect(ready.body.checks.redis).toBe(false)
+        expect([ready.status, ready.body.degraded]).toEqual([200, ['redis']])
       } finally {
         await opts.redis().restart()
       }
+    })
+
+    it('takes the shared budget back by itself within seconds of Redis returning, with no API traffic', async () => {
+      await opts.redis().stop()
+      try {
+        await call(stack(), 'GET', '/v1/qrcodes', { key: member.key }) // the limiter finds Redis gone
+      } finally {
+        await opts.redis().restart()
+      }
+      // From here on only /readyz is asked: nothing that goes through the limiter.
+      const deadline = Date.now() + 5_000
       let ready = await call(stack(), 'GET', '/readyz')
-      for (let i = 0; i < 50 && ready.status !== 200; i++) {
+      while (ready.body.degraded?.length !== 0 && Date.now() < deadline) {
         await Bun.sleep(100)
-        await call(stack(), 'GET', '/v1/qrcodes', { key: member.key }) // requests probe Redis again
         ready = await call(stack(), 'GET', '/readyz')
       }
-      expect(ready.status).toBe(200)
-    })
+      expect([ready.status, ready.body.degraded]).toEqual([200, []])
+    }, 20_000)
   })
 }

@@ -1,7 +1,7 @@
-import type { LimitDecision, LimitPolicy, RateLimiter } from './port'
+import type { RateLimiter } from './port'
 
 export interface FailoverOptions {
-  /** While degraded, how often one request tries the primary again. */
+  /** While degraded, how often the primary is tried again: by one request, or by a ping when none comes. */
   probeIntervalMs?: number
   /** Upper bound on waiting for the primary, on top of the client's own command timeout. */
   timeoutMs?: number
@@ -21,18 +21,41 @@ export interface FailoverLimiter extends RateLimiter {
  * Shared limits while the primary answers; per-process limits on the fallback while it does not,
  * so the API keeps serving through a Redis outage. Logs once when it degrades, once when it
  * recovers. Requests admitted by the fallback are not replayed into Redis.
+ *
+ * While degraded it also pings the primary every probeIntervalMs, so it recovers (and /readyz
+ * says so) without waiting for a request: a quiet gateway would otherwise stay degraded forever.
  */
 export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimiter, options: FailoverOptions = {}): FailoverLimiter {
   const { probeIntervalMs = 1_000, timeoutMs = 150, log = console.warn, now = Date.now } = options
   let degraded = false
   let probeAt = 0
+  let pinger: Timer | undefined
 
-  function withTimeout(key: string, policy: LimitPolicy): Promise<LimitDecision> {
+  function degrade(error: unknown) {
+    if (!degraded) log(`rate limiter: Redis unreachable (${error instanceof Error ? error.message : String(error)}); limiting per process until it returns`)
+    degraded = true
+    probeAt = now() + probeIntervalMs // counted from the failure: a hung probe took a while
+    pinger ??= setInterval(() => void pingWhileDegraded(), probeIntervalMs)
+    pinger.unref() // never what keeps the process alive
+  }
+
+  function recover() {
+    if (degraded) log('rate limiter: Redis is back; limits are shared again')
+    degraded = false
+    clearInterval(pinger)
+    pinger = undefined
+  }
+
+  async function pingWhileDegraded() {
+    if (degraded && (await withTimeout(primary.ping()).catch(() => false))) recover()
+  }
+
+  function withTimeout<T>(work: Promise<T>): Promise<T> {
     let timer: Timer | undefined
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
     })
-    return Promise.race([primary.consume(key, policy), timeout]).finally(() => clearTimeout(timer))
+    return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
   }
 
   return {
@@ -40,14 +63,11 @@ export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimite
       if (!degraded || now() >= probeAt) {
         probeAt = now() + probeIntervalMs // one probe per interval while degraded
         try {
-          const decision = await withTimeout(key, policy)
-          if (degraded) log('rate limiter: Redis is back; limits are shared again')
-          degraded = false
+          const decision = await withTimeout(primary.consume(key, policy))
+          recover()
           return decision
         } catch (error) {
-          if (!degraded) log(`rate limiter: Redis unreachable (${error instanceof Error ? error.message : String(error)}); limiting per process until it returns`)
-          degraded = true
-          probeAt = now() + probeIntervalMs // counted from the failure: a hung probe took a while
+          degrade(error)
         }
       }
       return fallback.consume(key, policy)
@@ -55,6 +75,8 @@ export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimite
     ping: () => primary.ping(),
     degraded: () => degraded,
     async close() {
+      clearInterval(pinger)
+      pinger = undefined
       await Promise.all([primary.close(), fallback.close()])
     },
   }

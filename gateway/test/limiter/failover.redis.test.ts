@@ -83,6 +83,19 @@ describe.skipIf(Boolean(skip))(`failover limiter on a real redis-server${skip ? 
     expect(logs[1]).toBe('rate limiter: Redis is back; limits are shared again')
   })
 
+  it('takes the shared limiter back by itself once redis-server restarts, with no request', async () => {
+    const { server, admin, limiter, logs, timed } = await setup()
+    await server.stop()
+    await timed('c')
+    expect(limiter.degraded()).toBe(true)
+    await server.restart()
+    await until(async () => !limiter.degraded())
+    expect(logs[1]).toBe('rate limiter: Redis is back; limits are shared again')
+    await timed('c')
+    await connected(admin)
+    expect(await admin.exists('fo:c')).toBe(1)
+  })
+
   it('answers ping with false while redis-server is down', async () => {
     const { server, limiter } = await setup()
     await server.stop()
