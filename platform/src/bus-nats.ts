@@ -1,4 +1,4 @@
-import { connect, ErrorCode, type NatsConnection, type NatsError, type Subscription } from 'nats'
+import { connect, ErrorCode, Events, type NatsConnection, type NatsError, type Subscription } from 'nats'
 import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_TIMEOUT_MS, type Reply } from '@lr/proto'
 import { runHandler, unwrapReply } from './bus-handler'
@@ -40,7 +40,35 @@ export async function createNatsBus(url: string, name: string): Promise<NatsBus>
   return wrapNatsConnection(nc)
 }
 
+/** What a request gets while the client has no connection: the caller may retry in a second. */
+const notConnected = () => new AppError('unavailable', 'message bus is not connected', { retryAfter: 1 })
+
 export function wrapNatsConnection(nc: NatsConnection): NatsBus {
+  // While disconnected the client would hold a request in its reconnect buffer until the request
+  // timed out (10 s); a caller is better served by a 503 at once. Requests already waiting when
+  // the connection drops fail too: their replies would be lost with it.
+  let connected = true
+  const waiting = new Set<(error: AppError) => void>()
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === Events.Reconnect) connected = true
+      if (status.type !== Events.Disconnect) continue
+      connected = false
+      for (const fail of waiting) fail(notConnected())
+    }
+  })()
+  /** `request` settled, or rejected with notConnected() when the connection drops first. */
+  async function unlessDisconnected<T>(request: Promise<T>): Promise<T> {
+    let fail: (error: AppError) => void = () => undefined
+    const dropped = new Promise<never>((_, reject) => (fail = reject))
+    waiting.add(fail)
+    try {
+      return await Promise.race([request, dropped])
+    } finally {
+      waiting.delete(fail)
+    }
+  }
+
   // nc.drain() alone would not wait for async handlers: their replies would find it closed.
   const subscriptions = new Set<Subscription>()
   const running = new Set<Promise<void>>()
@@ -73,7 +101,7 @@ export function wrapNatsConnection(nc: NatsConnection): NatsBus {
     if (code === ErrorCode.Timeout) return new AppError('timeout', `${subject} did not answer in time`)
     if (code === ErrorCode.MaxPayloadExceeded) return new AppError('payload_too_large', 'request is too large to forward')
     if (code === ErrorCode.ConnectionClosed || code === ErrorCode.Disconnect)
-      return new AppError('unavailable', 'message bus is not connected')
+      return notConnected()
     return new AppError('unavailable', `message bus error: ${(error as Error)?.message ?? error}`)
   }
 
@@ -81,12 +109,13 @@ export function wrapNatsConnection(nc: NatsConnection): NatsBus {
     connection: nc,
 
     async request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T> {
+      if (!connected) throw notConnected()
       let reply: Reply<T>
       try {
-        const msg = await nc.request(subject, encode(payload), { timeout: opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS })
+        const msg = await unlessDisconnected(nc.request(subject, encode(payload), { timeout: opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS }))
         reply = decode(msg.data) as Reply<T>
       } catch (error) {
-        throw translate(error, subject)
+        throw error instanceof AppError ? error : translate(error, subject)
       }
       return unwrapReply(reply)
     },

@@ -12,9 +12,25 @@ function asAppError(error: unknown, code: unknown, request: Request): AppError {
   return new AppError('internal', 'internal error')
 }
 
+/**
+ * Transport failures (the bus's 503 and 504) carry the subject for the logs; the client reads
+ * what to do, not how the product is cut into services (docs/decisions.md §8).
+ */
+const CLIENT_MESSAGES: Partial<Record<AppError['code'], string>> = {
+  unavailable: 'the service is temporarily unavailable, please retry shortly',
+  timeout: 'the service did not answer in time, please retry shortly',
+}
+
+function forClient(error: AppError, requestId: unknown, request: Request): AppError {
+  const message = CLIENT_MESSAGES[error.code]
+  if (!message) return error
+  console.error(`[gateway] ${requestId} ${request.method} ${new URL(request.url).pathname}: ${error.message}`)
+  return new AppError(error.code, message, { ...error.details, retryAfter: error.details?.retryAfter ?? 1 })
+}
+
 /** The single place that turns an error into the JSON error body and the table's status (docs/decisions.md §8). */
 export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ error, code, request, set }) => {
-  const appError = asAppError(error, code, request)
+  const appError = forClient(asAppError(error, code, request), set.headers['x-request-id'], request)
   if (appError.code === 'internal')
     console.error(`[gateway] ${set.headers['x-request-id']} ${request.method} ${request.url} failed:`, error)
   set.status = appError.status

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'bun:test'
+import { AppError, type Bus } from '@lr/proto'
+import { createGateway } from '../src/app'
+
+/** A bus whose every request fails as the transport would; the gateway under test is real. */
+const failingBus = (error: AppError): Bus => ({
+  request: async () => Promise.reject(error),
+  serve: () => () => undefined,
+  publish: async () => undefined,
+  subscribe: () => () => undefined,
+  ping: async () => false,
+  close: async () => undefined,
+})
+
+const get = (bus: Bus) =>
+  createGateway({ bus }).handle(new Request('http://localhost/v1/qrcodes', { headers: { 'x-api-key': 'lrp_x' } }))
+
+describe('transport failures as the client sees them', () => {
+  it('answers a service nobody answers with 503, Retry-After and no subject', async () => {
+    const res = await get(failingBus(new AppError('unavailable', 'no service answers auth.v1.verify')))
+    expect([res.status, res.headers.get('retry-after')]).toEqual([503, '1'])
+    expect(await res.json()).toEqual({ error: 'the service is temporarily unavailable, please retry shortly' })
+  })
+
+  it('answers a service that did not answer in time with 504 and no subject', async () => {
+    const res = await get(failingBus(new AppError('timeout', 'auth.v1.verify did not answer in time')))
+    expect(res.status).toBe(504)
+    expect(await res.json()).toEqual({ error: 'the service did not answer in time, please retry shortly' })
+  })
+
+  it('leaves every other error as the service wrote it', async () => {
+    const res = await get(failingBus(new AppError('forbidden', 'invalid API key')))
+    expect([res.status, await res.json()]).toEqual([403, { error: 'invalid API key' }])
+  })
+})
