@@ -1,5 +1,6 @@
 import { loadConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
 import { createNatsBus } from '@lr/platform/bus-nats'
+import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platform/startup'
 import { createGateway } from './app'
 import { createAdmission } from './admission'
 
@@ -10,11 +11,15 @@ if (config.TRANSPORT !== 'nats') {
   console.error('[gateway] this entry runs the gateway alone over NATS (TRANSPORT=nats); the one-process mode is `bun start` (standalone/src/main.ts)')
   process.exit(2)
 }
-const bus = await createNatsBus(config.NATS_URL, 'gateway')
-const admission = await createAdmission(config)
-const app = createGateway({ bus, admit: admission.admit, readiness: { nats: () => bus.ping() }, optional: admission.optional })
-const server = app.listen({ port: config.PORT, hostname: '0.0.0.0' })
-console.log(`[gateway] API on :${server.server?.port} over ${config.NATS_URL}`)
+// Redis is not waited for: the limiter starts on its in-process fallback when it is away (docs/decisions.md §8).
+const { bus, admission, server } = await startOrExit('gateway', async () => {
+  const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'gateway'))
+  const admission = await createAdmission(config)
+  const app = createGateway({ bus, admit: admission.admit, readiness: { nats: () => bus.ping() }, optional: admission.optional })
+  const server = listening('PORT', config.PORT, () => app.listen({ port: config.PORT, hostname: '0.0.0.0' }))
+  return { bus, admission, server }
+})
+console.log(`[gateway] API on :${server.server?.port} over ${withoutCredentials(config.NATS_URL)}`)
 onShutdown('gateway', async () => {
   await server.stop()
   await admission.close()

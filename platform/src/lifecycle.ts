@@ -1,6 +1,7 @@
 import type { Connection } from 'mongoose'
 import type { Bus } from '@lr/proto'
 import { type Config, ConfigError, loadConfig } from '@lr/proto'
+import { reaching } from './startup'
 
 /** What a started service gives back: how to stop it and whether its store answers. */
 export interface RunningService {
@@ -31,7 +32,7 @@ export async function openMongoIfConfigured(config: Config): Promise<Connection 
   if (config.STORE !== 'mongo') return undefined
   // Imported here so the embedded default never loads mongoose.
   const { connectMongo } = await import('./mongo')
-  return connectMongo(config.MONGODB_URL!)
+  return reaching('MongoDB', config.MONGODB_URL!, () => connectMongo(config.MONGODB_URL!))
 }
 
 /** Longest graceful stop; below the 30 s grace period of deploy/k8s, so a stuck stop still logs why. */

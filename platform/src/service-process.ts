@@ -2,6 +2,7 @@ import type { NatsConnection } from 'nats'
 import { loadConfigOrExit, onShutdown, openMongoIfConfigured, type RunningService, type ServiceContext } from './lifecycle'
 import { createNatsBus } from './bus-nats'
 import { startHealthListener } from './health-listener'
+import { listening, reaching, startOrExit, withoutCredentials } from './startup'
 
 /**
  * What only a TRANSPORT=nats process has, handed to its entry point's start function: the NATS
@@ -15,15 +16,19 @@ export interface NatsProcess {
 /**
  * Entry point of one service process in TRANSPORT=nats mode: config, NATS bus, optional Mongo,
  * start the service, probes on HEALTH_PORT (when set), and on SIGTERM a graceful stop within the
- * grace period the manifests give (deploy/k8s: 30 s).
+ * grace period the manifests give (deploy/k8s: 30 s). A start-up failure is one line and exit 1.
  */
 export async function runServiceProcess(name: string, start: (ctx: ServiceContext, nats: NatsProcess) => Promise<RunningService>) {
   const config = loadConfigOrExit(Bun.env)
-  const bus = await createNatsBus(config.NATS_URL, name)
-  const mongo = await openMongoIfConfigured(config)
-  const service = await start({ bus, config, mongo }, { connection: bus.connection })
-  const health = config.HEALTH_PORT > 0 ? startHealthListener(config.HEALTH_PORT, { store: () => service.ready(), nats: () => bus.ping() }) : undefined
-  console.log(`[${name}] serving on ${config.NATS_URL}${health ? `, probes on :${health.port}` : ''}`)
+  const { bus, mongo, service, health } = await startOrExit(name, async () => {
+    const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, name))
+    const mongo = await openMongoIfConfigured(config)
+    const service = await start({ bus, config, mongo }, { connection: bus.connection })
+    const checks = { store: () => service.ready(), nats: () => bus.ping() }
+    const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, checks)) : undefined
+    return { bus, mongo, service, health }
+  })
+  console.log(`[${name}] serving on ${withoutCredentials(config.NATS_URL)}${health ? `, probes on :${health.port}` : ''}`)
   // Stores close last: a handler still running when SIGTERM came may need its store to reply.
   onShutdown(name, async () => {
     await bus.stopServing() // no new request or event; running handlers finish, their replies go out

@@ -1,0 +1,47 @@
+/**
+ * Start-up failures as an operator should read them: one line saying what could not be had and
+ * where, exit code 1 (a bad setting is 2, see loadConfigOrExit). A stack trace would bury the
+ * cause; the causes at start-up are few and outside the code (a port, a server, a network).
+ */
+
+/** A start-up step that failed, worded for the operator. */
+export class StartupError extends Error {}
+
+/** A URL without its user and password, fit for a log line (NATS_URL, MONGODB_URL may carry them). */
+export const withoutCredentials = (url: string): string => url.replace(/\/\/[^@/]*@/, '//')
+
+const codeOf = (error: unknown) => String((error as { code?: unknown })?.code ?? '') || ((error as Error)?.message ?? String(error)).split('\n')[0]
+
+/** Listens with `listen`; a port already taken becomes a StartupError naming the port and its setting. */
+export function listening<T>(setting: string, port: number, listen: () => T): T {
+  try {
+    return listen()
+  } catch (error) {
+    if ((error as { code?: unknown })?.code === 'EADDRINUSE') throw new StartupError(`port ${port} (${setting}) is already in use`)
+    throw error
+  }
+}
+
+/** Awaits a connection to a server; its failure becomes a StartupError naming the server and the URL. */
+export async function reaching<T>(what: string, url: string, connect: () => Promise<T>): Promise<T> {
+  try {
+    return await connect()
+  } catch (error) {
+    throw new StartupError(`${what} at ${withoutCredentials(url)} is unreachable (${codeOf(error)})`)
+  }
+}
+
+/**
+ * Runs a process's start-up. When it fails: one line on stderr (`[name] cannot start: ...`) and
+ * exit 1. An error that is not a StartupError is a bug or an unforeseen cause: its first line is
+ * printed all the same, so the operator still gets one line.
+ */
+export async function startOrExit<T>(name: string, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start()
+  } catch (error) {
+    const reason = error instanceof StartupError ? error.message : ((error as Error)?.message ?? String(error)).split('\n')[0]
+    console.error(`[${name}] cannot start: ${reason}`)
+    process.exit(1)
+  }
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ENTRY_POINTS } from '../deploy/entry-points'
+import { type NatsServer, startNats } from './harness/nats'
+import { freePort, waitUntil } from './harness/ports'
+import { skipReason } from './harness/servers'
+
+/**
+ * A process that cannot start says why in one line and exits 1 (docs/decisions.md §1): an
+ * operator reads the cause, not a stack trace. Each case spawns the real entry point.
+ */
+const ROOT = join(import.meta.dir, '..')
+const STANDALONE = 'standalone/src/main.ts'
+
+async function run(entry: string, env: Record<string, string>) {
+  const proc = Bun.spawn(['bun', 'run', join(ROOT, entry)], { cwd: ROOT, env: { ...Bun.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const killer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited])
+  clearTimeout(killer)
+  return { code, lines: stderr.split('\n').filter((line) => line.trim() !== '') }
+}
+
+/** Holds a port the way another program would. */
+const occupy = (port: number) => Bun.serve({ port, hostname: '0.0.0.0', fetch: () => new Response('taken') })
+
+const skip = skipReason('nats-server')
+if (skip) describe.skip(`start-up failures (${skip})`, () => {})
+else
+  describe('start-up failures', () => {
+    let nats: NatsServer
+    let dataDir: string
+    const unreachableNats = async () => `nats://127.0.0.1:${await freePort()}`
+    beforeAll(async () => {
+      nats = await startNats({ jetstream: true })
+      dataDir = mkdtempSync(join(tmpdir(), 'lr-startup-'))
+    })
+    afterAll(async () => {
+      await nats?.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    })
+
+    it('bun start with PORT taken: one line naming the port, exit 1', async () => {
+      const taken = occupy(await freePort())
+      try {
+        const { code, lines } = await run(STANDALONE, { DATA_DIR: dataDir, PORT: String(taken.port), SHORT_PORT: String(await freePort()) })
+        expect([code, lines]).toEqual([1, [`[standalone] cannot start: port ${taken.port} (PORT) is already in use`]])
+      } finally {
+        taken.stop(true)
+      }
+    })
+
+    it('the gateway with PORT taken: one line naming the port, exit 1', async () => {
+      const taken = occupy(await freePort())
+      try {
+        const { code, lines } = await run(ENTRY_POINTS.gateway, { TRANSPORT: 'nats', NATS_URL: nats.url, PORT: String(taken.port) })
+        expect([code, lines]).toEqual([1, [`[gateway] cannot start: port ${taken.port} (PORT) is already in use`]])
+      } finally {
+        taken.stop(true)
+      }
+    })
+
+    it('the gateway with NATS unreachable: one line naming NATS_URL (without credentials), exit 1', async () => {
+      const url = await unreachableNats()
+      const withSecret = url.replace('nats://', 'nats://user:s3cret@')
+      const { code, lines } = await run(ENTRY_POINTS.gateway, { TRANSPORT: 'nats', NATS_URL: withSecret, PORT: String(await freePort()) })
+      expect([code, lines]).toEqual([1, [`[gateway] cannot start: NATS at ${url} is unreachable (CONNECTION_REFUSED)`]])
+    })
+
+    it('a service process with NATS unreachable: one line naming NATS_URL, exit 1', async () => {
+      const url = await unreachableNats()
+      const { code, lines } = await run(ENTRY_POINTS.auth, { TRANSPORT: 'nats', NATS_URL: url, DATA_DIR: dataDir })
+      expect([code, lines]).toEqual([1, [`[auth] cannot start: NATS at ${url} is unreachable (CONNECTION_REFUSED)`]])
+    })
+
+    it('the gateway with LIMITER=redis and Redis unreachable starts, ready and degraded (Redis is optional)', async () => {
+      const port = await freePort()
+      const env = { ...Bun.env, TRANSPORT: 'nats', NATS_URL: nats.url, PORT: String(port), LIMITER: 'redis', REDIS_URL: `redis://127.0.0.1:${await freePort()}` }
+      const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.gateway)], { cwd: ROOT, env, stdout: 'ignore', stderr: 'ignore' })
+      try {
+        const ready = async () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.json(), () => null)
+        await waitUntil(async () => (await ready()) !== null, 15_000, 'the gateway to listen')
+        expect(await ready()).toEqual({ status: 'ready', checks: { nats: true }, degraded: ['redis'] })
+      } finally {
+        proc.kill('SIGTERM')
+        await proc.exited
+      }
+    })
+  })
