@@ -1,5 +1,7 @@
 import { Events, type NatsConnection } from 'nats'
 import { Fifo } from './fifo'
+import { errorFields, log } from './log'
+import { scansDropped, scansPublished, trackBufferedScans } from './metrics'
 import type { ScanPublisher } from '@lr/proto'
 import { type ScanEvent, scanSubject } from '@lr/proto'
 
@@ -49,6 +51,16 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   })().catch(() => undefined)
 
   const pending = () => queue.length + inFlight
+  const untrack = trackBufferedScans(pending)
+  // Every dropped scan reaches a log line: the count since the last report, every few seconds.
+  let unreported = 0
+  let report: Timer | undefined
+  const reportDropped = () => {
+    clearTimeout(report)
+    report = undefined
+    if (unreported > 0) log().error({ dropped: unreported, dropped_total: dropped, max_buffer: maxBuffer }, 'scans dropped: buffer full while JetStream was unreachable or too slow')
+    unreported = 0
+  }
 
   function settle(): void {
     if (pending() > 0 && !closed) return
@@ -60,7 +72,10 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   function hold(event: ScanEvent, front: boolean): void {
     if (pending() >= maxBuffer) {
       dropped++
-      if (droppedThisOutage++ === 0) console.error(`[scans] ${maxBuffer} scans waiting for JetStream (unreachable or too slow): dropping the oldest`)
+      unreported++
+      scansDropped.inc()
+      if (droppedThisOutage++ === 0) log().error({ max_buffer: maxBuffer }, 'scan buffer full (JetStream unreachable or too slow): dropping the oldest')
+      report ??= setTimeout(reportDropped, 5000)
       if (front || queue.length === 0) return
       queue.shift()
     }
@@ -69,7 +84,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   }
 
   function failed(event: ScanEvent, error: unknown): void {
-    if (healthy) console.error(`[scans] publishing to JetStream failed, holding scans and retrying: ${(error as Error)?.message ?? error}`)
+    if (healthy) log().warn(errorFields(error), 'publishing scans to JetStream failed: holding them and retrying')
     healthy = false
     hold(event, true)
     retry ??= setTimeout(() => {
@@ -84,7 +99,8 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       inFlight--
       if (closed) return settle()
       if (error !== undefined) return failed(event, error)
-      if (!healthy) console.log(`[scans] JetStream answers again${droppedThisOutage ? `; ${droppedThisOutage} scans were dropped` : ''}`)
+      scansPublished.inc()
+      if (!healthy) log().info({ dropped_this_outage: droppedThisOutage }, 'JetStream answers again')
       healthy = true
       droppedThisOutage = 0
       pump()
@@ -109,7 +125,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
         hold(event, false)
         pump()
       } catch (error) {
-        console.error('[scans] scan not published:', error)
+        log().error(errorFields(error), 'scan not published')
       }
     },
     flush: () => (pending() === 0 || closed ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
@@ -121,7 +137,9 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       statuses.stop?.()
       clearTimeout(retry)
       retry = undefined
-      if (pending() > 0) console.error(`[scans] closing with ${pending()} scans not published`)
+      if (pending() > 0) log().error({ pending: pending() }, 'closing with scans not published')
+      reportDropped()
+      untrack()
       settle()
     },
   }

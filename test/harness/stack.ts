@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { type Bus, loadConfig } from '@lr/proto'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { startStandalone } from '@lr/standalone'
-import { ENTRY_POINTS, type ProcessName, spawnProcesses } from '../../deploy/local/processes'
+import { ENTRY_POINTS, type ProcessName, servingCount, spawnProcesses } from '../../deploy/local/processes'
 import { startNats } from './nats'
 import { freePort, waitUntil } from './ports'
 
@@ -89,7 +89,7 @@ export async function startNatsStack(extra: Record<string, string> = {}): Promis
   const base = `http://127.0.0.1:${port}`
   try {
     // Every process logs one line once it serves (services: "serving on", gateway: "API on").
-    const started = (name: string) => group.output().includes(`[${name}] [${name}] serving on`) || group.output().includes(`[${name}] [${name}] API on`)
+    const started = (name: string) => servingCount(group.output(), name as ProcessName) > 0
     await waitUntil(() => PROCESS_NAMES.every(started), 20_000, 'every process of the NATS deployment')
   } catch (error) {
     await group.stop()
@@ -105,7 +105,7 @@ export async function startNatsStack(extra: Record<string, string> = {}): Promis
     bus,
     stopProcess: (name) => group.stop(name),
     async startProcess(name) {
-      const servings = () => group.output().split(`[${name}] [${name}] serving on`).length
+      const servings = () => servingCount(group.output(), name)
       const before = servings()
       group.start(name)
       await waitUntil(() => servings() > before, 20_000, `${name} to serve again`)

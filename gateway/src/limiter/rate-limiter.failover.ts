@@ -1,3 +1,4 @@
+import { log as processLog } from '@lr/platform/log'
 import type { LimitDecision, LimitPolicy, RateLimiter } from './port'
 
 export interface FailoverOptions {
@@ -5,7 +6,7 @@ export interface FailoverOptions {
   probeIntervalMs?: number
   /** Upper bound on waiting for the primary, on top of the client's own command timeout. */
   timeoutMs?: number
-  /** Where the two state changes are reported; console.warn by default. */
+  /** Where the two state changes are reported; the process logger (warn level) by default. */
   log?: (message: string) => void
   /** Clock in epoch ms. */
   now?: () => number
@@ -23,7 +24,7 @@ export interface FailoverLimiter extends RateLimiter {
  * recovers. Requests admitted by the fallback are not replayed into Redis.
  */
 export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimiter, options: FailoverOptions = {}): FailoverLimiter {
-  const { probeIntervalMs = 1_000, timeoutMs = 150, log = console.warn, now = Date.now } = options
+  const { probeIntervalMs = 1_000, timeoutMs = 150, log = (message: string) => processLog().warn({}, message), now = Date.now } = options
   let degraded = false
   let probeAt = 0
 

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { AppError, errorBody } from '@lr/proto'
+import { errorFields, log } from '@lr/platform/log'
 import { mergeHeaders } from './set-headers'
 
 /** Elysia wraps what a parser throws in a ParseError; the AppError is its cause. */
@@ -15,8 +16,7 @@ function asAppError(error: unknown, code: unknown, request: Request): AppError {
 /** The single place that turns an error into the spec's JSON body and the table's status. */
 export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ error, code, request, set }) => {
   const appError = asAppError(error, code, request)
-  if (appError.code === 'internal')
-    console.error(`[gateway] ${set.headers['x-request-id']} ${request.method} ${request.url} failed:`, error)
+  if (appError.code === 'internal') log().error({ method: request.method, path: new URL(request.url).pathname, ...errorFields(error) }, 'request failed')
   set.status = appError.status
   mergeHeaders(set.headers, appError.details?.headers ?? {})
   if (appError.details?.retryAfter) mergeHeaders(set.headers, { 'retry-after': String(appError.details.retryAfter) })
