@@ -37,6 +37,9 @@ export const log = (): Logger => installed
 
 /** An error as log fields: its name, message and stack, which JSON.stringify would drop. */
 export function errorFields(error: unknown): { err: { type: string; message: string; stack?: string } } {
-  if (error instanceof Error) return { err: { type: error.name, message: error.message, stack: error.stack } }
+  if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
+    const { name, message, stack } = error as Error
+    return { err: { type: name ?? 'Error', message: String(message), ...(stack ? { stack } : {}) } }
+  }
   return { err: { type: typeof error, message: String(error) } }
 }

@@ -102,7 +102,8 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
   }
 
   async function pull(consumer: Consumer, apply: ApplyScans): Promise<void> {
-    while (!stopping) {
+    // A closed connection never comes back (reconnects keep it open): nothing left to pull.
+    while (!stopping && !nc.isClosed()) {
       try {
         const messages = await consumer.fetch({ max_messages: maxBatch, expires: pullExpiresMs })
         for await (const msg of messages) {

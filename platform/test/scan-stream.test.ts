@@ -116,6 +116,42 @@ else
         expect([info.num_pending, info.num_ack_pending]).toEqual([0, 0])
       })
 
+      it('hands the scans a crashed consumer held to another within 5 s', async () => {
+        // The crashed replica: its own connection, a store that never commits, no stop() at all.
+        const doomed = await connect({ servers: server.url })
+        const stuck = createJetStreamScanSource(doomed)
+        let held = 0
+        await stuck.start(async (events) => {
+          held += events.length
+          await new Promise(() => undefined)
+        })
+        await publishAll(range(1, 50))
+        await waitUntil(() => held > 0, 5_000, 'the doomed consumer to hold scans')
+        const survivor = createJetStreamScanSource(nc)
+        await survivor.start(collect)
+        const crashedAt = performance.now()
+        await doomed.close() // its process is gone: no ack, no nak, no in-progress ack any more
+        await waitUntil(() => new Set(ids(consumed)).size === 50, 5_000, 'every held scan on the survivor')
+        expect(performance.now() - crashedAt).toBeLessThan(5_000)
+        await survivor.stop()
+      }, 15_000)
+
+      it('keeps scans it holds longer than the ack wait (a slow store) without a redelivery', async () => {
+        const slowSource = createJetStreamScanSource(nc, { ackWaitMs: 1_000 })
+        const applied: string[] = []
+        await slowSource.start(async (events) => {
+          await Bun.sleep(2_500)
+          applied.push(...ids(events))
+        })
+        await publishAll(range(1, 5))
+        await waitUntil(() => applied.length >= 5, 10_000, 'the slow batch')
+        await Bun.sleep(1_500)
+        await slowSource.stop()
+        expect(applied.sort()).toEqual(ids(range(1, 5)).sort())
+        const info = await jsm.consumers.info(SCAN_STREAM, 'analytics')
+        expect(info.num_redelivered).toBe(0)
+      }, 20_000)
+
       it('resumes after a stop with exactly the scans published meanwhile', async () => {
         const first = createJetStreamScanSource(nc)
         await first.start(collect)
