@@ -1,5 +1,6 @@
 import { Events, type NatsConnection } from 'nats'
 import { Fifo } from './fifo'
+import type { ScanSpool } from './scan-spool'
 import { errorFields, log } from './log'
 import { scansDropped, scansPublished, trackBufferedScans } from './metrics'
 import type { ScanPublisher } from '@lr/proto'
@@ -14,6 +15,11 @@ export interface JetStreamPublisherOptions {
   timeoutMs?: number
   /** Pause between probes while publishing fails. Default 250 ms. */
   retryMs?: number
+  /**
+   * Where scans wait once `maxBuffer` is full (the broker away or slow): on disk, read back in
+   * order when it answers again. Without one, a full buffer drops its oldest scan.
+   */
+  spool?: ScanSpool
 }
 
 const encoder = new TextEncoder()
@@ -28,7 +34,7 @@ const encoder = new TextEncoder()
  * once per outage.
  */
 export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStreamPublisherOptions = {}): ScanPublisher & { dropped(): number } {
-  const { maxBuffer = 10_000, maxInFlight = 1000, timeoutMs = 2000, retryMs = 250 } = opts
+  const { maxBuffer = 10_000, maxInFlight = 1000, timeoutMs = 2000, retryMs = 250, spool } = opts
   const js = nc.jetstream({ timeout: timeoutMs })
   const queue = new Fifo<ScanEvent>()
   let inFlight = 0
@@ -50,7 +56,8 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     }
   })().catch(() => undefined)
 
-  const pending = () => queue.length + inFlight
+  const inMemory = () => queue.length + inFlight
+  const pending = () => inMemory() + (spool?.size() ?? 0)
   const untrack = trackBufferedScans(pending)
   // Every dropped scan reaches a log line: the count since the last report, every few seconds.
   let unreported = 0
@@ -68,19 +75,31 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     waiters = []
   }
 
-  /** Adds a scan; a full buffer drops its oldest queued scan (or this one, when it is the oldest). */
+  /**
+   * Adds a scan. A full buffer sends new scans to the spool, and keeps doing so while the spool
+   * holds any (so they leave in order); a full spool, or a full buffer without one, drops a scan:
+   * without a spool the oldest queued (or this one, when it is the oldest), else this one.
+   */
   function hold(event: ScanEvent, front: boolean): void {
-    if (pending() >= maxBuffer) {
-      dropped++
-      unreported++
-      scansDropped.inc()
-      if (droppedThisOutage++ === 0) log().error({ max_buffer: maxBuffer }, 'scan buffer full (JetStream unreachable or too slow): dropping the oldest')
-      report ??= setTimeout(reportDropped, 5000)
+    if (!front && spool && (spool.size() > 0 || inMemory() >= maxBuffer)) {
+      if (spool.append(event)) return
+      return drop()
+    }
+    if (inMemory() >= maxBuffer) {
+      drop()
       if (front || queue.length === 0) return
       queue.shift()
     }
     if (front) queue.unshift(event)
     else queue.push(event)
+  }
+
+  function drop(): void {
+    dropped++
+    unreported++
+    scansDropped.inc()
+    if (droppedThisOutage++ === 0) log().error({ max_buffer: maxBuffer, spool_bytes: spool?.bytes() ?? null }, 'scan buffer full (JetStream unreachable or too slow): dropping scans')
+    report ??= setTimeout(reportDropped, 5000)
   }
 
   function failed(event: ScanEvent, error: unknown): void {
@@ -113,6 +132,10 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   }
 
   function pump(): void {
+    // Spooled scans come back a segment at a time, once the buffer has room and the broker answers.
+    while (spool && spool.size() > 0 && healthy && connected && !retry && !closed && queue.length < maxBuffer / 2) {
+      for (const event of spool.take()) queue.push(event)
+    }
     const limit = healthy ? maxInFlight : 1
     while (!closed && connected && !retry && inFlight < limit && queue.length > 0) send(queue.shift()!)
     settle()
@@ -137,7 +160,10 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       statuses.stop?.()
       clearTimeout(retry)
       retry = undefined
-      if (pending() > 0) log().error({ pending: pending() }, 'closing with scans not published')
+      // What is still queued waits on disk for the next start (JetStream drops a duplicate by scan_id).
+      if (spool) while (queue.length > 0) if (!spool.append(queue.shift()!)) drop()
+      spool?.close()
+      if (pending() > 0) log()[spool ? 'warn' : 'error']({ pending: pending(), spooled: spool?.size() ?? 0 }, 'closing with scans not published')
       reportDropped()
       untrack()
       settle()

@@ -32,6 +32,10 @@ export const ConfigSchema = T.Object({
   TRUST_PROXY: T.Integer({ minimum: 0, maximum: 1, default: 0 }),
   /** Secret for the pseudonymous visitor id of a scan (keyed hash). */
   VISITOR_HASH_KEY: T.String({ minLength: 16, default: 'dev-only-visitor-hash-key-change-me' }),
+  /** Where the resolver keeps scans the broker cannot take yet; default `${DATA_DIR}/scan-spool`. */
+  SCAN_SPOOL_DIR: T.Optional(T.String({ minLength: 1 })),
+  /** Bound of that spool on disk, in MiB; beyond it scans are dropped (and counted). */
+  SCAN_SPOOL_MAX_MB: T.Integer({ minimum: 1, default: 1024 }),
   /** Lowest level written to stdout as JSON lines; `silent` writes nothing. */
   LOG_LEVEL: T.Union(LOG_LEVELS.map((level) => T.Literal(level)), { default: 'info' }),
 })

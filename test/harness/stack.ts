@@ -68,7 +68,7 @@ const baseEnv = (extra: Record<string, string>) => ({
 export async function startInProcessStack(extra: Record<string, string> = {}): Promise<Stack> {
   const env = baseEnv({ TRANSPORT: 'memory', ...extra })
   // As `bun start` would; warn by default, so the suites' thousands of access lines stay out of test output.
-  installLogger(createLogger('standalone', (env.LOG_LEVEL as LogLevel | undefined) ?? 'warn'))
+  installLogger(createLogger('standalone', ((env as Record<string, string>).LOG_LEVEL as LogLevel | undefined) ?? 'warn'))
   const product = await startStandalone(loadConfig(env))
   return {
     mode: 'in-process',

@@ -2,6 +2,7 @@ import { loadConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { startHealthListener } from '@lr/platform/health-listener'
 import { log, startLogging } from '@lr/platform/log'
+import { openScanSpool } from '@lr/platform/scan-spool'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { ensureScanStream } from '@lr/platform/scan-stream-config'
 import { observeResolver } from './observe'
@@ -15,7 +16,9 @@ startLogging('resolver', config.LOG_LEVEL)
 const bus = await createNatsBus(config.NATS_URL, 'resolver')
 // Scans go through the SCANS stream (durable, deduplicated by scan_id); it must exist first.
 await ensureScanStream(await bus.connection.jetstreamManager())
-const scans = createJetStreamScanPublisher(bus.connection)
+// Through a broker outage scans wait on local disk, not in memory (README "Operations").
+const spool = openScanSpool(config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
+const scans = createJetStreamScanPublisher(bus.connection, { spool })
 const resolver = createResolverFromConfig(bus, config, scans.publish)
 const server = Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', fetch: observeResolver(resolver.fetch) })
 const health = config.HEALTH_PORT > 0 ? startHealthListener(config.HEALTH_PORT, { nats: () => bus.ping() }) : undefined
