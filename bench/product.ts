@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ENTRY_POINTS, spawnProcesses } from '../deploy/local/processes'
+import { ENTRY_POINTS, type ProcessName, servingCount, spawnProcesses } from '../deploy/local/processes'
 import { startNats, type NatsServer } from '../test/harness/nats'
 import { freePort, waitUntil } from '../test/harness/ports'
 import { type Child, ROOT, runToEnd, spawnChild, waitForHttp } from './procs'
@@ -95,7 +95,7 @@ export async function startNatsProduct(dataDir?: string): Promise<Product> {
   const api = `http://127.0.0.1:${env.PORT}`
   const short = `http://127.0.0.1:${env.SHORT_PORT}`
   try {
-    const started = (name: string) => group.output().includes(`[${name}] [${name}] serving on`) || group.output().includes(`[${name}] [${name}] API on`)
+    const started = (name: string) => servingCount(group.output(), name as ProcessName) > 0
     await waitUntil(() => names.every(started), 30_000, `every process of the NATS deployment (${names.join(', ')})`)
     await waitForHttp(`${api}/healthz`, undefined, 'the NATS gateway', 200)
   } catch (error) {

@@ -6,6 +6,14 @@ const ROOT = join(import.meta.dir, '..', '..')
 
 export { ENTRY_POINTS, type ProcessName }
 
+/**
+ * How many times process `name` said it serves (its JSON log line "serving on ..." or, for the
+ * gateway, "API on ..."), in output collected from it.
+ */
+export function servingCount(output: string, name: ProcessName): number {
+  return output.match(new RegExp(`"process":"${name}"[^\n]*"msg":"(serving on|API on) `, 'g'))?.length ?? 0
+}
+
 export interface ProcessGroup {
   stop(name?: ProcessName): Promise<void>
   start(name: ProcessName): void

@@ -3,6 +3,7 @@ import {
   createFailoverLimiter, createMemoryLimiter, createRedisClient, createRedisLimiter, type LimitPolicy, limitMessage,
   rateLimitHeaders, type RateLimiter,
 } from './limiter'
+import { rateLimited } from '@lr/platform/metrics'
 import type { Admit } from './plugins/api-key-auth'
 import type { ReadinessChecks } from './routes/health'
 
@@ -25,8 +26,10 @@ export function admitWith(limiter: RateLimiter, policies: Record<Principal['scop
     const policy = policies[principal.scope]
     const decision = await limiter.consume(principal.key_id, policy)
     const headers = rateLimitHeaders(decision, policy)
-    if (!decision.allowed)
+    if (!decision.allowed) {
+      rateLimited.inc({ reason: decision.limitedBy === 'daily' ? 'daily' : 'per_second' })
       throw new AppError('rate_limited', limitMessage(decision, policy), { retryAfter: decision.retryAfterS, headers })
+    }
     return headers
   }
 }

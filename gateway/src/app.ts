@@ -5,6 +5,7 @@ import { type Admit, apiKeyAuth } from './plugins/api-key-auth'
 import { errorHandler } from './plugins/error-handler'
 import { jsonBody } from './plugins/json-body'
 import { requestId } from './plugins/request-id'
+import { observe } from './plugins/observe'
 import { healthRoutes, type ReadinessChecks } from './routes/health'
 import { staticRoutes } from './routes/static'
 import { dynamicRoutes } from './routes/dynamic'
@@ -24,6 +25,7 @@ export interface GatewayDeps {
 export function createGateway(deps: GatewayDeps) {
   return new Elysia()
     .use(requestId)
+    .use(observe)
     .use(errorHandler)
     .use(
       swagger({

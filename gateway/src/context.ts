@@ -9,6 +9,9 @@ const principals = new WeakMap<Request, Principal>()
 
 export const setPrincipal = (request: Request, principal: Principal) => principals.set(request, principal)
 
+/** The principal when the request's key was verified (for the access log), else undefined. */
+export const principalIfVerified = (request: Request): Principal | undefined => principals.get(request)
+
 /** The envelope of a create: principal, body, and the client's Idempotency-Key when sent. */
 export function createRequest(request: Request, body: unknown) {
   const key = request.headers.get('idempotency-key')

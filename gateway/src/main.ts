@@ -1,11 +1,13 @@
 import { loadConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platform/startup'
+import { log, startLogging } from '@lr/platform/log'
 import { createGateway } from './app'
 import { createAdmission } from './admission'
 
 /** Composition root of the gateway process of TRANSPORT=nats mode; the services run as their own processes. */
 const config = loadConfigOrExit(Bun.env)
+startLogging('gateway', config.LOG_LEVEL)
 
 if (config.TRANSPORT !== 'nats') {
   console.error('[gateway] this entry runs the gateway alone over NATS (TRANSPORT=nats); the one-process mode is `bun start` (standalone/src/main.ts)')
@@ -19,7 +21,7 @@ const { bus, admission, server } = await startOrExit('gateway', async () => {
   const server = listening('PORT', config.PORT, () => app.listen({ port: config.PORT, hostname: '0.0.0.0' }))
   return { bus, admission, server }
 })
-console.log(`[gateway] API on :${server.server?.port} over ${withoutCredentials(config.NATS_URL)}`)
+log().info({ port: server.server?.port, nats: withoutCredentials(config.NATS_URL), limiter: config.LIMITER }, `API on :${server.server?.port} over ${withoutCredentials(config.NATS_URL)}`)
 onShutdown('gateway', async () => {
   await server.stop()
   await admission.close()

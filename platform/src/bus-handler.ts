@@ -1,13 +1,37 @@
 import { AppError, type Handler, type Reply, toAppError } from '@lr/proto'
+import { errorFields, log } from './log'
+import { busHandlerDuration, busRequestDuration, secondsSince } from './metrics'
+import { withRequestId } from './request-context'
 
-/** Runs a handler and turns every outcome into a Reply, so no rejection escapes onto the transport. */
-export async function runHandler(handler: Handler, payload: unknown, subject: string): Promise<Reply<unknown>> {
-  try {
-    return { ok: true, data: await handler(payload) }
-  } catch (error) {
-    if (!(error instanceof AppError)) console.error(`[bus] handler for ${subject} failed:`, error)
-    return { ok: false, error: toAppError(error).toWire() }
-  }
+/** The header (NATS) or field (local bus) that carries the request id to the service. */
+export const REQUEST_ID_HEADER = 'x-request-id'
+
+/**
+ * Runs a handler and turns every outcome into a Reply, so no rejection escapes onto the
+ * transport. It runs as part of request `requestId`, so the service's log lines carry it.
+ */
+export function runHandler(handler: Handler, payload: unknown, subject: string, requestId?: string): Promise<Reply<unknown>> {
+  return withRequestId(requestId, async () => {
+    const started = performance.now()
+    let reply: Reply<unknown>
+    try {
+      reply = { ok: true, data: await handler(payload) }
+    } catch (error) {
+      if (!(error instanceof AppError)) log().error({ subject, ...errorFields(error) }, 'bus handler failed')
+      reply = { ok: false, error: toAppError(error).toWire() }
+    }
+    const outcome = reply.ok ? 'ok' : 'error'
+    const seconds = secondsSince(started)
+    busHandlerDuration.observe({ subject, outcome }, seconds)
+    log().debug({ subject, outcome, duration_ms: Math.round(seconds * 1e4) / 10 }, 'bus request handled')
+    return reply
+  })
+}
+
+/** Records one request-reply round trip as the caller saw it. */
+export function observeRequest(subject: string, started: number, error?: unknown): void {
+  const outcome = error === undefined ? 'ok' : error instanceof AppError && (error.code === 'timeout' || error.code === 'unavailable') ? error.code : 'error'
+  busRequestDuration.observe({ subject, outcome }, secondsSince(started))
 }
 
 export function unwrapReply<T>(reply: Reply<T>): T {

@@ -1,6 +1,8 @@
 import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_TIMEOUT_MS, type EventHandler, type Handler } from '@lr/proto'
-import { runHandler, subjectMatches, unwrapReply } from './bus-handler'
+import { observeRequest, runHandler, subjectMatches, unwrapReply } from './bus-handler'
+import { errorFields, log } from './log'
+import { currentRequestId } from './request-context'
 
 /**
  * What NATS would deliver: a JSON copy. One-process mode can then neither lean on shared
@@ -15,23 +17,36 @@ export function createLocalBus(): Bus {
   const handlers = new Map<string, { list: Handler[]; next: number }>()
   const subscribers = new Set<{ pattern: string; handler: EventHandler }>()
 
+  /** One request as NATS would carry it: a copy in, a copy out, the request id alongside. */
+  async function requestOnce<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T> {
+    const entry = handlers.get(subject)
+    if (!entry || entry.list.length === 0) throw new AppError('unavailable', `no service answers ${subject}`)
+    const handler = entry.list[entry.next++ % entry.list.length]!
+    let timer: Timer | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new AppError('timeout', `${subject} did not answer in time`)),
+        opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      )
+    })
+    try {
+      const reply = await Promise.race([runHandler(handler, copy(payload), subject, currentRequestId()), timeout])
+      return unwrapReply(copy(reply)) as T
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
   return {
     async request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T> {
-      const entry = handlers.get(subject)
-      if (!entry || entry.list.length === 0) throw new AppError('unavailable', `no service answers ${subject}`)
-      const handler = entry.list[entry.next++ % entry.list.length]!
-      let timer: Timer | undefined
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new AppError('timeout', `${subject} did not answer in time`)),
-          opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        )
-      })
+      const started = performance.now()
       try {
-        const reply = await Promise.race([runHandler(handler, copy(payload), subject), timeout])
-        return unwrapReply(copy(reply)) as T
-      } finally {
-        clearTimeout(timer)
+        const data = await requestOnce<T>(subject, payload, opts)
+        observeRequest(subject, started)
+        return data
+      } catch (error) {
+        observeRequest(subject, started, error)
+        throw error
       }
     },
 
@@ -50,7 +65,7 @@ export function createLocalBus(): Bus {
         // Events are delivered after the publisher moves on, as over NATS.
         queueMicrotask(() => {
           Promise.resolve(sub.handler(copy(event), subject)).catch((error) =>
-            console.error(`[bus] subscriber of ${sub.pattern} failed:`, error),
+            log().error({ pattern: sub.pattern, ...errorFields(error) }, 'bus subscriber failed'),
           )
         })
       }

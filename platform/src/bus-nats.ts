@@ -1,7 +1,9 @@
-import { connect, ErrorCode, Events, type NatsConnection, type NatsError, type Subscription } from 'nats'
+import { connect, ErrorCode, Events, headers as natsHeaders, type NatsConnection, type NatsError, type Subscription } from 'nats'
 import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_TIMEOUT_MS, type Reply } from '@lr/proto'
-import { runHandler, unwrapReply } from './bus-handler'
+import { observeRequest, REQUEST_ID_HEADER, runHandler, unwrapReply } from './bus-handler'
+import { errorFields, log } from './log'
+import { currentRequestId } from './request-context'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -92,7 +94,7 @@ export function wrapNatsConnection(nc: NatsConnection): NatsBus {
       while (running.size > 0) await Promise.all([...running])
     }
     // A handler may itself wait on a request (DEFAULT_TIMEOUT_MS at most).
-    if (!(await within(DEFAULT_TIMEOUT_MS, finished()))) console.error(`[bus] ${running.size} handlers still running at close`)
+    if (!(await within(DEFAULT_TIMEOUT_MS, finished()))) log().error({ running: running.size }, 'bus handlers still running at close')
   }
 
   function translate(error: unknown, subject: string): AppError {
@@ -109,22 +111,39 @@ export function wrapNatsConnection(nc: NatsConnection): NatsBus {
     connection: nc,
 
     async request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T> {
-      if (!connected) throw notConnected()
+      const started = performance.now()
+      if (!connected) {
+        const failure = notConnected()
+        observeRequest(subject, started, failure)
+        throw failure
+      }
       let reply: Reply<T>
       try {
-        const msg = await unlessDisconnected(nc.request(subject, encode(payload), { timeout: opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS }))
+        const requestId = currentRequestId()
+        const headers = requestId ? natsHeaders() : undefined
+        headers?.set(REQUEST_ID_HEADER, requestId!)
+        const msg = await unlessDisconnected(nc.request(subject, encode(payload), { timeout: opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers }))
         reply = decode(msg.data) as Reply<T>
       } catch (error) {
-        throw error instanceof AppError ? error : translate(error, subject)
+        const failure = error instanceof AppError ? error : translate(error, subject)
+        observeRequest(subject, started, failure)
+        throw failure
       }
-      return unwrapReply(reply)
+      try {
+        const data = unwrapReply(reply)
+        observeRequest(subject, started)
+        return data
+      } catch (error) {
+        observeRequest(subject, started, error)
+        throw error
+      }
     },
 
     serve(subject, handler, opts) {
       const sub = nc.subscribe(subject, {
         queue: opts?.queue,
         callback: (err, msg) => {
-          if (err) return console.error(`[bus] subscription ${subject} failed:`, err)
+          if (err) return log().error({ subject, ...errorFields(err) }, 'bus subscription failed')
           let payload: unknown
           try {
             payload = decode(msg.data)
@@ -132,9 +151,9 @@ export function wrapNatsConnection(nc: NatsConnection): NatsBus {
             return msg.respond(encode({ ok: false, error: { code: 'bad_request', message: 'malformed message' } }))
           }
           track(
-            runHandler(handler, payload, subject).then((reply) => {
-              if (!msg.respond(encode(reply))) console.error(`[bus] request on ${subject} had no reply subject`)
-            }).catch((error) => console.error(`[bus] reply on ${subject} not sent:`, error)),
+            runHandler(handler, payload, subject, msg.headers?.get(REQUEST_ID_HEADER) || undefined).then((reply) => {
+              if (!msg.respond(encode(reply))) log().error({ subject }, 'bus request had no reply subject')
+            }).catch((error) => log().error({ subject, ...errorFields(error) }, 'bus reply not sent')),
           )
         },
       })
@@ -149,11 +168,11 @@ export function wrapNatsConnection(nc: NatsConnection): NatsBus {
       const sub = nc.subscribe(pattern, {
         queue: opts?.queue,
         callback: (err, msg) => {
-          if (err) return console.error(`[bus] subscription ${pattern} failed:`, err)
+          if (err) return log().error({ pattern, ...errorFields(err) }, 'bus subscription failed')
           track(
             Promise.resolve()
               .then(() => handler(decode(msg.data), msg.subject))
-              .catch((error) => console.error(`[bus] subscriber of ${pattern} failed:`, error)),
+              .catch((error) => log().error({ pattern, ...errorFields(error) }, 'bus subscriber failed')),
           )
         },
       })

@@ -1,3 +1,5 @@
+import { metricsResponse } from './metrics'
+
 /** Name -> probe of each dependency a process needs (its store, NATS...). */
 export type HealthChecks = Record<string, () => Promise<boolean>>
 
@@ -32,7 +34,8 @@ export async function readiness(checks: HealthChecks): Promise<Response> {
 
 /**
  * The probe listener of a process without its own HTTP API (HEALTH_PORT): `/healthz` is 200
- * while the process lives, `/readyz` 200 while every check passes. Port 0 picks a free port.
+ * while the process lives, `/readyz` 200 while every check passes, `/metrics` the process's
+ * Prometheus metrics. Port 0 picks a free port.
  */
 export function startHealthListener(port: number, checks: HealthChecks): HealthListener {
   const server = Bun.serve({
@@ -43,6 +46,7 @@ export function startHealthListener(port: number, checks: HealthChecks): HealthL
       const path = new URL(request.url).pathname
       if (path === '/healthz') return json(200, { status: 'ok' })
       if (path === '/readyz') return readiness(checks)
+      if (path === '/metrics') return metricsResponse()
       return json(404, { error: 'not found' })
     },
   })

@@ -2,6 +2,7 @@ import type { Connection } from 'mongoose'
 import type { Bus } from '@lr/proto'
 import { type Config, ConfigError, loadConfig } from '@lr/proto'
 import { reaching } from './startup'
+import { errorFields, log } from './log'
 
 /** What a started service gives back: how to stop it and whether its store answers. */
 export interface RunningService {
@@ -22,6 +23,7 @@ export function loadConfigOrExit(env: Record<string, string | undefined>): Confi
     return loadConfig(env)
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
+    // Before any logger exists, and for a person at a terminal: one plain line on stderr.
     console.error(`[config] ${error.message}`)
     process.exit(2)
   }
@@ -47,16 +49,16 @@ export function onShutdown(name: string, stop: () => Promise<void>): void {
   const handle = async (signal: string) => {
     if (stopping) return
     stopping = true
-    console.log(`[${name}] ${signal}: shutting down`)
+    log().info({ signal }, 'shutting down')
     setTimeout(() => {
-      console.error(`[${name}] shutdown did not finish within ${SHUTDOWN_DEADLINE_MS} ms`)
+      log().error({ deadline_ms: SHUTDOWN_DEADLINE_MS }, 'shutdown did not finish in time')
       process.exit(1)
     }, SHUTDOWN_DEADLINE_MS).unref()
     try {
       await stop()
       process.exit(0)
     } catch (error) {
-      console.error(`[${name}] shutdown failed:`, error)
+      log().error(errorFields(error), 'shutdown failed')
       process.exit(1)
     }
   }

@@ -1,4 +1,6 @@
 import { type Bus, type ScanPublisher, scanSubject } from '@lr/proto'
+import { errorFields, log } from './log'
+import { scansPublished } from './metrics'
 
 /** One-process mode: each scan is an event on scanSubject(code) of the bus. */
 export function createBusScanPublisher(bus: Bus): ScanPublisher {
@@ -8,11 +10,11 @@ export function createBusScanPublisher(bus: Bus): ScanPublisher {
       try {
         const sent: Promise<void> = bus
           .publish(scanSubject(event.code), event)
-          .catch((error) => console.error(`[scans] scan not published: ${(error as Error)?.message ?? error}`))
+          .then(() => void scansPublished.inc(), (error) => log().error(errorFields(error), 'scan not published'))
           .finally(() => inFlight.delete(sent))
         inFlight.add(sent)
       } catch (error) {
-        console.error('[scans] scan not published:', error)
+        log().error(errorFields(error), 'scan not published')
       }
     },
     async flush() {

@@ -1,3 +1,4 @@
+import { errorFields, log } from './log'
 import { type ApplyScans, type Bus, SCANS_ALL, type ScanSource } from '@lr/proto'
 
 export interface BusScanSourceOptions {
@@ -40,7 +41,7 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
       try {
         await apply(batch)
       } catch (error) {
-        console.error(`[scans] ${batch.length} scans not applied, retrying: ${(error as Error)?.message ?? error}`)
+        log().error({ scans: batch.length, ...errorFields(error) }, 'scans not applied, retrying')
         queue.unshift(...batch)
         await Bun.sleep(retryMs)
         if (!unsubscribe) return
@@ -54,7 +55,8 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
         queue.push(event)
         if (queue.length > maxBuffer) {
           queue.shift()
-          if (dropped++ === 0) console.error(`[scans] more than ${maxBuffer} scans waiting: dropping the oldest`)
+          dropped++
+          log().error({ dropped: 1, dropped_total: dropped, max_buffer: maxBuffer }, 'scan dropped: too many waiting to be applied')
         }
         kick(apply)
       }, { queue: group })

@@ -1,5 +1,8 @@
 import { Events, type NatsConnection } from 'nats'
 import { Fifo } from './fifo'
+import type { ScanSpool } from './scan-spool'
+import { errorFields, log } from './log'
+import { scansDropped, scansPublished, trackBufferedScans } from './metrics'
 import type { ScanPublisher } from '@lr/proto'
 import { type ScanEvent, scanSubject } from '@lr/proto'
 
@@ -12,6 +15,11 @@ export interface JetStreamPublisherOptions {
   timeoutMs?: number
   /** Pause between probes while publishing fails. Default 250 ms. */
   retryMs?: number
+  /**
+   * Where scans wait once `maxBuffer` is full (the broker away or slow): on disk, read back in
+   * order when it answers again. Without one, a full buffer drops its oldest scan.
+   */
+  spool?: ScanSpool
 }
 
 const encoder = new TextEncoder()
@@ -26,7 +34,7 @@ const encoder = new TextEncoder()
  * once per outage.
  */
 export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStreamPublisherOptions = {}): ScanPublisher & { dropped(): number } {
-  const { maxBuffer = 10_000, maxInFlight = 1000, timeoutMs = 2000, retryMs = 250 } = opts
+  const { maxBuffer = 10_000, maxInFlight = 1000, timeoutMs = 2000, retryMs = 250, spool } = opts
   const js = nc.jetstream({ timeout: timeoutMs })
   const queue = new Fifo<ScanEvent>()
   let inFlight = 0
@@ -48,7 +56,18 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     }
   })().catch(() => undefined)
 
-  const pending = () => queue.length + inFlight
+  const inMemory = () => queue.length + inFlight
+  const pending = () => inMemory() + (spool?.size() ?? 0)
+  const untrack = trackBufferedScans(pending)
+  // Every dropped scan reaches a log line: the count since the last report, every few seconds.
+  let unreported = 0
+  let report: Timer | undefined
+  const reportDropped = () => {
+    clearTimeout(report)
+    report = undefined
+    if (unreported > 0) log().error({ dropped: unreported, dropped_total: dropped, max_buffer: maxBuffer }, 'scans dropped: buffer full while JetStream was unreachable or too slow')
+    unreported = 0
+  }
 
   function settle(): void {
     if (pending() > 0 && !closed) return
@@ -56,11 +75,18 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     waiters = []
   }
 
-  /** Adds a scan; a full buffer drops its oldest queued scan (or this one, when it is the oldest). */
+  /**
+   * Adds a scan. A full buffer sends new scans to the spool, and keeps doing so while the spool
+   * holds any (so they leave in order); a full spool, or a full buffer without one, drops a scan:
+   * without a spool the oldest queued (or this one, when it is the oldest), else this one.
+   */
   function hold(event: ScanEvent, front: boolean): void {
-    if (pending() >= maxBuffer) {
-      dropped++
-      if (droppedThisOutage++ === 0) console.error(`[scans] ${maxBuffer} scans waiting for JetStream (unreachable or too slow): dropping the oldest`)
+    if (!front && spool && (spool.size() > 0 || inMemory() >= maxBuffer)) {
+      if (spool.append(event)) return
+      return drop()
+    }
+    if (inMemory() >= maxBuffer) {
+      drop()
       if (front || queue.length === 0) return
       queue.shift()
     }
@@ -68,8 +94,16 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     else queue.push(event)
   }
 
+  function drop(): void {
+    dropped++
+    unreported++
+    scansDropped.inc()
+    if (droppedThisOutage++ === 0) log().error({ max_buffer: maxBuffer, spool_bytes: spool?.bytes() ?? null }, 'scan buffer full (JetStream unreachable or too slow): dropping scans')
+    report ??= setTimeout(reportDropped, 5000)
+  }
+
   function failed(event: ScanEvent, error: unknown): void {
-    if (healthy) console.error(`[scans] publishing to JetStream failed, holding scans and retrying: ${(error as Error)?.message ?? error}`)
+    if (healthy) log().warn(errorFields(error), 'publishing scans to JetStream failed: holding them and retrying')
     healthy = false
     hold(event, true)
     retry ??= setTimeout(() => {
@@ -84,7 +118,8 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       inFlight--
       if (closed) return settle()
       if (error !== undefined) return failed(event, error)
-      if (!healthy) console.log(`[scans] JetStream answers again${droppedThisOutage ? `; ${droppedThisOutage} scans were dropped` : ''}`)
+      scansPublished.inc()
+      if (!healthy) log().info({ dropped_this_outage: droppedThisOutage }, 'JetStream answers again')
       healthy = true
       droppedThisOutage = 0
       pump()
@@ -97,6 +132,10 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   }
 
   function pump(): void {
+    // Spooled scans come back a segment at a time, once the buffer has room and the broker answers.
+    while (spool && spool.size() > 0 && healthy && connected && !retry && !closed && queue.length < maxBuffer / 2) {
+      for (const event of spool.take()) queue.push(event)
+    }
     const limit = healthy ? maxInFlight : 1
     while (!closed && connected && !retry && inFlight < limit && queue.length > 0) send(queue.shift()!)
     settle()
@@ -109,7 +148,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
         hold(event, false)
         pump()
       } catch (error) {
-        console.error('[scans] scan not published:', error)
+        log().error(errorFields(error), 'scan not published')
       }
     },
     flush: () => (pending() === 0 || closed ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
@@ -121,7 +160,12 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       statuses.stop?.()
       clearTimeout(retry)
       retry = undefined
-      if (pending() > 0) console.error(`[scans] closing with ${pending()} scans not published`)
+      // What is still queued waits on disk for the next start (JetStream drops a duplicate by scan_id).
+      if (spool) while (queue.length > 0) if (!spool.append(queue.shift()!)) drop()
+      spool?.close()
+      if (pending() > 0) log()[spool ? 'warn' : 'error']({ pending: pending(), spooled: spool?.size() ?? 0 }, 'closing with scans not published')
+      reportDropped()
+      untrack()
       settle()
     },
   }

@@ -1,6 +1,8 @@
 import { AckPolicy, type Consumer, type ConsumerConfig, DeliverPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos } from 'nats'
 import { ensureScanStream, SCAN_STREAM } from './scan-stream-config'
 import type { ApplyScans, ScanSource } from '@lr/proto'
+import { errorFields, log } from './log'
+import { consumerAckPending, consumerPending } from './metrics'
 
 export interface JetStreamSourceOptions {
   /** Name of the durable consumer; replicas sharing it share the work. Default `analytics`. */
@@ -9,8 +11,14 @@ export interface JetStreamSourceOptions {
   maxBatch?: number
   /** Unacknowledged messages the server lets this consumer have out. Default 20 000. */
   maxAckPending?: number
-  /** A delivered message not acknowledged in this time is delivered again. Default 30 s. */
+  /**
+   * A delivered message not acknowledged in this time is delivered again: after a crash, what
+   * the dead replica held is counted this long after. Default 4 s; messages held longer (a slow
+   * store) are kept alive with in-progress acks every ackWaitMs / 2.
+   */
   ackWaitMs?: number
+  /** How often the consumer's lag is read into lr_jetstream_consumer_pending. Default 5 s. */
+  lagEveryMs?: number
   /** Redelivery delay of a batch the store refused, and pause after a failed pull. Default 1000 ms. */
   retryMs?: number
   /** Lifetime of one pull request: bounds how long `stop` waits. Default 1000 ms (the server's minimum). */
@@ -56,7 +64,10 @@ function payloadOf(msg: JsMsg): unknown {
  * the server would only hand out again after ack_wait).
  */
 export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSourceOptions = {}): ScanSource {
-  const { durable = 'analytics', maxBatch = 1000, maxAckPending = 20_000, ackWaitMs = 30_000, retryMs = 1000, pullExpiresMs = 1000 } = opts
+  const { durable = 'analytics', maxBatch = 1000, maxAckPending = 20_000, ackWaitMs = 4_000, retryMs = 1000, pullExpiresMs = 1000, lagEveryMs = 5_000 } = opts
+  let applying: JsMsg[] = []
+  let heartbeat: Timer | undefined
+  let lag: Timer | undefined
   const waiting: JsMsg[] = []
   let pulling: Promise<void> | undefined
   let draining: Promise<void> | undefined
@@ -68,12 +79,15 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       await new Promise((resolve) => setImmediate(resolve))
       if (stopping) return
       const batch = waiting.splice(0, maxBatch)
+      applying = batch
       try {
         await apply(batch.map(payloadOf))
       } catch (error) {
-        console.error(`[scans] ${batch.length} scans not applied, redelivering: ${(error as Error)?.message ?? error}`)
+        log().error({ scans: batch.length, ...errorFields(error) }, 'scans not applied, redelivering')
         for (const msg of batch) msg.nak(retryMs)
         continue
+      } finally {
+        applying = []
       }
       for (const msg of batch) msg.ack()
     }
@@ -88,7 +102,8 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
   }
 
   async function pull(consumer: Consumer, apply: ApplyScans): Promise<void> {
-    while (!stopping) {
+    // A closed connection never comes back (reconnects keep it open): nothing left to pull.
+    while (!stopping && !nc.isClosed()) {
       try {
         const messages = await consumer.fetch({ max_messages: maxBatch, expires: pullExpiresMs })
         for await (const msg of messages) {
@@ -101,7 +116,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
         }
       } catch (error) {
         if (stopping) return
-        console.error(`[scans] pulling from ${SCAN_STREAM} failed, retrying: ${(error as Error)?.message ?? error}`)
+        log().warn({ stream: SCAN_STREAM, ...errorFields(error) }, 'pulling scans failed, retrying')
         await Bun.sleep(retryMs)
       }
     }
@@ -115,14 +130,28 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       const consumer = await nc.jetstream().consumers.get(SCAN_STREAM, durable)
       stopping = false
       pulling = pull(consumer, apply)
+      // Held messages stay ours while they wait or are applied; a dead replica's come back after ackWaitMs.
+      heartbeat = setInterval(() => {
+        for (const msg of applying) msg.working()
+        for (const msg of waiting) msg.working()
+      }, ackWaitMs / 2)
+      const readLag = () =>
+        consumer.info(false).then((info) => {
+          consumerPending.set({ stream: SCAN_STREAM, consumer: durable }, info.num_pending)
+          consumerAckPending.set({ stream: SCAN_STREAM, consumer: durable }, info.num_ack_pending)
+        }, () => undefined)
+      void readLag()
+      lag = setInterval(readLag, lagEveryMs)
     },
 
     async stop() {
       stopping = true
+      clearInterval(lag)
       await pulling
       await draining
       // Delivered but not applied: back to the stream at once rather than after ack_wait.
       for (const msg of waiting.splice(0)) msg.nak()
+      clearInterval(heartbeat)
       if (!nc.isClosed()) await nc.flush().catch(() => undefined)
     },
   }

@@ -12,6 +12,7 @@ import { listening, reaching, startOrExit, withoutCredentials } from './startup'
 export interface NatsProcess {
   connection: NatsConnection
 }
+import { log, startLogging } from './log'
 
 /**
  * Entry point of one service process in TRANSPORT=nats mode: config, NATS bus, optional Mongo,
@@ -20,6 +21,7 @@ export interface NatsProcess {
  */
 export async function runServiceProcess(name: string, start: (ctx: ServiceContext, nats: NatsProcess) => Promise<RunningService>) {
   const config = loadConfigOrExit(Bun.env)
+  startLogging(name, config.LOG_LEVEL)
   const { bus, mongo, service, health } = await startOrExit(name, async () => {
     const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, name))
     const mongo = await openMongoIfConfigured(config)
@@ -28,7 +30,7 @@ export async function runServiceProcess(name: string, start: (ctx: ServiceContex
     const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, checks)) : undefined
     return { bus, mongo, service, health }
   })
-  console.log(`[${name}] serving on ${withoutCredentials(config.NATS_URL)}${health ? `, probes on :${health.port}` : ''}`)
+  log().info({ nats: withoutCredentials(config.NATS_URL), store: config.STORE, health_port: health?.port ?? null }, `serving on ${withoutCredentials(config.NATS_URL)}`)
   // Stores close last: a handler still running when SIGTERM came may need its store to reply.
   onShutdown(name, async () => {
     await bus.stopServing() // no new request or event; running handlers finish, their replies go out

@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import type { Connection } from 'mongoose'
 import type { Config } from '@lr/proto'
 import { openSqlite } from './sqlite'
+import { withStoreMetrics } from './store-metrics'
 
 /** A store a service opened, and how to release what the opening acquired. */
 export interface OpenedStore<S> {
@@ -23,7 +24,12 @@ export interface StoreAdapters<S> {
  * `mongo` (the process's shared connection) or else a connection of its own to MONGODB_URL.
  * `close` releases only what this call opened.
  */
-export async function openServiceStore<S>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S>> {
+export async function openServiceStore<S extends object>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S>> {
+  const opened = await openStore(config, mongo, adapters)
+  return { store: withStoreMetrics(adapters.name, opened.store), close: opened.close }
+}
+
+async function openStore<S>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S>> {
   if (config.STORE === 'sqlite') {
     const db = openSqlite(`${config.DATA_DIR}/${adapters.name}.sqlite`)
     return { store: adapters.sqlite(db), close: async () => db.close() }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { AppError, type Bus } from '@lr/proto'
+import { currentRequestId, withRequestId } from '@lr/platform/request-context'
 
 /** The AppError a request rejects with; fails the test if the request succeeds. */
 const failure = (request: Promise<unknown>) =>
@@ -25,11 +26,17 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
       server.serve('t.v1.slow', async () => Bun.sleep(300).then(() => 'late'), { queue: 't' })
       server.serve('t.v1.who', async () => 'server', { queue: 't' })
       replica.serve('t.v1.who', async () => 'replica', { queue: 't' })
+      server.serve('t.v1.request-id', async () => ({ requestId: currentRequestId() ?? null }), { queue: 't' })
       server.serve('t.v1.mutate', async (p) => { (p as { list: number[] }).list.push(2); return p }, { queue: 't' })
     })
     afterAll(async () => {
       await Promise.all([client, server, replica].map((b) => b.close()))
       await env.teardown()
+    })
+
+    it('carries the caller\'s request id to the handler, and none when there is none', async () => {
+      expect(await withRequestId('req-42', () => client.request('t.v1.request-id', {}))).toEqual({ requestId: 'req-42' })
+      expect(await client.request('t.v1.request-id', {})).toEqual({ requestId: null })
     })
 
     it('returns the handler data to the caller', async () => {

@@ -7,6 +7,11 @@ import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher
 import { createJetStreamScanSource } from '@lr/platform/scan-stream-source'
 import { ensureScanStream, SCAN_STREAM } from '@lr/platform/scan-stream-config'
 import type { ScanEvent } from '@lr/proto'
+import { openScanSpool } from '@lr/platform/scan-spool'
+import { installLogger, log } from '@lr/platform/log'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 const event = (n: number, code = 'Code0001'): ScanEvent => ({
   scan_id: `scan-${n}`, code, scanned_at: 1_736_510_400_000 + n, user_agent: 'UA', visitor_id: 'a'.repeat(64), country: 'DE',
@@ -90,6 +95,76 @@ else
       }, 20_000)
     })
 
+    describe('createJetStreamScanPublisher with a spool on disk', () => {
+      let dir: string
+      beforeEach(() => {
+        dir = mkdtempSync(join(tmpdir(), 'lr-spool-'))
+      })
+      afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+      it('loses no scan through a broker outage, holding at most maxBuffer in memory', async () => {
+        const spool = openScanSpool(dir, { maxBytes: 256 * 1024 * 1024, segmentBytes: 256 * 1024 })
+        const publisher = createJetStreamScanPublisher(nc, { maxBuffer: 1000, timeoutMs: 500, retryMs: 50, spool })
+        await server.down()
+        await Bun.sleep(100) // the client notices the closed socket
+        const N = 50_000
+        let heapPeak = 0
+        for (let n = 1; n <= N; n++) {
+          publisher.publish(event(n))
+          if (n % 5000 === 0) heapPeak = Math.max(heapPeak, publisher.pending() - spool.size())
+        }
+        expect([publisher.pending(), publisher.dropped()]).toEqual([N, 0])
+        expect(heapPeak).toBeLessThanOrEqual(1000)
+        expect(spool.size()).toBe(N - 1000)
+        expect(spool.bytes()).toBeGreaterThan(0)
+        await server.up()
+        await waitUntil(() => publisher.pending() === 0, 60_000, 'every held scan to be published')
+        expect(await stored()).toBe(N)
+        expect(spool.bytes()).toBe(0)
+        const [first, last] = await Promise.all([1, N].map((seq) => jsm.streams.getMessage(SCAN_STREAM, { seq })))
+        expect([(first!.json() as ScanEvent).scan_id, (last!.json() as ScanEvent).scan_id]).toEqual(['scan-1', `scan-${N}`])
+        publisher.close()
+      }, 90_000)
+
+      it('drops and counts only beyond the spool\'s bound, and logs every drop in a count', async () => {
+        const lines: Record<string, any>[] = []
+        const capture = (fields: object, msg: string) => void lines.push({ ...fields, msg })
+        const logger = { error: capture, warn: capture, info: capture, debug: capture, child: () => logger }
+        const previous = log()
+        installLogger(logger)
+        const spool = openScanSpool(dir, { maxBytes: 20 * 1024, segmentBytes: 4 * 1024 })
+        const publisher = createJetStreamScanPublisher(nc, { maxBuffer: 10, timeoutMs: 500, retryMs: 50, spool })
+        await server.down()
+        await Bun.sleep(100)
+        for (const e of range(1, 500)) publisher.publish(e)
+        const kept = publisher.pending()
+        expect(publisher.dropped()).toBe(500 - kept)
+        expect(publisher.dropped()).toBeGreaterThan(0)
+        expect(spool.bytes()).toBeLessThanOrEqual(20 * 1024)
+        await server.up()
+        await waitUntil(() => publisher.pending() === 0, 20_000, 'the held scans to be published')
+        expect(await stored()).toBe(kept)
+        publisher.close()
+        installLogger(previous)
+        const reported = lines.filter((l) => l.msg.startsWith('scans dropped')).reduce((sum, l) => sum + l.dropped, 0)
+        expect(reported).toBe(publisher.dropped())
+      }, 30_000)
+
+      it('keeps what it still holds at close on disk, for the next publisher to send', async () => {
+        const first = createJetStreamScanPublisher(nc, { maxBuffer: 100, timeoutMs: 500, retryMs: 50, spool: openScanSpool(dir, { maxBytes: 1 << 24 }) })
+        await server.down()
+        await Bun.sleep(100)
+        for (const e of range(1, 700)) first.publish(e)
+        first.close()
+        await server.up()
+        // A restarted resolver: same pid here, so it adopts the files as a new process would.
+        const second = createJetStreamScanPublisher(nc, { spool: openScanSpool(dir, { maxBytes: 1 << 24 }) })
+        second.publish(event(701))
+        await waitUntil(async () => (await stored()) === 701, 20_000, 'all 701 scans in the stream')
+        second.close()
+      }, 30_000)
+    })
+
     describe('createJetStreamScanSource', () => {
       let consumed: unknown[]
       const collect = async (events: unknown[]) => void consumed.push(...events)
@@ -115,6 +190,42 @@ else
         const info = await jsm.consumers.info(SCAN_STREAM, 'analytics')
         expect([info.num_pending, info.num_ack_pending]).toEqual([0, 0])
       })
+
+      it('hands the scans a crashed consumer held to another within 5 s', async () => {
+        // The crashed replica: its own connection, a store that never commits, no stop() at all.
+        const doomed = await connect({ servers: server.url })
+        const stuck = createJetStreamScanSource(doomed)
+        let held = 0
+        await stuck.start(async (events) => {
+          held += events.length
+          await new Promise(() => undefined)
+        })
+        await publishAll(range(1, 50))
+        await waitUntil(() => held > 0, 5_000, 'the doomed consumer to hold scans')
+        const survivor = createJetStreamScanSource(nc)
+        await survivor.start(collect)
+        const crashedAt = performance.now()
+        await doomed.close() // its process is gone: no ack, no nak, no in-progress ack any more
+        await waitUntil(() => new Set(ids(consumed)).size === 50, 5_000, 'every held scan on the survivor')
+        expect(performance.now() - crashedAt).toBeLessThan(5_000)
+        await survivor.stop()
+      }, 15_000)
+
+      it('keeps scans it holds longer than the ack wait (a slow store) without a redelivery', async () => {
+        const slowSource = createJetStreamScanSource(nc, { ackWaitMs: 1_000 })
+        const applied: string[] = []
+        await slowSource.start(async (events) => {
+          await Bun.sleep(2_500)
+          applied.push(...ids(events))
+        })
+        await publishAll(range(1, 5))
+        await waitUntil(() => applied.length >= 5, 10_000, 'the slow batch')
+        await Bun.sleep(1_500)
+        await slowSource.stop()
+        expect(applied.sort()).toEqual(ids(range(1, 5)).sort())
+        const info = await jsm.consumers.info(SCAN_STREAM, 'analytics')
+        expect(info.num_redelivered).toBe(0)
+      }, 20_000)
 
       it('resumes after a stop with exactly the scans published meanwhile', async () => {
         const first = createJetStreamScanSource(nc)

@@ -1,6 +1,10 @@
 import { type Static, Type as T } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
+/** The log levels of LOG_LEVEL, most severe first (pino's names). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
 const port = (value: number) => T.Integer({ minimum: 0, maximum: 65535, default: value })
 const count = (value: number) => T.Integer({ minimum: 1, default: value })
 
@@ -28,6 +32,12 @@ export const ConfigSchema = T.Object({
   TRUST_PROXY: T.Integer({ minimum: 0, maximum: 1, default: 0 }),
   /** Secret for the pseudonymous visitor id of a scan (keyed hash). */
   VISITOR_HASH_KEY: T.String({ minLength: 16, default: 'dev-only-visitor-hash-key-change-me' }),
+  /** Where the resolver keeps scans the broker cannot take yet; default `${DATA_DIR}/scan-spool`. */
+  SCAN_SPOOL_DIR: T.Optional(T.String({ minLength: 1 })),
+  /** Bound of that spool on disk, in MiB; beyond it scans are dropped (and counted). */
+  SCAN_SPOOL_MAX_MB: T.Integer({ minimum: 1, default: 1024 }),
+  /** Lowest level written to stdout as JSON lines; `silent` writes nothing. */
+  LOG_LEVEL: T.Union(LOG_LEVELS.map((level) => T.Literal(level)), { default: 'info' }),
 })
 
 export type Config = Static<typeof ConfigSchema>

@@ -133,6 +133,22 @@ function checkBuild(dir: string) {
     }
   })
 
+  it('scales the resolver on its request rate too', () => {
+    const resolver = ofKind(objects(), 'HorizontalPodAutoscaler').find((a) => a.spec.scaleTargetRef.name === 'resolver')!
+    const rate = resolver.spec.metrics.find((m: any) => m.type === 'Pods')
+    expect(rate.pods.metric.name).toBe('lr_http_requests_per_second')
+    expect(rate.pods.target.type).toBe('AverageValue')
+  })
+
+  it('has Prometheus scrape /metrics on the port where each process serves it', eachDeployment((d) => {
+    const annotations = d.spec.template.metadata.annotations ?? {}
+    expect(annotations['prometheus.io/scrape']).toBe('true')
+    expect(annotations['prometheus.io/path']).toBe('/metrics')
+    const setting = FRONT_DOORS[d.metadata.name] ?? 'HEALTH_PORT'
+    expect(Number(annotations['prometheus.io/port'])).toBe(Number(settingsOf(d, objects()).get(setting)))
+    expect(portNumber(d, Number(annotations['prometheus.io/port']))).toBeDefined()
+  }))
+
   it('runs every process over NATS, on MongoDB, with the Redis limiter', () => {
     for (const deployment of deployments()) {
       const settings = settingsOf(deployment, objects())

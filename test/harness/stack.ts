@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Bus, loadConfig } from '@lr/proto'
+import { type Bus, loadConfig, type LogLevel } from '@lr/proto'
+import { createLogger, installLogger } from '@lr/platform/log'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { startStandalone } from '@lr/standalone'
-import { ENTRY_POINTS, type ProcessName, spawnProcesses } from '../../deploy/local/processes'
+import { ENTRY_POINTS, type ProcessName, servingCount, spawnProcesses } from '../../deploy/local/processes'
 import { startNats } from './nats'
 import { freePort, waitUntil } from './ports'
 
@@ -28,6 +29,8 @@ export interface Stack {
   admin(...argv: string[]): Promise<any>
   /** Runs an admin command that must fail; resolves with its error message. */
   adminFails(...argv: string[]): Promise<string>
+  /** NATS deployment only: everything its processes wrote so far, each chunk tagged `[name] `. */
+  output?(): string
   stop(): Promise<void>
 }
 
@@ -64,6 +67,8 @@ const baseEnv = (extra: Record<string, string>) => ({
 /** The whole product in this process; requests go through `gateway.handle`, no socket. */
 export async function startInProcessStack(extra: Record<string, string> = {}): Promise<Stack> {
   const env = baseEnv({ TRANSPORT: 'memory', ...extra })
+  // As `bun start` would; warn by default, so the suites' thousands of access lines stay out of test output.
+  installLogger(createLogger('standalone', ((env as Record<string, string>).LOG_LEVEL as LogLevel | undefined) ?? 'warn'))
   const product = await startStandalone(loadConfig(env))
   return {
     mode: 'in-process',
@@ -89,7 +94,7 @@ export async function startNatsStack(extra: Record<string, string> = {}): Promis
   const base = `http://127.0.0.1:${port}`
   try {
     // Every process logs one line once it serves (services: "serving on", gateway: "API on").
-    const started = (name: string) => group.output().includes(`[${name}] [${name}] serving on`) || group.output().includes(`[${name}] [${name}] API on`)
+    const started = (name: string) => servingCount(group.output(), name as ProcessName) > 0
     await waitUntil(() => PROCESS_NAMES.every(started), 20_000, 'every process of the NATS deployment')
   } catch (error) {
     await group.stop()
@@ -104,8 +109,9 @@ export async function startNatsStack(extra: Record<string, string> = {}): Promis
     short: (path, init) => fetch(`http://127.0.0.1:${shortPort}${path}`, { redirect: 'manual', ...init }),
     bus,
     stopProcess: (name) => group.stop(name),
+    output: () => group.output(),
     async startProcess(name) {
-      const servings = () => group.output().split(`[${name}] [${name}] serving on`).length
+      const servings = () => servingCount(group.output(), name)
       const before = servings()
       group.start(name)
       await waitUntil(() => servings() > before, 20_000, `${name} to serve again`)

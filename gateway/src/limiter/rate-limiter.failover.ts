@@ -1,3 +1,4 @@
+import { log as processLog } from '@lr/platform/log'
 import type { RateLimiter } from './port'
 
 export interface FailoverOptions {
@@ -5,7 +6,7 @@ export interface FailoverOptions {
   probeIntervalMs?: number
   /** Upper bound on waiting for the primary, on top of the client's own command timeout. */
   timeoutMs?: number
-  /** Where the two state changes are reported; console.warn by default. */
+  /** Where the two state changes are reported; the process logger (warn level) by default. */
   log?: (message: string) => void
   /** Clock in epoch ms. */
   now?: () => number
@@ -26,7 +27,7 @@ export interface FailoverLimiter extends RateLimiter {
  * says so) without waiting for a request: a quiet gateway would otherwise stay degraded forever.
  */
 export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimiter, options: FailoverOptions = {}): FailoverLimiter {
-  const { probeIntervalMs = 1_000, timeoutMs = 150, log = console.warn, now = Date.now } = options
+  const { probeIntervalMs = 1_000, timeoutMs = 150, log = (message: string) => processLog().warn({}, message), now = Date.now } = options
   let degraded = false
   let probeAt = 0
   let pinger: Timer | undefined

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { AppError, errorBody } from '@lr/proto'
+import { errorFields, log } from '@lr/platform/log'
 import { mergeHeaders } from './set-headers'
 
 /** Elysia wraps what a parser throws in a ParseError; the AppError is its cause. */
@@ -21,18 +22,18 @@ const CLIENT_MESSAGES: Partial<Record<AppError['code'], string>> = {
   timeout: 'the service did not answer in time, please retry shortly',
 }
 
-function forClient(error: AppError, requestId: unknown, request: Request): AppError {
+function forClient(error: AppError, request: Request): AppError {
   const message = CLIENT_MESSAGES[error.code]
   if (!message) return error
-  console.error(`[gateway] ${requestId} ${request.method} ${new URL(request.url).pathname}: ${error.message}`)
+  // The detail (which subject, why) is for operators; the line carries the request id.
+  log().warn({ method: request.method, path: new URL(request.url).pathname, code: error.code, detail: error.message }, 'service unavailable')
   return new AppError(error.code, message, { ...error.details, retryAfter: error.details?.retryAfter ?? 1 })
 }
 
 /** The single place that turns an error into the JSON error body and the table's status (docs/decisions.md §8). */
 export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ error, code, request, set }) => {
-  const appError = forClient(asAppError(error, code, request), set.headers['x-request-id'], request)
-  if (appError.code === 'internal')
-    console.error(`[gateway] ${set.headers['x-request-id']} ${request.method} ${request.url} failed:`, error)
+  const appError = forClient(asAppError(error, code, request), request)
+  if (appError.code === 'internal') log().error({ method: request.method, path: new URL(request.url).pathname, ...errorFields(error) }, 'request failed')
   set.status = appError.status
   mergeHeaders(set.headers, appError.details?.headers ?? {})
   if (appError.details?.retryAfter) mergeHeaders(set.headers, { 'retry-after': String(appError.details.retryAfter) })

@@ -1,3 +1,4 @@
+import { log } from '@lr/platform/log'
 import { Value } from '@sinclair/typebox/value'
 import { AppError, isIssuableCode, type Principal } from '@lr/proto'
 import { type AnalyticsSummary, type CodeBreakdown, SCAN_EXPORT_COLUMNS, type ScanRow } from '@lr/proto'
@@ -54,7 +55,7 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
         const { scan_id, code, scanned_at, country, visitor_id } = event
         scans.push({ scan_id, code, scanned_at, country, device, os, browser, visitor_id })
       }
-      if (malformed > 0) console.error(`[analytics] dropped ${malformed} malformed scan events`)
+      if (malformed > 0) log().error({ dropped: malformed }, 'dropped malformed scan events')
       return store.applyScans(scans)
     },
 

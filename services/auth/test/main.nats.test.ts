@@ -62,7 +62,7 @@ describe.skipIf(!natsServer)('auth process over NATS (needs nats-server)', () =>
 
   it('serves the admin command line once the auth process is up', async () => {
     auth = Bun.spawn(['bun', 'run', 'services/auth/src/main.ts'], { cwd: ROOT, env: { ...process.env, STORE: 'sqlite', ...env }, stdout: 'pipe', stderr: 'inherit' })
-    await waitForOutput(auth, '[auth] serving on')
+    await waitForOutput(auth, '"msg":"serving on')
     const account = await runCli(['account', 'create', '--email', 'a@example.com', '--tier', 'pro'], env)
     const key = await runCli(['key', 'create', '--account', account.out.account_id, '--scope', 'personal'], env)
     expect([account.code, key.code, key.out.key]).toEqual([0, 0, expect.stringMatching(/^lrp_/)])

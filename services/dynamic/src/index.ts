@@ -45,3 +45,4 @@ export async function startDynamic({ bus, config, mongo }: ServiceContext): Prom
     },
   }
 }
+export { observeResolver } from './resolver/observe'

@@ -1,5 +1,6 @@
 import { AppError, type Bus, type Config, decode, isIssuableCode } from '@lr/proto'
 import { DYNAMIC_CHANGED_ALL, DYNAMIC_SUBJECTS, type ResolveReply, ResolverEntry } from '@lr/proto'
+import { errorFields, log } from '@lr/platform/log'
 import { createBusScanPublisher } from '@lr/platform/scan-publisher'
 import type { ScanEvent } from '@lr/proto'
 import { isBot } from './bots'
@@ -77,7 +78,7 @@ export function createResolver(deps: ResolverDeps): Resolver {
     try {
       handOn(scanEventOf(request, code, clientAddress(request, server, deps.trustProxy), now(), deps))
     } catch (error) {
-      console.error('[resolver] scan not published:', error)
+      log().error(errorFields(error), 'scan not published')
     }
   }
 
@@ -93,7 +94,7 @@ export function createResolver(deps: ResolverDeps): Resolver {
       target = known instanceof Promise ? await known : known
     } catch (error) {
       const expected = error instanceof AppError
-      console.error(`[resolver] lookup of ${code} failed:`, expected ? error.message : error)
+      log().error({ code, ...(expected ? { error: error.message } : errorFields(error)) }, 'resolver lookup failed')
       const status = expected && error.code === 'timeout' ? 504 : 503
       return text(status, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
     }

@@ -1,0 +1,38 @@
+import { Elysia } from 'elysia'
+import { log } from '@lr/platform/log'
+import { httpDuration, httpRequests, metricsResponse, secondsSince } from '@lr/platform/metrics'
+import { principalIfVerified } from '../context'
+
+const started = new WeakMap<Request, number>()
+
+/**
+ * One access-log line and one metrics sample per API request, whatever its outcome (200, 404,
+ * 429, 500...): method, route pattern, status, duration, request id and the key's id, never
+ * the key. GET /metrics serves the process's registry (unauthenticated, like the probes: keep
+ * it inside the cluster; see deploy/README.md).
+ */
+export const observe = new Elysia({ name: 'observe' })
+  .onRequest(({ request }) => {
+    started.set(request, performance.now())
+  })
+  .onAfterResponse({ as: 'global' }, ({ request, set, route, path }) => {
+    const begin = started.get(request)
+    if (begin === undefined || path === '/metrics') return
+    const seconds = secondsSince(begin)
+    const status = typeof set.status === 'number' ? set.status : Number(set.status) || 200
+    const labels = { server: 'api', route: route || 'unmatched', method: request.method, status: String(status) }
+    httpRequests.inc(labels)
+    httpDuration.observe(labels, seconds)
+    const line = {
+      method: request.method,
+      route: labels.route,
+      path,
+      status,
+      duration_ms: Math.round(seconds * 1e4) / 10,
+      request_id: set.headers['x-request-id'],
+      key_id: principalIfVerified(request)?.key_id ?? null,
+    }
+    if (status >= 500) log().error(line, 'request')
+    else log().info(line, 'request')
+  })
+  .get('/metrics', () => metricsResponse(), { detail: { hide: true } })

@@ -1,0 +1,45 @@
+import pino from 'pino'
+import type { LogLevel, Logger } from '@lr/proto'
+import { currentRequestId } from './request-context'
+
+/**
+ * The process's logger: one JSON object per line on stdout, with `level` as a word, `time` in
+ * ISO 8601, the `process` name, and the request_id of the request the line belongs to (see
+ * request-context.ts). Each main.ts creates it once from LOG_LEVEL and installs it.
+ */
+export function createLogger(process: string, level: LogLevel = 'info'): Logger {
+  return pino({
+    level,
+    base: { process },
+    messageKey: 'msg',
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    mixin: () => {
+      const requestId = currentRequestId()
+      return requestId ? { request_id: requestId } : {}
+    },
+  }) as unknown as Logger
+}
+
+let installed: Logger = createLogger('library-records')
+
+/** Makes `logger` the one that shared code (bus, scan pipeline, services) writes to. */
+export function installLogger(logger: Logger): Logger {
+  installed = logger
+  return logger
+}
+
+/** Creates the process's logger from LOG_LEVEL and installs it: the first thing a main.ts does. */
+export const startLogging = (process: string, level: LogLevel): Logger => installLogger(createLogger(process, level))
+
+/** The logger main.ts installed (before that: an info-level default). */
+export const log = (): Logger => installed
+
+/** An error as log fields: its name, message and stack, which JSON.stringify would drop. */
+export function errorFields(error: unknown): { err: { type: string; message: string; stack?: string } } {
+  if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
+    const { name, message, stack } = error as Error
+    return { err: { type: name ?? 'Error', message: String(message), ...(stack ? { stack } : {}) } }
+  }
+  return { err: { type: typeof error, message: String(error) } }
+}

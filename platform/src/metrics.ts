@@ -1,0 +1,94 @@
+import { Counter, Gauge, Histogram, register } from 'prom-client'
+
+/**
+ * Prometheus metrics of this process, in prom-client's default registry: one registry per
+ * process, exposed as /metrics on the gateway's and the resolver's ports and on HEALTH_PORT for
+ * the NATS-only services. Names and labels are listed in README "Operations". Labels stay
+ * bounded: routes are patterns (`/v1/qrcodes/:qr_id`), subjects are request subjects, never codes.
+ */
+// prom-client's collectDefaultMetrics writes `Nan` for the event-loop gauges under Bun, which a
+// Prometheus scrape rejects; these read the same figures Bun does have.
+const startedAt = Date.now() / 1000
+new Gauge({ name: 'process_start_time_seconds', help: 'Start time of the process since the Unix epoch', collect() { this.set(startedAt) } })
+new Gauge({ name: 'process_resident_memory_bytes', help: 'Resident memory size', collect() { this.set(process.memoryUsage().rss) } })
+new Gauge({ name: 'process_heap_used_bytes', help: 'JavaScript heap in use', collect() { this.set(process.memoryUsage().heapUsed) } })
+new Gauge({
+  name: 'process_cpu_seconds_total',
+  help: 'User and system CPU time spent',
+  collect() {
+    const { user, system } = process.cpuUsage()
+    this.set((user + system) / 1e6)
+  },
+})
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+export const httpRequests = new Counter({
+  name: 'lr_http_requests_total',
+  help: 'HTTP requests answered, by server, route pattern, method and status',
+  labelNames: ['server', 'route', 'method', 'status'] as const,
+})
+export const httpDuration = new Histogram({
+  name: 'lr_http_request_duration_seconds',
+  help: 'Time from request to response, by server, route pattern, method and status',
+  labelNames: ['server', 'route', 'method', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+})
+export const rateLimited = new Counter({
+  name: 'lr_rate_limited_total',
+  help: 'Requests answered 429, by reason (per_second: the burst limit; daily: the quota)',
+  labelNames: ['reason'] as const,
+})
+export const busRequestDuration = new Histogram({
+  name: 'lr_bus_request_duration_seconds',
+  help: 'Bus request-reply round trips as the caller sees them, by subject and outcome (ok, error, timeout, unavailable)',
+  labelNames: ['subject', 'outcome'] as const,
+  buckets: LATENCY_BUCKETS,
+})
+export const busHandlerDuration = new Histogram({
+  name: 'lr_bus_handler_duration_seconds',
+  help: 'Time a service spent answering a bus request, by subject and outcome (ok, error)',
+  labelNames: ['subject', 'outcome'] as const,
+  buckets: LATENCY_BUCKETS,
+})
+export const scansPublished = new Counter({ name: 'lr_scans_published_total', help: 'Scans the resolver handed to the scan stream (acknowledged by it)' })
+const bufferedSources = new Set<() => number>()
+/** Counts a publisher's held scans into lr_scans_buffered while it lives; returns the release. */
+export function trackBufferedScans(pending: () => number): () => void {
+  bufferedSources.add(pending)
+  return () => bufferedSources.delete(pending)
+}
+export const scansBuffered = new Gauge({
+  name: 'lr_scans_buffered',
+  help: 'Scans the resolver holds that the stream has not acknowledged yet',
+  collect() {
+    let sum = 0
+    for (const pending of bufferedSources) sum += pending()
+    this.set(sum)
+  },
+})
+export const scansDropped = new Counter({ name: 'lr_scans_dropped_total', help: 'Scans the resolver had to drop because its buffer was full' })
+export const consumerPending = new Gauge({
+  name: 'lr_jetstream_consumer_pending',
+  help: 'Messages of a JetStream consumer not yet delivered (lag), by stream and consumer',
+  labelNames: ['stream', 'consumer'] as const,
+})
+export const consumerAckPending = new Gauge({
+  name: 'lr_jetstream_consumer_ack_pending',
+  help: 'Messages of a JetStream consumer delivered but not acknowledged yet, by stream and consumer',
+  labelNames: ['stream', 'consumer'] as const,
+})
+export const storeDuration = new Histogram({
+  name: 'lr_store_operation_duration_seconds',
+  help: 'Store operations, by store, operation (port method) and outcome (ok, error)',
+  labelNames: ['store', 'operation', 'outcome'] as const,
+  buckets: LATENCY_BUCKETS,
+})
+
+/** GET /metrics: the registry in Prometheus' text format. */
+export async function metricsResponse(): Promise<Response> {
+  return new Response(await register.metrics(), { headers: { 'content-type': register.contentType, 'cache-control': 'no-store' } })
+}
+
+/** Seconds since `start` (a performance.now() reading). */
+export const secondsSince = (start: number) => (performance.now() - start) / 1000

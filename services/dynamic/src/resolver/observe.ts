@@ -1,0 +1,42 @@
+import { errorFields, log } from '@lr/platform/log'
+import { httpDuration, httpRequests, metricsResponse, secondsSince } from '@lr/platform/metrics'
+
+type Fetch = (request: Request, server?: any) => Promise<Response>
+
+/**
+ * The resolver's HTTP listener with metrics: every answer counted and timed by status
+ * (lr_http_requests_total / lr_http_request_duration_seconds, server="resolver"), /metrics
+ * served (a reserved word, never a code), and one log line per error answer (5xx). A 302 writes
+ * no log line: at tens of thousands per second the scan stream is its record.
+ */
+export function observeResolver(fetch: Fetch): Fetch {
+  const children = new Map<number, { count: { inc(): void }; time: { observe(v: number): void } }>()
+  const series = (request: Request, status: number) => {
+    const key = status * 2 + (request.method === 'HEAD' ? 1 : 0)
+    let child = children.get(key)
+    if (!child) {
+      const labels = { server: 'resolver', route: '/:code', method: request.method, status: String(status) }
+      child = { count: httpRequests.labels(labels), time: httpDuration.labels(labels) }
+      children.set(key, child)
+    }
+    return child
+  }
+  return async (request, server) => {
+    const started = performance.now()
+    if (request.url.endsWith('/metrics') && new URL(request.url).pathname === '/metrics') return metricsResponse()
+    let response: Response
+    try {
+      response = await fetch(request, server)
+    } catch (error) {
+      log().error({ method: request.method, path: new URL(request.url).pathname, ...errorFields(error) }, 'resolver failed')
+      response = new Response('Temporarily unavailable, please retry.\n', { status: 503, headers: { 'retry-after': '1', 'cache-control': 'private, no-store' } })
+    }
+    const seconds = secondsSince(started)
+    const { count, time } = series(request, response.status)
+    count.inc()
+    time.observe(seconds)
+    if (response.status >= 500)
+      log().error({ method: request.method, route: '/:code', path: new URL(request.url).pathname, status: response.status, duration_ms: Math.round(seconds * 1e4) / 10 }, 'request')
+    return response
+  }
+}
