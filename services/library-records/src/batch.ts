@@ -1,13 +1,10 @@
-import { AppError, type ItemError } from '@lr/proto'
+import { AppError, BATCH_MAX, type ItemError } from '@lr/proto'
 import { FieldError, isPlainObject } from './fields'
-
-/** Every bulk creation route accepts at most this many items per call (spec §8). */
-export const BATCH_MAX = 50
 
 /**
  * The items of a batch body `{ [key]: [...] }`, or also a bare array when `bareArray` is set.
  * Anything else (not an object, another field, missing/not an array, empty, more than BATCH_MAX)
- * is one 400 AppError for the whole body (api-contract.md §4), never a per-item error.
+ * is one 400 AppError for the whole body (docs/decisions.md §4), never a per-item error.
  */
 export function batchItems(body: unknown, key: string, opts: { bareArray?: boolean } = {}): unknown[] {
   const shape = `an array of 1 to ${BATCH_MAX} items`
