@@ -1,5 +1,5 @@
-import { createLibraryService, type LibraryDeps } from '@lr/library-records'
-import { type CodesPage, type CodeStatus, isIssuableCode, libraryOf, type Principal, type ResolveReply, AppError } from '@lr/proto'
+import { createLibraryService, type LibraryDeps, notFoundIn } from '@lr/library-records'
+import { type CodesPage, type CodeStatus, isIssuableCode, libraryOf, type Principal, type ResolveReply } from '@lr/proto'
 import { decodeCursor, nextCursor } from '@lr/platform/cursor'
 import { randomCode } from './codes'
 import { dynamicKind, type DynamicKindDeps } from './kind'
@@ -28,7 +28,6 @@ export type DynamicService = ReturnType<typeof createDynamicService>
 export function createDynamicService(deps: DynamicDeps) {
   const { store, now, shortBaseUrl, announce, newCode = randomCode, exportPageSize, codesPageSize = CODES_PAGE_SIZE } = deps
   const kind = dynamicKind({ shortBaseUrl, newCode, announce })
-  const notFound = (code: string) => new AppError('not_found', `no ${kind.noun} ${JSON.stringify(code.slice(0, 100))} in this library`)
   return {
     ...createLibraryService(kind, { store, now, exportPageSize }),
 
@@ -47,7 +46,7 @@ export function createDynamicService(deps: DynamicDeps) {
     /** Analytics' directory: a code of the library, soft-deleted included; 404 otherwise. */
     async find(principal: Principal, code: string): Promise<CodeStatus> {
       const found = isIssuableCode(code) ? await store.findCode(libraryOf(principal), code) : null
-      if (!found) throw notFound(code)
+      if (!found) throw notFoundIn(kind.noun, code)
       return found
     },
   }

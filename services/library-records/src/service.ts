@@ -11,6 +11,9 @@ import { parseListQuery } from './list-query'
 import type { LibraryStore, RecordBase } from './ports'
 import { checkStatusChange } from './review'
 
+/** The not-found answer of every record route: a record of another library is one that does not exist. */
+export const notFoundIn = (noun: string, id: string) => new AppError('not_found', `no ${noun} ${JSON.stringify(id.slice(0, 100))} in this library`)
+
 /** Rows per export chunk: large enough to be fast, small enough to keep memory flat. */
 export const EXPORT_PAGE_SIZE = 2000
 
@@ -38,7 +41,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
   const checkPatch = compileBodyCheck(kind.bodies.patch, rules)
   const insert = createInsert(kind, store, now)
   const isPossibleId = kind.isPossibleId ?? (() => true)
-  const notFound = (id: string) => new AppError('not_found', `no ${kind.noun} ${JSON.stringify(id.slice(0, 100))} in this library`)
+  const notFound = (id: string) => notFoundIn(kind.noun, id)
 
   async function found(principal: Principal, id: string): Promise<R> {
     // An id that could never have been issued is not looked up.
