@@ -6,7 +6,7 @@ import { createDynamicService, createSqliteDynamicStore } from '@lr/dynamic'
 import { createRecordsService, createSqliteRecordStore } from '@lr/records'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { openSqlite } from '@lr/platform/sqlite'
-import { DynamicCreateBody, DynamicPatchBody, StaticCreateBody, StaticPatchBody } from '@lr/proto'
+import { BATCH_MAX, DynamicBatchBody, DynamicCreateBody, DynamicPatchBody, StaticBatchBody, StaticCreateBody, StaticPatchBody } from '@lr/proto'
 
 const gateway = createGateway({ bus: createLocalBus() })
 /** The schema object a route hands to OpenAPI as its JSON request body. */
@@ -28,11 +28,13 @@ describe('request body schemas', () => {
     ['PATCH', '/v1/dynqrcodes/:code', DynamicPatchBody, dynamic.checks.patch.schema],
   ] as const
 
-  it('documents batch items with the create schema that each item is validated with', () => {
-    const items = (batch: unknown) => (batch as { properties: Record<string, { items: unknown }> }).properties
-    expect(items(documentedBody('POST', '/v1/qrcodes/batch')).qrcodes!.items).toBe(records.checks.create.schema)
-    const dynamicBatch = documentedBody('POST', '/v1/dynqrcodes/batch') as { anyOf: { items: unknown }[] }
-    expect(dynamicBatch.anyOf[0]!.items).toBe(dynamic.checks.create.schema)
+  it('reads each batch envelope from the documented batch schema, whose items are the create schema', () => {
+    expect(documentedBody('POST', '/v1/qrcodes/batch')).toBe(StaticBatchBody)
+    expect(records.checks.batch).toEqual({ key: 'qrcodes', bareArray: false, minItems: 1, maxItems: BATCH_MAX, item: StaticCreateBody })
+    expect(records.checks.batch.item).toBe(records.checks.create.schema)
+    expect(documentedBody('POST', '/v1/dynqrcodes/batch')).toBe(DynamicBatchBody)
+    expect(dynamic.checks.batch).toEqual({ key: 'dynqrcodes', bareArray: true, minItems: 1, maxItems: BATCH_MAX, item: DynamicCreateBody })
+    expect(dynamic.checks.batch.item).toBe(dynamic.checks.create.schema)
   })
 
   for (const [method, path, exported, validated] of cases) {

@@ -1,5 +1,5 @@
 import type { RecordKind } from '@lr/library-records'
-import { DynamicCreateBody, DynamicPatchBody, type DynamicRecord, isIssuableCode, type ResolverEntry } from '@lr/proto'
+import { DynamicBatchBody, DynamicCreateBody, DynamicPatchBody, type DynamicRecord, isIssuableCode, type ResolverEntry } from '@lr/proto'
 import { drawCodes } from './codes'
 import type { StoredDynamic } from './ports'
 
@@ -28,9 +28,8 @@ export function dynamicKind({ shortBaseUrl, newCode, announce }: DynamicKindDeps
     idField: 'code',
     urlField: 'destination_url',
     listKey: 'dynqrcodes',
-    bareArrayBatch: true,
-    statusFilter: true,
-    bodies: { create: DynamicCreateBody, patch: DynamicPatchBody },
+      statusFilter: true,
+    bodies: { create: DynamicCreateBody, batch: DynamicBatchBody, patch: DynamicPatchBody },
     exportColumns: EXPORT_COLUMNS,
     newIds: (count) => drawCodes(newCode, count),
     isPossibleId: isIssuableCode,

@@ -1,4 +1,4 @@
-import type { TObject } from '@sinclair/typebox'
+import type { TObject, TSchema } from '@sinclair/typebox'
 import type { RecordBase } from './ports'
 
 /**
@@ -14,14 +14,12 @@ export interface RecordKind<R extends RecordBase, W, L extends string> {
   idField: keyof R & string
   /** The field holding the record's URL (`url`, `destination_url`). */
   urlField: keyof R & string
-  /** Key of list replies and of batch bodies (`qrcodes`). */
+  /** Key of list replies (`qrcodes`). */
   listKey: L
-  /** Also accept a batch body that is a bare array of items. */
-  bareArrayBatch: boolean
   /** Whether list takes a `status` filter. */
   statusFilter: boolean
-  /** Body schemas of @lr/proto, documented by the gateway and compiled here. */
-  bodies: { create: TObject; patch: TObject }
+  /** Body schemas of @lr/proto, documented by the gateway and compiled here; `batch` holds `create` items. */
+  bodies: { create: TObject; batch: TSchema; patch: TObject }
   /** CSV columns of the export, in order. */
   exportColumns: readonly (keyof W & string)[]
   /** `count` new distinct ids. */

@@ -2,6 +2,7 @@ import { AppError, type ExportChunk, libraryOf, type ListQuery, type Principal, 
 import { decodeCursor, nextCursor } from '@lr/platform/cursor'
 import { csvChunk } from '@lr/platform/csv'
 import { batchItems, checkBatch } from './batch'
+import { batchEnvelopeOf } from './batch-envelope'
 import { compileBodyCheck } from './body-check'
 import { recordRules } from './field-rules'
 import { orBadRequest } from './fields'
@@ -39,6 +40,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
   const rules = recordRules(kind.urlField)
   const checkCreate = compileBodyCheck(kind.bodies.create, rules)
   const checkPatch = compileBodyCheck(kind.bodies.patch, rules)
+  const envelope = batchEnvelopeOf(kind.bodies.batch)
   const insert = createInsert(kind, store, now)
   const isPossibleId = kind.isPossibleId ?? (() => true)
   const notFound = (id: string) => notFoundIn(kind.noun, id)
@@ -57,7 +59,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
 
     /** All or nothing: every failing item is named and nothing is stored. */
     async batch(principal: Principal, body: unknown, idempotencyKey?: string) {
-      const items = () => checkBatch(batchItems(body, kind.listKey, { bareArray: kind.bareArrayBatch }), checkCreate)
+      const items = () => checkBatch(batchItems(body, envelope), checkCreate)
       return insert(principal, `${kind.name}.batch`, body, idempotencyKey, items)
     },
 
@@ -102,6 +104,6 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
     },
 
     /** The compiled body checks; each one's `schema` is the @lr/proto object the gateway documents. */
-    checks: { create: checkCreate, patch: checkPatch },
+    checks: { create: checkCreate, patch: checkPatch, batch: envelope },
   }
 }

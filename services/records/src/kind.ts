@@ -1,6 +1,6 @@
 import { nanoid } from 'nanoid'
 import type { RecordKind } from '@lr/library-records'
-import { StaticCreateBody, StaticPatchBody, type StaticRecord } from '@lr/proto'
+import { StaticBatchBody, StaticCreateBody, StaticPatchBody, type StaticRecord } from '@lr/proto'
 
 /** CSV columns of /qrcodes/export, in order (docs/decisions.md §7). */
 export const EXPORT_COLUMNS = [
@@ -17,9 +17,8 @@ export const staticKind = (newId: () => string = randomQrId): RecordKind<StaticR
   idField: 'qr_id',
   urlField: 'url',
   listKey: 'qrcodes',
-  bareArrayBatch: false,
   statusFilter: false,
-  bodies: { create: StaticCreateBody, patch: StaticPatchBody },
+  bodies: { create: StaticCreateBody, batch: StaticBatchBody, patch: StaticPatchBody },
   exportColumns: EXPORT_COLUMNS,
   newIds: (count) => Array.from({ length: count }, newId),
   present: (record) => record,
