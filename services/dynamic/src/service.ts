@@ -8,12 +8,14 @@ import type { DynamicPatch, DynamicStore, StoredDynamic } from './ports'
 /** Codes per page of `codes` (analytics' directory): a page stays far below NATS's 1 MB payload limit. */
 export const CODES_PAGE_SIZE = 5000
 
-export interface DynamicDeps extends LibraryDeps<StoredDynamic, DynamicPatch>, Partial<Pick<DynamicKindDeps, 'newCode'>> {
+export interface DynamicDeps extends LibraryDeps<StoredDynamic, DynamicPatch> {
   store: DynamicStore
   /** SHORT_BASE_URL, without a trailing slash: short_url = shortBaseUrl/code. */
   shortBaseUrl: string
   /** Tells every resolver that a code was created, changed or deleted; awaited before answering. */
   announce?: DynamicKindDeps['announce']
+  /** Draws one candidate code; default: CODE_LENGTH random characters of [0-9A-Za-z]. */
+  newCode?: () => string
   /** Codes per page of `codes`; default CODES_PAGE_SIZE. */
   codesPageSize?: number
 }
