@@ -74,6 +74,22 @@ else
       expect([code, lines]).toEqual([1, [`[auth] cannot start: NATS at ${url} is unreachable (CONNECTION_REFUSED)`]])
     })
 
+    it('the resolver with SHORT_PORT taken: one line naming the port, exit 1', async () => {
+      const taken = occupy(await freePort())
+      try {
+        const { code, lines } = await run(ENTRY_POINTS.resolver, { TRANSPORT: 'nats', NATS_URL: nats.url, SHORT_PORT: String(taken.port), DATA_DIR: dataDir })
+        expect([code, lines]).toEqual([1, [`[resolver] cannot start: port ${taken.port} (SHORT_PORT) is already in use`]])
+      } finally {
+        taken.stop(true)
+      }
+    })
+
+    it('the resolver with NATS unreachable: one line naming NATS_URL, exit 1', async () => {
+      const url = await unreachableNats()
+      const { code, lines } = await run(ENTRY_POINTS.resolver, { TRANSPORT: 'nats', NATS_URL: url, SHORT_PORT: String(await freePort()), DATA_DIR: dataDir })
+      expect([code, lines]).toEqual([1, [`[resolver] cannot start: NATS at ${url} is unreachable (CONNECTION_REFUSED)`]])
+    })
+
     it('the gateway with LIMITER=redis and Redis unreachable starts, ready and degraded (Redis is optional)', async () => {
       const port = await freePort()
       const env = { ...Bun.env, TRANSPORT: 'nats', NATS_URL: nats.url, PORT: String(port), LIMITER: 'redis', REDIS_URL: `redis://127.0.0.1:${await freePort()}` }

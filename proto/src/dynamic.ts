@@ -1,6 +1,6 @@
 import { type Static, Type as T } from '@sinclair/typebox'
 import { Principal } from './principal'
-import { Epoch, Status, Style } from './library'
+import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Style } from './library'
 
 /** Subjects of services/dynamic (dynamic QR codes); queue group `dynamic`. */
 export const DYNAMIC_SUBJECTS = {
@@ -56,16 +56,16 @@ export const DynamicRecord = T.Object({
 })
 export type DynamicRecord = Static<typeof DynamicRecord>
 
-/** Documentation schemas of the request bodies; the service validates with record-fields.ts. */
-export const DynamicCreateBody = T.Object(
-  { destination_url: T.String({ maxLength: 2048 }), name: T.String({ minLength: 1, maxLength: 200 }), style: T.Optional(Style) },
-  { additionalProperties: false },
-)
-const DynamicItems = T.Array(DynamicCreateBody, { minItems: 1, maxItems: 50 })
+/**
+ * Request bodies: the gateway documents them and services/dynamic validates with these same
+ * schema objects (compiled by @lr/library-records), so the docs and the checks cannot drift.
+ */
+export const DynamicCreateBody = T.Object({ destination_url: RecordUrl, ...RecordBodyFields }, { additionalProperties: false })
+const DynamicItems = T.Array(DynamicCreateBody, { minItems: 1, maxItems: BATCH_MAX })
 /** A bare array, or `{"dynqrcodes": [...]}`. */
 export const DynamicBatchBody = T.Union([DynamicItems, T.Object({ dynqrcodes: DynamicItems }, { additionalProperties: false })])
 export const DynamicPatchBody = T.Partial(
-  T.Object({ destination_url: T.String(), name: T.String(), status: Status, style: Style }),
+  T.Object({ destination_url: RecordUrl, ...RecordBodyFields, status: Status }),
   { additionalProperties: false, minProperties: 1 },
 )
 export const DynamicList = T.Object({ dynqrcodes: T.Array(DynamicRecord), next_cursor: T.Union([T.String(), T.Null()]) })

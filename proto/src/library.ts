@@ -18,5 +18,22 @@ export const Epoch = T.Integer({ minimum: 0 })
 /** Styling data: any JSON object, stored and returned, never rendered. */
 export const Style = T.Record(T.String(), T.Unknown())
 
+/** Every bulk creation route accepts at most this many items per call. */
+export const BATCH_MAX = 50
+
+/**
+ * The body fields every kind of record takes besides its URL, in the order error messages list
+ * them. Adding a field here adds it to the create and PATCH bodies of both kinds, and to their
+ * validation (the services compile these same schemas). Rules a schema cannot say (an http(s)
+ * URL with a host, the name counted after trimming, style's size as JSON) live in
+ * @lr/library-records beside the compiled check.
+ */
+export const RecordBodyFields = {
+  name: T.String({ minLength: 1, maxLength: NAME_MAX, description: `trimmed; 1 to ${NAME_MAX} characters after trimming` }),
+  style: T.Optional(T.Record(T.String(), T.Unknown(), { description: `any JSON object, at most ${STYLE_MAX_BYTES} bytes as JSON` })),
+}
+/** A URL a record points to: an absolute http or https URL with a host. */
+export const RecordUrl = T.String({ maxLength: URL_MAX, description: 'absolute http or https URL with a host' })
+
 /** The answer of every create: `{"created": [record, ...]}` in the order sent. */
 export const Created = <S extends ReturnType<typeof T.Object>>(record: S) => T.Object({ created: T.Array(record) })

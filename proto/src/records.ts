@@ -1,5 +1,5 @@
 import { type Static, Type as T } from '@sinclair/typebox'
-import { Epoch, Status, Style } from './library'
+import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status } from './library'
 
 /** Subjects of services/records (static QR codes); queue group `records`. */
 export const RECORDS_SUBJECTS = {
@@ -29,14 +29,14 @@ export const StaticRecord = T.Object({
 })
 export type StaticRecord = Static<typeof StaticRecord>
 
-/** Documentation schemas of the request bodies; services validate with record-fields.ts. */
-export const StaticCreateBody = T.Object(
-  { url: T.String({ maxLength: 2048 }), name: T.String({ minLength: 1, maxLength: 200 }), style: T.Optional(T.Record(T.String(), T.Unknown())) },
-  { additionalProperties: false },
-)
-export const StaticBatchBody = T.Object({ qrcodes: T.Array(StaticCreateBody, { minItems: 1, maxItems: 50 }) }, { additionalProperties: false })
+/**
+ * Request bodies: the gateway documents them and services/records validates with these same
+ * schema objects (compiled by @lr/library-records), so the docs and the checks cannot drift.
+ */
+export const StaticCreateBody = T.Object({ url: RecordUrl, ...RecordBodyFields }, { additionalProperties: false })
+export const StaticBatchBody = T.Object({ qrcodes: T.Array(StaticCreateBody, { minItems: 1, maxItems: BATCH_MAX }) }, { additionalProperties: false })
 export const StaticPatchBody = T.Partial(
-  T.Object({ url: T.String(), name: T.String(), status: Status, style: T.Record(T.String(), T.Unknown()) }),
+  T.Object({ url: RecordUrl, ...RecordBodyFields, status: Status }),
   { additionalProperties: false, minProperties: 1 },
 )
 export const StaticList = T.Object({ qrcodes: T.Array(StaticRecord), next_cursor: T.Union([T.String(), T.Null()]) })

@@ -12,7 +12,7 @@ const MAX_DRAWS_PER_CODE = 100
 
 /**
  * `count` distinct issuable codes from `generate`: drawings that are malformed, route words
- * (api-contract.md §3) or repeated within the call are drawn again.
+ * (docs/decisions.md §3) or repeated within the call are drawn again.
  */
 export function drawCodes(generate: () => string, count: number): string[] {
   const codes = new Set<string>()

@@ -1,48 +1,10 @@
-import type { Connection } from 'mongoose'
-import type { Config } from '@lr/proto'
-import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
-import { dynamicChangedSubject } from '@lr/proto'
-import { type OpenedStore, openServiceStore } from '@lr/platform/store'
-import { createSqliteDynamicStore } from './adapters/dynamic-store.sqlite'
-import { serveDynamic } from './handlers'
-import type { DynamicStore } from './ports'
-import { createDynamicService } from './service'
-
-export { CodeTakenError, type DynamicPatch, type DynamicStore, type StoredDynamic } from './ports'
+export type { DynamicPatch, DynamicStore, StoredDynamic } from './ports'
 export { createSqliteDynamicStore } from './adapters/dynamic-store.sqlite'
-export { createDynamicService, EXPORT_PAGE_SIZE, INSERT_ATTEMPTS, type DynamicDeps, type DynamicService } from './service'
+export { createDynamicService, CODES_PAGE_SIZE, type DynamicDeps, type DynamicService } from './service'
+export { EXPORT_PAGE_SIZE, INSERT_ATTEMPTS } from '@lr/library-records'
 export { CODE_LENGTH, randomCode } from './codes'
-export { EXPORT_COLUMNS } from './fields'
+export { dynamicKind, EXPORT_COLUMNS } from './kind'
 export { serveDynamic } from './handlers'
+export { openDynamicStore, startDynamic, type StartDynamicOptions } from './start'
 export { createResolver, createResolverFromConfig, type Resolver, type ResolverDeps } from './resolver/resolver'
-
-/** Opens the store config.STORE names (`${DATA_DIR}/dynamic.sqlite`, or Mongo); see openServiceStore. */
-export const openDynamicStore = (config: Config, mongo?: Connection): Promise<OpenedStore<DynamicStore>> =>
-  openServiceStore(config, mongo, {
-    name: 'dynamic',
-    sqlite: createSqliteDynamicStore,
-    mongo: async () => (await import('./adapters/dynamic-store.mongo')).createMongoDynamicStore,
-  })
-
-/**
- * Starts the dynamic service on a bus: opens its store, serves every dynamic subject, and
- * announces each change on dynamicChangedSubject(code) for the resolvers.
- */
-export async function startDynamic({ bus, config, mongo }: ServiceContext): Promise<RunningService> {
-  const { store, close } = await openDynamicStore(config, mongo)
-  const service = createDynamicService({
-    store,
-    now: () => Math.floor(Date.now() / 1000),
-    shortBaseUrl: config.SHORT_BASE_URL,
-    announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry),
-  })
-  const unsubscribe = serveDynamic(bus, service)
-  return {
-    ready: () => store.ping(),
-    async stop() {
-      unsubscribe()
-      await close()
-    },
-  }
-}
 export { observeResolver } from './resolver/observe'

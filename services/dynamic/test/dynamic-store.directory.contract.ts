@@ -9,7 +9,7 @@ export function directoryContract(store: () => DynamicStore) {
     it('pages through the live codes of the library, oldest first, without deleted ones', async () => {
       await store().insertMany(A, range(1, 5))
       await store().insertMany(B, [record(6)])
-      await store().softDelete(A, record(2).code, 1_800_000_000)
+      await store().delete(A, record(2).code, 1_800_000_000)
       const first = await store().liveCodes(A, { limit: 2 })
       const second = await store().liveCodes(A, { after: first.next!, limit: 2 })
       expect([first.items, second]).toEqual([['code0001', 'code0003'], { items: ['code0004', 'code0005'], next: null }])
@@ -26,7 +26,7 @@ export function directoryContract(store: () => DynamicStore) {
 
     it('finds a code of the library, live or soft-deleted', async () => {
       await store().insertMany(A, range(1, 2))
-      await store().softDelete(A, record(2).code, 1_800_000_000)
+      await store().delete(A, record(2).code, 1_800_000_000)
       expect(await store().findCode(A, record(1).code)).toEqual({ code: 'code0001', deleted: false })
       expect(await store().findCode(A, record(2).code)).toEqual({ code: 'code0002', deleted: true })
     })

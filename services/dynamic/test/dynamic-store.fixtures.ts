@@ -1,9 +1,9 @@
+import type { StoreFixture } from '@lr/library-records/testing/store-contract'
 import type { StoredDynamic } from '../src/ports'
 
-/** Owners and records shared by the DynamicStore contract files. */
-export const A = 'acct:a'
-export const B = 'team:b'
+export { A, B } from '@lr/library-records/testing/store-contract'
 
+/** A deterministic dynamic record numbered `n` (code `code0001`, ...). */
 export const record = (n: number, over: Partial<StoredDynamic> = {}): StoredDynamic => ({
   code: `code${n.toString().padStart(4, '0')}`,
   destination_url: `https://example.com/${n}`,
@@ -17,4 +17,6 @@ export const record = (n: number, over: Partial<StoredDynamic> = {}): StoredDyna
   ...over,
 })
 export const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => record(from + i))
-export const codes = (records: StoredDynamic[]) => records.map((r) => r.code)
+
+/** Dynamic records for the shared store contract: soft deletes. */
+export const dynamicFixture: StoreFixture<StoredDynamic> = { idField: 'code', urlField: 'destination_url', softDelete: true, record }

@@ -28,7 +28,7 @@ export function countingStore(inner: DynamicStore) {
     get: count('get', inner.get),
     list: count('list', inner.list),
     update: count('update', inner.update),
-    softDelete: count('softDelete', inner.softDelete),
+    delete: count('delete', inner.delete),
     resolve: count('resolve', inner.resolve),
     liveCodes: count('liveCodes', inner.liveCodes),
     findCode: count('findCode', inner.findCode),

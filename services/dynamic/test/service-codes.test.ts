@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { INSERT_ATTEMPTS } from '../src/service'
+import { INSERT_ATTEMPTS } from '@lr/library-records'
 import { failure, notFound, personal, setup, writer } from './fixtures'
 
 const valid = { destination_url: 'https://example.com/', name: 'Menu' }

@@ -1,18 +1,17 @@
 import { AppError, type ItemError } from '@lr/proto'
+import type { BatchEnvelope } from './batch-envelope'
 import { FieldError, isPlainObject } from './fields'
 
-/** Every bulk creation route accepts at most this many items per call (spec §8). */
-export const BATCH_MAX = 50
-
 /**
- * The items of a batch body `{ [key]: [...] }`, or also a bare array when `bareArray` is set.
- * Anything else (not an object, another field, missing/not an array, empty, more than BATCH_MAX)
- * is one 400 AppError for the whole body (api-contract.md §4), never a per-item error.
+ * The items of a batch body `{ [key]: [...] }`, or also a bare array when the envelope allows.
+ * Anything else (not an object, another field, missing/not an array, too few or too many items)
+ * is one 400 AppError for the whole body (docs/decisions.md §4), never a per-item error.
  */
-export function batchItems(body: unknown, key: string, opts: { bareArray?: boolean } = {}): unknown[] {
-  const shape = `an array of 1 to ${BATCH_MAX} items`
+export function batchItems(body: unknown, envelope: BatchEnvelope): unknown[] {
+  const { key, bareArray, minItems, maxItems } = envelope
+  const shape = `an array of ${minItems} to ${maxItems} items`
   let items: unknown
-  if (opts.bareArray && Array.isArray(body)) items = body
+  if (bareArray && Array.isArray(body)) items = body
   else if (isPlainObject(body)) {
     for (const field of Object.keys(body)) {
       if (field !== key) throw new AppError('bad_request', `unknown field "${field}"`)
@@ -20,13 +19,13 @@ export function batchItems(body: unknown, key: string, opts: { bareArray?: boole
     if (body[key] === undefined) throw new AppError('bad_request', `${key} is required: ${shape}`)
     items = body[key]
   } else {
-    const expected = opts.bareArray ? `a JSON array of 1 to ${BATCH_MAX} items, or an object with "${key}"` : `a JSON object with "${key}", ${shape}`
+    const expected = bareArray ? `a JSON array of ${minItems} to ${maxItems} items, or an object with "${key}"` : `a JSON object with "${key}", ${shape}`
     throw new AppError('bad_request', `body must be ${expected}`)
   }
   if (!Array.isArray(items)) throw new AppError('bad_request', `${key} must be ${shape}`)
-  if (items.length === 0) throw new AppError('bad_request', `${key} must hold at least one item`)
-  if (items.length > BATCH_MAX)
-    throw new AppError('bad_request', `a batch holds at most ${BATCH_MAX} items; this one has ${items.length}`)
+  if (items.length < minItems) throw new AppError('bad_request', `${key} must hold at least ${minItems === 1 ? 'one item' : `${minItems} items`}`)
+  if (items.length > maxItems)
+    throw new AppError('bad_request', `a batch holds at most ${maxItems} items; this one has ${items.length}`)
   return items
 }
 

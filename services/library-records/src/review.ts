@@ -1,8 +1,6 @@
-import { AppError } from '@lr/proto'
-import type { Principal } from '@lr/proto'
-import type { Status } from '@lr/proto'
+import { AppError, type Principal, type Status } from '@lr/proto'
 
-/** Who owns a new record, static or dynamic (spec §3, api-contract.md §3). */
+/** Who owns a new record, static or dynamic (docs/decisions.md §3). */
 export interface Ownership {
   /** `active` in a personal library; `draft` in a shared library (it enters the review). */
   status: Status
@@ -23,7 +21,7 @@ export function ownershipOf(principal: Principal): Ownership {
 export const APPROVAL_FORBIDDEN = 'only a team admin can approve a draft (draft -> active); this key belongs to a writer'
 
 /**
- * The review rule of api-contract.md §4 for a status change of either kind of record: in a shared
+ * The review rule of docs/decisions.md §4 for a status change of either kind of record: in a shared
  * library, draft -> active is the approval and only a team admin's key may make it (else 403).
  * Every other change, and any change in a personal library, is allowed.
  */

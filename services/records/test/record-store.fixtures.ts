@@ -1,9 +1,9 @@
+import type { StoreFixture } from '@lr/library-records/testing/store-contract'
 import type { StaticRecord } from '@lr/proto'
 
-/** Two libraries and deterministic records for the RecordStore contract. */
-export const A = 'acct:a'
-export const B = 'team:b'
+export { A, B } from '@lr/library-records/testing/store-contract'
 
+/** A deterministic static record numbered `n`. */
 export const record = (n: number, over: Partial<StaticRecord> = {}): StaticRecord => ({
   qr_id: `qr_${n.toString().padStart(4, '0')}`,
   url: `https://example.com/${n}`,
@@ -16,5 +16,6 @@ export const record = (n: number, over: Partial<StaticRecord> = {}): StaticRecor
   updated_at: 1_700_000_000 + n,
   ...over,
 })
-export const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => record(from + i))
-export const ids = (records: StaticRecord[]) => records.map((r) => r.qr_id)
+
+/** Static records for the shared store contract: hard deletes. */
+export const staticFixture: StoreFixture<StaticRecord> = { idField: 'qr_id', urlField: 'url', softDelete: false, record }

@@ -2,14 +2,14 @@ import { describe } from 'bun:test'
 import { connectMongo } from '@lr/platform/mongo'
 import { createMongoRecordStore } from '../src/adapters/record-store.mongo'
 import { receiptContract } from '@lr/platform/testing/receipts'
-import { recordStoreContract } from './record-store.contract'
-import { A, record } from './record-store.fixtures'
+import { libraryStoreContract } from '@lr/library-records/testing/store-contract'
+import { A, record, staticFixture } from './record-store.fixtures'
 
 const url = process.env.MONGODB_URL
 
 // Runs against a real server only; reported as skipped when MONGODB_URL is unset.
 describe.skipIf(!url)('RecordStore on MongoDB', () => {
-  recordStoreContract(async () => {
+  libraryStoreContract(staticFixture, async () => {
     const base = await connectMongo(url!)
     const conn = base.useDb(`lr_records_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
     const store = await createMongoRecordStore(conn)

@@ -1,12 +1,12 @@
 import { describe } from 'bun:test'
+import { libraryStoreContract } from '@lr/library-records/testing/store-contract'
 import { openSqlite } from '@lr/platform/sqlite'
-import { createSqliteRecordStore } from '../src/adapters/record-store.sqlite'
 import { receiptContract } from '@lr/platform/testing/receipts'
-import { recordStoreContract } from './record-store.contract'
-import { A, record } from './record-store.fixtures'
+import { createSqliteRecordStore } from '../src/adapters/record-store.sqlite'
+import { A, record, staticFixture } from './record-store.fixtures'
 
 describe('RecordStore on SQLite', () => {
-  recordStoreContract(async () => {
+  libraryStoreContract(staticFixture, async () => {
     const db = openSqlite(':memory:')
     return { store: createSqliteRecordStore(db), cleanup: async () => db.close() }
   })

@@ -1,94 +1,23 @@
-import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
-import type { ListOptions } from '@lr/proto'
-import { createAtomicInsert, objectIdOf } from '@lr/platform/mongo-insert'
-import { CodeTakenError, type DynamicPatch, type DynamicStore, type StoredDynamic } from '../ports'
+import type { Connection, QueryFilter } from 'mongoose'
+import { createMongoLibraryStore, type LibraryDoc, libraryModel, type MongoKind } from '@lr/library-records/mongo'
+import { objectIdOf } from '@lr/platform/mongo-insert'
+import type { Status } from '@lr/proto'
+import type { DynamicPatch, DynamicStore, StoredDynamic } from '../ports'
 
-interface DynamicDoc extends Omit<StoredDynamic, 'style'> {
-  _id: Types.ObjectId
-  library: string
-  /** JSON text: keeps key order and allows any key (Mongo rejects some, e.g. leading `$`). */
-  style: string
-  /** Set by a soft delete; the document stays so its code is never issued again. */
-  deleted_at: number | null
-}
+export const DYNAMIC_MONGO: MongoKind = { model: 'DynamicCode', collection: 'dynamic_codes', idField: 'code', urlField: 'destination_url', softDelete: true }
 
-const schema = new Schema<DynamicDoc>(
-  {
-    library: { type: String, required: true },
-    code: { type: String, required: true },
-    destination_url: { type: String, required: true },
-    name: { type: String, required: true },
-    style: { type: String, required: true },
-    status: { type: String, required: true },
-    team_id: { type: String, default: null },
-    created_by: { type: String, required: true },
-    created_at: { type: Number, required: true },
-    updated_at: { type: Number, required: true },
-    deleted_at: { type: Number, default: null },
-  },
-  { versionKey: false, autoIndex: false, strict: 'throw' },
-)
-schema.index({ library: 1, _id: 1 })
-// What keeps a code unique forever, across every replica of the service.
-schema.index({ code: 1 }, { unique: true })
-
-const toRecord = ({ _id, library: _library, deleted_at: _deleted, style, ...rest }: DynamicDoc): StoredDynamic => ({ ...rest, style: JSON.parse(style) })
-
-type DuplicateKey = { code?: number; keyValue?: { code?: string }; writeErrors?: { code?: number }[] }
-const isDuplicateKey = (error: unknown) =>
-  (error as DuplicateKey)?.code === 11000 || Boolean((error as DuplicateKey)?.writeErrors?.some((e) => e.code === 11000))
+type DynamicDoc = LibraryDoc & { code: string; destination_url: string; status: Status; deleted_at: number | null }
 
 /**
- * A DynamicStore in MongoDB over a shared mongoose connection (autoIndex is off, so the indexes
- * are created here). Position = the document's ObjectId as hex.
+ * A DynamicStore in MongoDB over a shared mongoose connection: the shared store core, plus the
+ * resolver's lookup and analytics' directory on the same collection.
  */
 export async function createMongoDynamicStore(conn: Connection): Promise<DynamicStore> {
-  const Model = (conn.models.DynamicCode as Model<DynamicDoc> | undefined) ?? conn.model<DynamicDoc>('DynamicCode', schema, 'dynamic_codes')
-  await Model.createIndexes()
-  const atomic = await createAtomicInsert(conn, Model)
-
-  const live = (library: string, code: string) => ({ library, code, deleted_at: null })
+  const shared = await createMongoLibraryStore<StoredDynamic, DynamicPatch>(conn, DYNAMIC_MONGO)
+  const Model = libraryModel(conn, DYNAMIC_MONGO)
 
   return {
-    async insertMany(library, records, receipt) {
-      try {
-        const docs = records.map((r) => ({ ...r, _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), deleted_at: null }))
-        await atomic.insert(docs, receipt)
-      } catch (error) {
-        throw isDuplicateKey(error) ? new CodeTakenError((error as DuplicateKey).keyValue?.code) : error
-      }
-    },
-
-    findReceipt: atomic.findReceipt,
-
-    async get(library, code) {
-      const doc = await Model.findOne(live(library, code)).lean<DynamicDoc>()
-      return doc ? toRecord(doc) : null
-    },
-
-    async list(library, options: ListOptions) {
-      const filter: QueryFilter<DynamicDoc> = { library, deleted_at: null }
-      if (options.after !== undefined) filter._id = { $gt: objectIdOf(options.after) }
-      if (options.updatedSince !== undefined) filter.updated_at = { $gte: options.updatedSince }
-      if (options.status !== undefined) filter.status = options.status
-      const docs = await Model.find(filter).sort({ _id: 1 }).limit(options.limit + 1).lean<DynamicDoc[]>()
-      const more = docs.length > options.limit
-      if (more) docs.pop()
-      return { items: docs.map(toRecord), next: more ? docs[docs.length - 1]!._id.toHexString() : null }
-    },
-
-    async update(library, code, patch: DynamicPatch, updatedAt) {
-      const { style, ...plain } = patch
-      const set = { ...plain, ...(style === undefined ? {} : { style: JSON.stringify(style) }), updated_at: updatedAt }
-      const doc = await Model.findOneAndUpdate(live(library, code), { $set: set }, { returnDocument: 'after' }).lean<DynamicDoc>()
-      return doc ? toRecord(doc) : null
-    },
-
-    async softDelete(library, code, deletedAt) {
-      const set = { deleted_at: deletedAt, updated_at: deletedAt }
-      const doc = await Model.findOneAndUpdate(live(library, code), { $set: set }, { returnDocument: 'after' }).lean<DynamicDoc>()
-      return doc ? toRecord(doc) : null
-    },
+    ...shared,
 
     async resolve(code) {
       const doc = await Model.findOne({ code }, { code: 1, destination_url: 1, status: 1, deleted_at: 1 }).lean<DynamicDoc>()
@@ -96,7 +25,7 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
     },
 
     async liveCodes(library, options) {
-      const filter: QueryFilter<DynamicDoc> = { library, deleted_at: null }
+      const filter: QueryFilter<LibraryDoc> = { library, deleted_at: null }
       if (options.after !== undefined) filter._id = { $gt: objectIdOf(options.after) }
       const docs = await Model.find(filter, { code: 1 }).sort({ _id: 1 }).limit(options.limit + 1).lean<Pick<DynamicDoc, '_id' | 'code'>[]>()
       const more = docs.length > options.limit
@@ -107,10 +36,6 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
     async findCode(library, code) {
       const doc = await Model.findOne({ library, code }, { code: 1, deleted_at: 1 }).lean<Pick<DynamicDoc, 'code' | 'deleted_at'>>()
       return doc ? { code: doc.code, deleted: doc.deleted_at !== null } : null
-    },
-
-    async ping() {
-      return conn.readyState === 1 && (await conn.db!.admin().ping().then(() => true, () => false))
     },
   }
 }

@@ -2,6 +2,7 @@ import { loadConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { startHealthListener } from '@lr/platform/health-listener'
 import { log, startLogging } from '@lr/platform/log'
+import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platform/startup'
 import { openScanSpool } from '@lr/platform/scan-spool'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { ensureScanStream } from '@lr/platform/scan-stream-config'
@@ -13,16 +14,19 @@ import { createResolverFromConfig } from './resolver'
 // is codes, so probes (/healthz, /readyz) are on HEALTH_PORT when set.
 const config = loadConfigOrExit(Bun.env)
 startLogging('resolver', config.LOG_LEVEL)
-const bus = await createNatsBus(config.NATS_URL, 'resolver')
-// Scans go through the SCANS stream (durable, deduplicated by scan_id); it must exist first.
-await ensureScanStream(await bus.connection.jetstreamManager())
-// Through a broker outage scans wait on local disk, not in memory (README "Operations").
-const spool = openScanSpool(config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
-const scans = createJetStreamScanPublisher(bus.connection, { spool })
-const resolver = createResolverFromConfig(bus, config, scans.publish)
-const server = Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', fetch: observeResolver(resolver.fetch) })
-const health = config.HEALTH_PORT > 0 ? startHealthListener(config.HEALTH_PORT, { nats: () => bus.ping() }) : undefined
-log().info({ port: server.port, nats: config.NATS_URL, health_port: health?.port ?? null }, `serving on :${server.port} over ${config.NATS_URL}`)
+const { bus, scans, resolver, server, health } = await startOrExit('resolver', async () => {
+  const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'resolver'))
+  // Scans go through the SCANS stream (durable, deduplicated by scan_id); it must exist first.
+  await ensureScanStream(await bus.connection.jetstreamManager())
+  // Through a broker outage scans wait on local disk, not in memory (README "Logs and metrics").
+  const spool = openScanSpool(config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
+  const scans = createJetStreamScanPublisher(bus.connection, { spool })
+  const resolver = createResolverFromConfig(bus, config, scans.publish)
+  const server = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', fetch: observeResolver(resolver.fetch) }))
+  const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, { nats: () => bus.ping() })) : undefined
+  return { bus, scans, resolver, server, health }
+})
+log().info({ port: server.port, nats: withoutCredentials(config.NATS_URL), health_port: health?.port ?? null }, `serving on :${server.port} over ${withoutCredentials(config.NATS_URL)}`)
 onShutdown('resolver', async () => {
   await server.stop()
   resolver.stop()

@@ -1,0 +1,45 @@
+import { errorFields, log } from '@lr/platform/log'
+import type { RecordKind } from '@lr/library-records'
+import { DynamicBatchBody, DynamicCreateBody, DynamicPatchBody, type DynamicRecord, isIssuableCode, type ResolverEntry } from '@lr/proto'
+import { drawCodes } from './codes'
+import type { StoredDynamic } from './ports'
+
+/** CSV columns of /dynqrcodes/export, in order (docs/decisions.md §7). */
+export const EXPORT_COLUMNS = [
+  'code', 'short_url', 'destination_url', 'name', 'status', 'team_id', 'created_by', 'style', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof DynamicRecord)[]
+
+export const entryOf = (r: StoredDynamic, deleted = false): ResolverEntry =>
+  ({ code: r.code, destination_url: r.destination_url, status: r.status, deleted })
+
+export interface DynamicKindDeps {
+  /** SHORT_BASE_URL, without a trailing slash: short_url = shortBaseUrl/code. */
+  shortBaseUrl: string
+  /** Draws one candidate code. */
+  newCode: () => string
+  /** Tells every resolver that a code was created, changed or deleted; awaited before answering. */
+  announce?: (entry: ResolverEntry) => Promise<void>
+}
+
+/** Dynamic QR codes as a kind of library record: issued codes, short URLs, change events. */
+export function dynamicKind({ shortBaseUrl, newCode, announce }: DynamicKindDeps): RecordKind<StoredDynamic, DynamicRecord, 'dynqrcodes'> {
+  return {
+    name: 'dynamic',
+    noun: 'dynamic QR code',
+    idField: 'code',
+    urlField: 'destination_url',
+    listKey: 'dynqrcodes',
+    statusFilter: true,
+    bodies: { create: DynamicCreateBody, batch: DynamicBatchBody, patch: DynamicPatchBody },
+    exportColumns: EXPORT_COLUMNS,
+    newIds: (count) => drawCodes(newCode, count),
+    isPossibleId: isIssuableCode,
+    present: ({ code, ...rest }) => ({ code, short_url: `${shortBaseUrl}/${code}`, ...rest }),
+    async changed(records, deleted) {
+      // The write is done: a lost event only delays the resolvers until their cache refresh.
+      await Promise.all(records.map((r) => announce?.(entryOf(r, deleted)))).catch((error) =>
+        log().error({ codes: records.length, ...errorFields(error) }, 'could not announce a change'),
+      )
+    },
+  }
+}

@@ -1,0 +1,43 @@
+import type { Connection } from 'mongoose'
+import { type Config, dynamicChangedSubject } from '@lr/proto'
+import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
+import { type OpenedStore, openServiceStore } from '@lr/platform/store'
+import { createSqliteDynamicStore } from './adapters/dynamic-store.sqlite'
+import { serveDynamic } from './handlers'
+import type { DynamicStore } from './ports'
+import { createDynamicService } from './service'
+
+/** Opens the store config.STORE names (`${DATA_DIR}/dynamic.sqlite`, or Mongo); see openServiceStore. */
+export const openDynamicStore = (config: Config, mongo?: Connection): Promise<OpenedStore<DynamicStore>> =>
+  openServiceStore(config, mongo, {
+    name: 'dynamic',
+    sqlite: createSqliteDynamicStore,
+    mongo: async () => (await import('./adapters/dynamic-store.mongo')).createMongoDynamicStore,
+  })
+
+export interface StartDynamicOptions {
+  /** Current time in epoch seconds; default the system clock. */
+  now?: () => number
+}
+
+/**
+ * Starts the dynamic service on a bus: opens its store, serves every dynamic subject, and
+ * announces each change on dynamicChangedSubject(code) for the resolvers.
+ */
+export async function startDynamic({ bus, config, mongo }: ServiceContext, opts: StartDynamicOptions = {}): Promise<RunningService> {
+  const { store, close } = await openDynamicStore(config, mongo)
+  const service = createDynamicService({
+    store,
+    now: opts.now ?? (() => Math.floor(Date.now() / 1000)),
+    shortBaseUrl: config.SHORT_BASE_URL,
+    announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry),
+  })
+  const unsubscribe = serveDynamic(bus, service)
+  return {
+    ready: () => store.ping(),
+    async stop() {
+      unsubscribe()
+      await close()
+    },
+  }
+}

@@ -1,0 +1,31 @@
+import type { TObject, TSchema } from '@sinclair/typebox'
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/compiler'
+
+/** The client's words for one TypeBox error of a body checked against `schema`. */
+export function messageOf(schema: TObject, error: ValueError, field: string, trimmed: boolean): string {
+  const failing = error.schema as TSchema
+  switch (error.type) {
+    case ValueErrorType.Object:
+      return field === '' ? 'body must be a JSON object' : `${field} must be a JSON object`
+    case ValueErrorType.ObjectAdditionalProperties:
+      return `unknown field ${JSON.stringify(field)}`
+    case ValueErrorType.ObjectRequiredProperty:
+      return `${field} is required`
+    case ValueErrorType.ObjectMinProperties:
+      return `body must set at least one of: ${Object.keys(schema.properties).join(', ')}`
+    case ValueErrorType.String:
+      // A required field sent as null is as good as missing.
+      return error.value === null && schema.required?.includes(field) ? `${field} is required` : `${field} must be a string`
+    case ValueErrorType.StringMinLength:
+    case ValueErrorType.StringMaxLength:
+      return failing.minLength === undefined
+        ? `${field} must be at most ${failing.maxLength} characters`
+        : `${field} must be ${failing.minLength} to ${failing.maxLength} characters${trimmed ? ' after trimming' : ''}`
+    case ValueErrorType.Union: {
+      const literals = (failing.anyOf as TSchema[]).map((option) => JSON.stringify(option.const))
+      return `${field} must be ${literals.join(' or ')}`
+    }
+    default:
+      return `${field}: ${error.message}`
+  }
+}

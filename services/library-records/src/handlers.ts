@@ -1,0 +1,59 @@
+import { type Bus, decode, type Principal } from '@lr/proto'
+import { BodyRequest, ExportRequest, IdRequest, ListRequest, UpdateRequest } from '@lr/proto'
+
+/** The subjects of the shared lifecycle, as RECORDS_SUBJECTS and DYNAMIC_SUBJECTS name them. */
+export interface LibrarySubjects {
+  create: string
+  batch: string
+  list: string
+  get: string
+  update: string
+  delete: string
+  export: string
+}
+
+/** The operations of createLibraryService, whatever the kind. */
+export interface LibraryOperations {
+  create(principal: Principal, body: unknown, idempotencyKey?: string): Promise<unknown>
+  batch(principal: Principal, body: unknown, idempotencyKey?: string): Promise<unknown>
+  list(principal: Principal, query: Record<string, string>): Promise<unknown>
+  get(principal: Principal, id: string): Promise<unknown>
+  update(principal: Principal, id: string, body: unknown): Promise<unknown>
+  delete(principal: Principal, id: string): Promise<unknown>
+  exportPage(principal: Principal, cursor: string | null): Promise<unknown>
+}
+
+/** Serves the lifecycle's subjects in `queue`; returns the unsubscribes, one per subject. */
+export function serveLibrary(bus: Bus, subjects: LibrarySubjects, queue: string, service: LibraryOperations): (() => void)[] {
+  const opts = { queue }
+  return [
+    bus.serve(subjects.create, async (p) => {
+      const { principal, body, idempotency_key } = decode(BodyRequest, p)
+      return service.create(principal, body, idempotency_key)
+    }, opts),
+    bus.serve(subjects.batch, async (p) => {
+      const { principal, body, idempotency_key } = decode(BodyRequest, p)
+      return service.batch(principal, body, idempotency_key)
+    }, opts),
+    bus.serve(subjects.list, async (p) => {
+      const { principal, query } = decode(ListRequest, p)
+      return service.list(principal, query)
+    }, opts),
+    bus.serve(subjects.get, async (p) => {
+      const { principal, id } = decode(IdRequest, p)
+      return service.get(principal, id)
+    }, opts),
+    bus.serve(subjects.update, async (p) => {
+      const { principal, id, body } = decode(UpdateRequest, p)
+      return service.update(principal, id, body)
+    }, opts),
+    bus.serve(subjects.delete, async (p) => {
+      const { principal, id } = decode(IdRequest, p)
+      return service.delete(principal, id)
+    }, opts),
+    bus.serve(subjects.export, async (p) => {
+      const { principal, cursor } = decode(ExportRequest, p)
+      return service.exportPage(principal, cursor)
+    }, opts),
+  ]
+}

@@ -1,0 +1,46 @@
+import { AppError, libraryOf, type Principal, type Receipt, StoreConflict } from '@lr/proto'
+import { idempotent } from '@lr/platform/idempotency'
+import type { RecordKind } from './kind'
+import type { LibraryStore, RecordBase } from './ports'
+import { ownershipOf } from './review'
+
+/** Inserts tried with fresh ids when the store reports an id as taken. */
+export const INSERT_ATTEMPTS = 5
+
+type Created<W> = { created: W[] }
+
+/**
+ * How a kind stores new records: fresh ids, drawn again when the store reports one as taken
+ * (StoreConflict on the id); with an Idempotency-Key, at most once per key (the answer is replayed).
+ */
+export function createInsert<R extends RecordBase, P, W, L extends string>(kind: RecordKind<R, W, L>, store: LibraryStore<R, P>, now: () => number) {
+  const fieldOrder = Object.keys(kind.bodies.create.properties)
+
+  function build(principal: Principal, id: string, fields: Record<string, unknown>, at: number): R {
+    const given = Object.fromEntries(fieldOrder.filter((key) => fields[key] !== undefined).map((key) => [key, fields[key]]))
+    return { [kind.idField]: id, ...given, style: fields.style ?? {}, ...ownershipOf(principal), created_at: at, updated_at: at } as unknown as R
+  }
+
+  async function insertFresh(principal: Principal, items: Record<string, unknown>[], at: number, receiptFor?: (r: Created<W>) => Receipt) {
+    for (let attempt = 1; ; attempt++) {
+      const ids = kind.newIds(items.length)
+      const records = items.map((fields, i) => build(principal, ids[i]!, fields, at))
+      const response = { created: records.map(kind.present) }
+      try {
+        await store.insertMany(libraryOf(principal), records, receiptFor?.(response))
+      } catch (error) {
+        if (!(error instanceof StoreConflict) || error.key !== kind.idField) throw error
+        if (attempt >= INSERT_ATTEMPTS) throw new AppError('internal', `could not issue a unique ${kind.idField}`)
+        continue
+      }
+      await kind.changed?.(records, false)
+      return response
+    }
+  }
+
+  return (principal: Principal, route: string, body: unknown, key: string | undefined, check: () => Record<string, unknown>[]) => {
+    const at = now()
+    return idempotent<Created<W>>(store, { scope: principal.key_id, key, route, body, now: at }, (receiptFor) =>
+      insertFresh(principal, check(), at, receiptFor))
+  }
+}

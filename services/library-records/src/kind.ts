@@ -1,0 +1,33 @@
+import type { TObject, TSchema } from '@sinclair/typebox'
+import type { RecordBase } from './ports'
+
+/**
+ * One kind of library record (static QR codes, dynamic QR codes): what tells it apart from the
+ * other. `R` is the record as stored, `W` as answered, `L` the key of its list replies.
+ */
+export interface RecordKind<R extends RecordBase, W, L extends string> {
+  /** Service name: the idempotency routes are `${name}.create` and `${name}.batch`. */
+  name: string
+  /** What the client calls one record, in not-found messages ("QR code"). */
+  noun: string
+  /** The field holding the record's id (`qr_id`, `code`). */
+  idField: keyof R & string
+  /** The field holding the record's URL (`url`, `destination_url`). */
+  urlField: keyof R & string
+  /** Key of list replies (`qrcodes`). */
+  listKey: L
+  /** Whether list takes a `status` filter. */
+  statusFilter: boolean
+  /** Body schemas of @lr/proto, documented by the gateway and compiled here; `batch` holds `create` items. */
+  bodies: { create: TObject; batch: TSchema; patch: TObject }
+  /** CSV columns of the export, in order. */
+  exportColumns: readonly (keyof W & string)[]
+  /** `count` new distinct ids. */
+  newIds(count: number): string[]
+  /** False for an id this kind could never have issued: it is not looked up. Default: any. */
+  isPossibleId?(id: string): boolean
+  /** The record as answered. */
+  present(record: R): W
+  /** Runs after records were created, changed or deleted, before the answer; must not reject. */
+  changed?(records: R[], deleted: boolean): Promise<void>
+}

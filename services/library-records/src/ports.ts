@@ -1,0 +1,54 @@
+import type { ListOptions, Page, Receipt, ReceiptStore, Status } from '@lr/proto'
+
+/** What every library record carries, whatever its kind (plus its id and URL fields). */
+export interface RecordBase {
+  name: string
+  style: Record<string, unknown>
+  status: Status
+  team_id: string | null
+  created_by: string
+  created_at: number
+  updated_at: number
+}
+
+/**
+ * Persistence of one kind of library record, `R` as stored, `P` the fields a PATCH may change.
+ * Every record is stored under its library (`libraryOf(principal)`) and every call is scoped by
+ * it: a record of another library (or a soft-deleted one) is indistinguishable from one that
+ * does not exist (null), never an error.
+ * Cores: createSqliteLibraryStore (`@lr/library-records/sqlite`), createMongoLibraryStore (`/mongo`).
+ */
+export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
+  /**
+   * Stores the records under `library`, all or nothing. The store enforces that an id is unique
+   * for ever (primary key / unique index): an id already taken, or repeated in the call, rejects
+   * with StoreConflict(idField, id) and then none is stored. Other failures reject with the
+   * driver's error. With a receipt (an Idempotency-Key's answer) it is stored in the same
+   * transaction; a live receipt with the same scope and key rejects with ReceiptTaken.
+   */
+  insertMany(library: string, records: R[], receipt?: Receipt): Promise<void>
+
+  /** The record, or null when it does not exist in this library. */
+  get(library: string, id: string): Promise<R | null>
+
+  /**
+   * A page of the library, oldest first by a monotonic position the store assigns at insert
+   * (hex text). `after` continues from a page's `next`; records inserted meanwhile appear after
+   * it, so walking every page returns every record exactly once. `updatedSince` keeps records
+   * with updated_at >= it, `status` those of that status. `next` is null on the last page.
+   * A position this store could not have issued is AppError('bad_request').
+   */
+  list(library: string, options: ListOptions): Promise<Page<R>>
+
+  /** Applies the patch and sets updated_at; the updated record, or null when not in this library. */
+  update(library: string, id: string, patch: P, updatedAt: number): Promise<R | null>
+
+  /**
+   * Deletes the record at `deletedAt`: for good, or for a soft-deleting kind by marking it (its
+   * updated_at too; the id is never issued again). The record as the delete left it, or null when not in this library.
+   */
+  delete(library: string, id: string, deletedAt: number): Promise<R | null>
+
+  /** True while the store answers (readiness); never rejects. */
+  ping(): Promise<boolean>
+}
