@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ProcessGroup, spawnProcesses } from '../deploy/local/processes'
+import { type ProcessGroup, servingCount, spawnProcesses } from '../deploy/local/processes'
 import { type NatsServer, startNats } from './harness/nats'
 import { freePort, waitUntil } from './harness/ports'
 import { skipReason } from './harness/servers'
@@ -31,7 +31,7 @@ else
       group = spawnProcesses(env, ['resolver', 'gateway'])
       api = `http://127.0.0.1:${port}`
       short = `http://127.0.0.1:${shortPort}`
-      const serving = () => group.output().includes('[gateway] [gateway] API on') && group.output().includes('[resolver] [resolver] serving on')
+      const serving = () => servingCount(group.output(), 'gateway') > 0 && servingCount(group.output(), 'resolver') > 0
       await waitUntil(serving, 20_000, 'the gateway and the resolver').catch((error) => {
         throw new Error(`${error.message}\n${group.output()}`)
       })
