@@ -15,7 +15,7 @@ if (config.TRANSPORT !== 'nats') {
 }
 // Redis is not waited for: the limiter starts on its in-process fallback when it is away (docs/decisions.md §8).
 const { bus, admission, server } = await startOrExit('gateway', async () => {
-  const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'gateway'))
+  const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'gateway', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
   const admission = await createAdmission(config)
   const app = createGateway({ bus, admit: admission.admit, readiness: { nats: () => bus.ping() }, optional: admission.optional })
   const server = listening('PORT', config.PORT, () => app.listen({ port: config.PORT, hostname: '0.0.0.0' }))

@@ -4,6 +4,7 @@ import { createGateway } from '../src/app'
 
 /** A bus whose every request fails as the transport would; the gateway under test is real. */
 const failingBus = (error: AppError): Bus => ({
+  maxPayload: 1 << 20,
   request: async () => Promise.reject(error),
   serve: () => () => undefined,
   publish: async () => undefined,

@@ -28,6 +28,23 @@ export function runHandler(handler: Handler, payload: unknown, subject: string, 
   })
 }
 
+/** The 413 for a request the bus cannot carry, before anything is sent. */
+export const requestTooLarge = (bytes: number, max: number) =>
+  new AppError('payload_too_large', `request is too large to forward (${bytes} bytes; the bus carries at most ${max})`)
+
+/**
+ * A reply as it travels, or an error reply when it is over `max`: the caller hears at once
+ * instead of waiting for its timeout, and the operator reads why.
+ */
+export function replyWithin(encoded: string, max: number, subject: string): string {
+  // UTF-8 never takes more than 3 bytes per UTF-16 unit: count exactly only near the limit.
+  if (encoded.length * 3 <= max) return encoded
+  const bytes = Buffer.byteLength(encoded)
+  if (bytes <= max) return encoded
+  log().error({ subject, bytes, max_payload: max }, 'reply too large for the bus')
+  return JSON.stringify({ ok: false, error: { code: 'internal', message: `the reply is too large for the message bus (${bytes} bytes; at most ${max})` } })
+}
+
 /** Records one request-reply round trip as the caller saw it. */
 export function observeRequest(subject: string, started: number, error?: unknown): void {
   const outcome = error === undefined ? 'ok' : error instanceof AppError && (error.code === 'timeout' || error.code === 'unavailable') ? error.code : 'error'

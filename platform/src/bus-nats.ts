@@ -1,7 +1,7 @@
 import { connect, ErrorCode, Events, headers as natsHeaders, type NatsConnection, type NatsError, type Subscription } from 'nats'
 import { AppError } from '@lr/proto'
-import { type Bus, DEFAULT_TIMEOUT_MS, type Reply } from '@lr/proto'
-import { observeRequest, REQUEST_ID_HEADER, runHandler, unwrapReply } from './bus-handler'
+import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type Reply } from '@lr/proto'
+import { observeRequest, replyWithin, REQUEST_ID_HEADER, requestTooLarge, runHandler, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { currentRequestId } from './request-context'
 
@@ -37,15 +37,23 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
 }
 
 /** Connects to NATS and returns a Bus over it; its own entry so importing proto never pulls `nats`. */
-export async function createNatsBus(url: string, name: string): Promise<NatsBus> {
+export interface NatsBusOptions {
+  /** BUS_MAX_PAYLOAD_BYTES; the server's max_payload lowers it when smaller. Default DEFAULT_MAX_PAYLOAD. */
+  maxPayload?: number
+}
+
+export async function createNatsBus(url: string, name: string, options: NatsBusOptions = {}): Promise<NatsBus> {
   const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 250 })
-  return wrapNatsConnection(nc)
+  return wrapNatsConnection(nc, options)
 }
 
 /** What a request gets while the client has no connection: the caller may retry in a second. */
 const notConnected = () => new AppError('unavailable', 'message bus is not connected', { retryAfter: 1 })
 
-export function wrapNatsConnection(nc: NatsConnection): NatsBus {
+export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions = {}): NatsBus {
+  // One limit for both buses: the setting, or the server's max_payload when that is smaller
+  // (the client would refuse to publish beyond it anyway, and a refused reply is a timeout).
+  const maxPayload = Math.min(options.maxPayload ?? DEFAULT_MAX_PAYLOAD, nc.info?.max_payload ?? Number.POSITIVE_INFINITY)
   // While disconnected the client would hold a request in its reconnect buffer until the request
   // timed out (10 s); a caller is better served by a 503 at once. Requests already waiting when
   // the connection drops fail too: their replies would be lost with it.
@@ -109,6 +117,7 @@ export function wrapNatsConnection(nc: NatsConnection): NatsBus {
 
   return {
     connection: nc,
+    maxPayload,
 
     async request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T> {
       const started = performance.now()
@@ -122,7 +131,9 @@ export function wrapNatsConnection(nc: NatsConnection): NatsBus {
         const requestId = currentRequestId()
         const headers = requestId ? natsHeaders() : undefined
         headers?.set(REQUEST_ID_HEADER, requestId!)
-        const msg = await unlessDisconnected(nc.request(subject, encode(payload), { timeout: opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers }))
+        const data = encode(payload)
+        if (data.length > maxPayload) throw requestTooLarge(data.length, maxPayload)
+        const msg = await unlessDisconnected(nc.request(subject, data, { timeout: opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers }))
         reply = decode(msg.data) as Reply<T>
       } catch (error) {
         const failure = error instanceof AppError ? error : translate(error, subject)
@@ -152,7 +163,7 @@ export function wrapNatsConnection(nc: NatsConnection): NatsBus {
           }
           track(
             runHandler(handler, payload, subject, msg.headers?.get(REQUEST_ID_HEADER) || undefined).then((reply) => {
-              if (!msg.respond(encode(reply))) log().error({ subject }, 'bus request had no reply subject')
+              if (!msg.respond(encoder.encode(replyWithin(JSON.stringify(reply), maxPayload, subject)))) log().error({ subject }, 'bus request had no reply subject')
             }).catch((error) => log().error({ subject, ...errorFields(error) }, 'bus reply not sent')),
           )
         },

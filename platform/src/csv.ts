@@ -42,9 +42,9 @@ export function formatCsv<T extends object>(
 }
 
 /**
- * Bytes of CSV one export chunk may carry. A chunk travels as one bus message; NATS refuses a
- * message over its max_payload (1 MiB by default), and a row may be large (a 2048-character URL,
- * an 8 KiB style), so a fixed row count alone could not keep it under.
+ * Bytes of CSV one export chunk may carry at most (services lower it to half their bus's
+ * maxPayload when that is smaller). A chunk travels as one bus message, and a row may be large
+ * (a 2048-character URL, an 8 KiB style), so a fixed row count alone could not keep it under.
  */
 export const CHUNK_MAX_BYTES = 512 * 1024
 

@@ -23,7 +23,7 @@ export async function runServiceProcess(name: string, start: (ctx: ServiceContex
   const config = loadConfigOrExit(Bun.env)
   startLogging(name, config.LOG_LEVEL)
   const { bus, mongo, service, health } = await startOrExit(name, async () => {
-    const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, name))
+    const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, name, { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
     const mongo = await openMongoIfConfigured(config)
     const service = await start({ bus, config, mongo }, { connection: bus.connection })
     const checks = { store: () => service.ready(), nats: () => bus.ping() }

@@ -9,7 +9,10 @@ const failure = (request: Promise<unknown>) =>
     (error: AppError) => error,
   )
 
-/** The behaviour every Bus adapter must share; `connect` makes two clients on one transport. */
+/** The maxPayload the contract's buses are built with: small, so a test can cross it. */
+export const CONTRACT_MAX_PAYLOAD = 64 * 1024
+
+/** The behaviour every Bus adapter must share; `connect` makes clients on one transport, each with maxPayload CONTRACT_MAX_PAYLOAD. */
 export function busContract(name: string, setup: () => Promise<{ connect(): Promise<Bus>; teardown(): Promise<void> }>) {
   describe(`Bus contract: ${name}`, () => {
     let env: Awaited<ReturnType<typeof setup>>
@@ -27,6 +30,7 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
       server.serve('t.v1.who', async () => 'server', { queue: 't' })
       replica.serve('t.v1.who', async () => 'replica', { queue: 't' })
       server.serve('t.v1.request-id', async () => ({ requestId: currentRequestId() ?? null }), { queue: 't' })
+      server.serve('t.v1.big', async (p) => 'x'.repeat((p as { size: number }).size), { queue: 't' })
       server.serve('t.v1.mutate', async (p) => { (p as { list: number[] }).list.push(2); return p }, { queue: 't' })
     })
     afterAll(async () => {
@@ -85,6 +89,39 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
       for (let i = 0; i < 40 && seen.length === 0; i++) await Bun.sleep(25)
       stop()
       expect(seen).toEqual([[{ n: 1 }, 'ev.abc']])
+    })
+
+    it('refuses a request over maxPayload at once with 413, without sending it', async () => {
+      expect(client.maxPayload).toBe(CONTRACT_MAX_PAYLOAD)
+      const started = performance.now()
+      const error = await failure(client.request('t.v1.echo', { blob: 'x'.repeat(CONTRACT_MAX_PAYLOAD) }))
+      expect([error.code, error.status]).toEqual(['payload_too_large', 413])
+      expect(performance.now() - started).toBeLessThan(1000)
+    })
+
+    it('turns a reply over maxPayload into an error reply at once, never a timeout', async () => {
+      expect(await client.request('t.v1.big', { size: 1000 })).toHaveLength(1000)
+      const started = performance.now()
+      const error = await failure(client.request('t.v1.big', { size: CONTRACT_MAX_PAYLOAD + 1 }))
+      expect([error.code, error.status]).toEqual(['internal', 500])
+      expect(error.message).toContain('too large')
+      expect(performance.now() - started).toBeLessThan(1000)
+    })
+
+    it('delivers an event to every plain subscriber and to one member of each queue group', async () => {
+      const got = { plain: 0, a1: 0, a2: 0, b: 0 }
+      const stops = [
+        server.subscribe('q.ev', () => void got.plain++),
+        server.subscribe('q.ev', () => void got.a1++, { queue: 'a' }),
+        replica.subscribe('q.ev', () => void got.a2++, { queue: 'a' }),
+        replica.subscribe('q.ev', () => void got.b++, { queue: 'b' }),
+      ]
+      await Bun.sleep(50)
+      for (let i = 0; i < 20; i++) await client.publish('q.ev', { i })
+      await client.ping()
+      for (let i = 0; i < 40 && got.plain + got.a1 + got.a2 + got.b < 60; i++) await Bun.sleep(25)
+      for (const stop of stops) stop()
+      expect([got.plain, got.a1 + got.a2, got.b]).toEqual([20, 20, 20])
     })
 
     it('reports itself reachable through ping', async () => {

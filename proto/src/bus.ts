@@ -13,6 +13,12 @@ export type EventHandler = (event: unknown, subject: string) => void | Promise<v
  * no responder -> AppError('unavailable'), no answer in time -> AppError('timeout').
  */
 export interface Bus {
+  /**
+   * The largest message, in bytes, this bus carries: a request or a reply over it fails at once
+   * (413 for a request, an error reply for a reply), on either adapter. Replies that could grow
+   * (list pages, export chunks) are cut to fit it.
+   */
+  readonly maxPayload: number
   request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T>
   /** `queue` load-balances replicas: one queue group per service. Returns an unsubscribe. */
   serve(subject: string, handler: Handler, opts?: { queue?: string }): () => void
@@ -25,3 +31,12 @@ export interface Bus {
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000
+
+/**
+ * BUS_MAX_PAYLOAD_BYTES' default: the max_payload our nats-server runs with (deploy/infra,
+ * test harness). An API body of 1 MiB travels inside a JSON envelope, so it must be well above.
+ */
+export const DEFAULT_MAX_PAYLOAD = 8 * 1024 * 1024
+
+/** Room a reply keeps for its envelope when a list page or export chunk is sized to fit. */
+export const REPLY_ENVELOPE_BYTES = 64 * 1024

@@ -36,6 +36,11 @@ export const ConfigSchema = T.Object({
   SCAN_SPOOL_DIR: T.Optional(T.String({ minLength: 1 })),
   /** Bound of that spool on disk, in MiB; beyond it scans are dropped (and counted). */
   SCAN_SPOOL_MAX_MB: T.Integer({ minimum: 1, default: 1024 }),
+  /**
+   * The largest bus message (request or reply), enforced the same by both buses; over NATS the
+   * server's own max_payload lowers it further. Default 8 MiB, what deploy/infra gives NATS.
+   */
+  BUS_MAX_PAYLOAD_BYTES: T.Integer({ minimum: 256 * 1024, default: 8 * 1024 * 1024 }),
   /** Lowest level written to stdout as JSON lines; `silent` writes nothing. */
   LOG_LEVEL: T.Union(LOG_LEVELS.map((level) => T.Literal(level)), { default: 'info' }),
 })

@@ -14,7 +14,7 @@ import { createAdmission, createGateway } from '@lr/gateway'
  * in-process API test suite drives through `gateway.handle`.
  */
 export async function startStandalone(config: Config) {
-  const bus = createLocalBus()
+  const bus = createLocalBus({ maxPayload: config.BUS_MAX_PAYLOAD_BYTES })
   const mongo = await openMongoIfConfigured(config)
   const ctx = { bus, config, mongo }
   const services: RunningService[] = []

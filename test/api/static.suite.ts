@@ -125,6 +125,33 @@ export function staticSuite(stack: () => Stack) {
         expect(pages).toBe(3)
       })
 
+      it('answers limit=1000 of maximum-size records with a shorter page that fits the bus, and a cursor to the rest', async () => {
+        const own = await freshMember(stack())
+        const big = (n: number) => ({
+          url: `https://example.com/${n}/${'u'.repeat(2000)}`.slice(0, 2048),
+          name: `${n} ${'n'.repeat(200)}`.slice(0, 200),
+          style: { pattern: 's'.repeat(8 * 1024 - 20) },
+        })
+        for (let b = 0; b < 20; b++) {
+          const res = await api('POST', '/v1/qrcodes/batch', own.key, { qrcodes: Array.from({ length: 50 }, (_, i) => big(b * 50 + i)) })
+          expect(res.status).toBe(201)
+        }
+        const seen = new Set<string>()
+        let cursor: string | null = null
+        let pages = 0
+        do {
+          const res: any = await api('GET', `/v1/qrcodes?limit=1000${cursor ? `&cursor=${cursor}` : ''}`, own.key)
+          expect(res.status).toBe(200)
+          // 1000 such records are about 10.5 MB: more than one bus message may carry (8 MiB by default).
+          expect(res.text.length).toBeLessThanOrEqual(8 * 1024 * 1024)
+          for (const r of res.body.qrcodes) seen.add(r.qr_id)
+          cursor = res.body.next_cursor
+          pages++
+        } while (cursor)
+        expect(pages).toBeGreaterThan(1)
+        expect(seen.size).toBe(1000)
+      }, 60_000)
+
       it('filters by updated_since', async () => {
         const own = await freshMember(stack())
         const [old] = (await create(own.key, item('old'))).body.created

@@ -5,7 +5,7 @@ import { randomCode } from './codes'
 import { dynamicKind, type DynamicKindDeps } from './kind'
 import type { DynamicPatch, DynamicStore, StoredDynamic } from './ports'
 
-/** Codes per page of `codes` (analytics' directory): a page stays far below NATS's 1 MB payload limit. */
+/** Codes per page of `codes` (analytics' directory): a page of codes (at most 32 characters each) stays far below any BUS_MAX_PAYLOAD_BYTES. */
 export const CODES_PAGE_SIZE = 5000
 
 export interface DynamicDeps extends LibraryDeps<StoredDynamic, DynamicPatch> {

@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose'
-import { type Config, dynamicChangedSubject } from '@lr/proto'
+import { type Config, dynamicChangedSubject, REPLY_ENVELOPE_BYTES } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
 import { createSqliteDynamicStore } from './adapters/dynamic-store.sqlite'
@@ -30,6 +30,7 @@ export async function startDynamic({ bus, config, mongo }: ServiceContext, opts:
     store,
     now: opts.now ?? (() => Math.floor(Date.now() / 1000)),
     shortBaseUrl: config.SHORT_BASE_URL,
+    maxReplyBytes: bus.maxPayload - REPLY_ENVELOPE_BYTES,
     announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry),
   })
   const unsubscribe = serveDynamic(bus, service)

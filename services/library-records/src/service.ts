@@ -1,6 +1,6 @@
-import { AppError, type ExportChunk, libraryOf, type ListQuery, type Principal, type Status } from '@lr/proto'
+import { AppError, DEFAULT_MAX_PAYLOAD, type ExportChunk, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status } from '@lr/proto'
 import { decodeCursor, nextCursor } from '@lr/platform/cursor'
-import { csvChunk } from '@lr/platform/csv'
+import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
 import { batchItems, checkBatch } from './batch'
 import { batchEnvelopeOf } from './batch-envelope'
 import { compileBodyCheck } from './body-check'
@@ -24,7 +24,15 @@ export interface LibraryDeps<R extends RecordBase, P> {
   now: () => number
   /** Rows per export chunk; default EXPORT_PAGE_SIZE. */
   exportPageSize?: number
+  /**
+   * Bytes a list page or export chunk may take: the bus's maxPayload less REPLY_ENVELOPE_BYTES.
+   * A page over it comes back shorter, with a next_cursor (docs/decisions.md §4).
+   */
+  maxReplyBytes?: number
 }
+
+/** A bound on one record's JSON (2048-character URL, 200-character name, 8 KiB style, the rest). */
+const RECORD_MAX_BYTES = 16 * 1024
 
 export type LibraryService<R extends RecordBase, P extends { status?: Status }, W extends object, L extends string> = ReturnType<typeof createLibraryService<R, P, W, L>>
 
@@ -36,7 +44,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
   kind: RecordKind<R, W, L>,
   deps: LibraryDeps<R, P>,
 ) {
-  const { store, now, exportPageSize = EXPORT_PAGE_SIZE } = deps
+  const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES } = deps
   const rules = recordRules(kind.urlField)
   const checkCreate = compileBodyCheck(kind.bodies.create, rules)
   const checkPatch = compileBodyCheck(kind.bodies.patch, rules)
@@ -63,9 +71,18 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
       return insert(principal, `${kind.name}.batch`, body, idempotencyKey, items)
     },
 
+    /** One page; cut shorter (with a next_cursor) when `limit` records would not fit one reply. */
     async list(principal: Principal, query: ListQuery) {
-      const page = await store.list(libraryOf(principal), parseListQuery(query, { status: kind.statusFilter }))
-      return { [kind.listKey]: page.items.map(kind.present), next_cursor: nextCursor(page) } as Record<L, W[]> & { next_cursor: string | null }
+      const options = parseListQuery(query, { status: kind.statusFilter })
+      for (let limit = options.limit; ; ) {
+        const page = await store.list(libraryOf(principal), { ...options, limit })
+        const items = page.items.map(kind.present)
+        // Measured only when the page could be too large: most pages cannot.
+        const bytes = items.length * RECORD_MAX_BYTES <= maxReplyBytes ? 0 : Buffer.byteLength(JSON.stringify(items))
+        if (bytes <= maxReplyBytes || limit === 1)
+          return { [kind.listKey]: items, next_cursor: nextCursor(page) } as Record<L, W[]> & { next_cursor: string | null }
+        limit = Math.max(1, Math.min(limit - 1, Math.floor((limit * maxReplyBytes) / bytes)))
+      }
     },
 
     async get(principal: Principal, id: string): Promise<W> {
@@ -100,7 +117,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
         const page = await store.list(libraryOf(principal), { limit, after })
         return { items: page.items.map(kind.present), next: page.next }
       }
-      return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null)
+      return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null, Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2)))
     },
 
     /** The compiled body checks; each one's `schema` is the @lr/proto object the gateway documents. */

@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose'
-import type { Config } from '@lr/proto'
+import { type Config, REPLY_ENVELOPE_BYTES } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
 import { createSqliteRecordStore } from './adapters/record-store.sqlite'
@@ -23,7 +23,7 @@ export interface StartRecordsOptions {
 /** Starts the records service on a bus: opens its store and serves every records subject. */
 export async function startRecords({ bus, config, mongo }: ServiceContext, opts: StartRecordsOptions = {}): Promise<RunningService> {
   const { store, close } = await openRecordStore(config, mongo)
-  const service = createRecordsService({ store, now: opts.now ?? (() => Math.floor(Date.now() / 1000)) })
+  const service = createRecordsService({ store, now: opts.now ?? (() => Math.floor(Date.now() / 1000)), maxReplyBytes: bus.maxPayload - REPLY_ENVELOPE_BYTES })
   const unsubscribe = serveRecords(bus, service)
   return {
     ready: () => store.ping(),

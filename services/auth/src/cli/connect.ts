@@ -17,12 +17,12 @@ export interface AdminConnection {
  */
 export async function connectAdmin(config: Config): Promise<AdminConnection> {
   if (config.TRANSPORT === 'nats') {
-    const bus = await createNatsBus(config.NATS_URL, 'auth-admin').catch((error: Error) => {
+    const bus = await createNatsBus(config.NATS_URL, 'auth-admin', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }).catch((error: Error) => {
       throw new Error(`cannot reach NATS at ${config.NATS_URL}: ${error.message}`)
     })
     return { call: (subject, payload) => bus.request(subject, payload), close: () => bus.close() }
   }
-  const bus = createLocalBus()
+  const bus = createLocalBus({ maxPayload: config.BUS_MAX_PAYLOAD_BYTES })
   const auth = await startAuth({ bus, config })
   return {
     call: (subject, payload) => bus.request(subject, payload),

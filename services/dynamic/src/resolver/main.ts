@@ -15,7 +15,7 @@ import { createResolverFromConfig } from './resolver'
 const config = loadConfigOrExit(Bun.env)
 startLogging('resolver', config.LOG_LEVEL)
 const { bus, scans, resolver, server, health } = await startOrExit('resolver', async () => {
-  const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'resolver'))
+  const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'resolver', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
   // Scans go through the SCANS stream (durable, deduplicated by scan_id); it must exist first.
   await ensureScanStream(await bus.connection.jetstreamManager())
   // Through a broker outage scans wait on local disk, not in memory (README "Logs and metrics").
