@@ -38,6 +38,9 @@ const baseEnv = async (dataDir?: string) => {
     PORT: String(port),
     SHORT_PORT: String(shortPort),
     SHORT_BASE_URL: `http://127.0.0.1:${shortPort}`,
+    // The access log (one line per API request at info) is left out, as in the runs before it
+    // existed, so figures compare; BENCH_LOG_LEVEL=info measures with it.
+    LOG_LEVEL: Bun.env.BENCH_LOG_LEVEL ?? 'warn',
     ...UNLIMITED,
   }
 }
@@ -57,11 +60,11 @@ const profileFlags = (name: string) =>
 /** A fresh DATA_DIR (for seeding before the product starts). */
 export const newDataDir = () => mkdtempSync(join(tmpdir(), 'lr-bench-data-'))
 
-/** `bun run gateway/src/main.ts` with TRANSPORT=memory: the whole product in one process (what `bun start` runs). */
+/** `bun run standalone/src/main.ts`: the whole product in one process (what `bun start` runs). */
 export async function startOneProcess(dataDir?: string): Promise<Product> {
   // A DATA_DIR given by the caller is the caller's to remove.
   const env = { ...(await baseEnv(dataDir)), TRANSPORT: 'memory' }
-  const child = spawnChild('product', ['bun', ...profileFlags('one-process'), 'run', join(ROOT, 'gateway/src/main.ts')], env)
+  const child = spawnChild('product', ['bun', ...profileFlags('one-process'), 'run', join(ROOT, 'standalone/src/main.ts')], env)
   const api = `http://127.0.0.1:${env.PORT}`
   const short = `http://127.0.0.1:${env.SHORT_PORT}`
   try {

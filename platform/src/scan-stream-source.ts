@@ -13,7 +13,7 @@ export interface JetStreamSourceOptions {
   maxAckPending?: number
   /**
    * A delivered message not acknowledged in this time is delivered again: after a crash, what
-   * the dead replica held is counted this long after. Default 4 s; messages held longer (a slow
+   * the dead replica held is counted this long after. Default 3 s; messages held longer (a slow
    * store) are kept alive with in-progress acks every ackWaitMs / 2.
    */
   ackWaitMs?: number
@@ -64,7 +64,7 @@ function payloadOf(msg: JsMsg): unknown {
  * the server would only hand out again after ack_wait).
  */
 export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSourceOptions = {}): ScanSource {
-  const { durable = 'analytics', maxBatch = 1000, maxAckPending = 20_000, ackWaitMs = 4_000, retryMs = 1000, pullExpiresMs = 1000, lagEveryMs = 5_000 } = opts
+  const { durable = 'analytics', maxBatch = 1000, maxAckPending = 20_000, ackWaitMs = 3_000, retryMs = 1000, pullExpiresMs = 1000, lagEveryMs = 5_000 } = opts
   let applying: JsMsg[] = []
   let heartbeat: Timer | undefined
   let lag: Timer | undefined

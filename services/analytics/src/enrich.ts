@@ -9,7 +9,7 @@ export interface Agent {
   os: string
   /** Browser name as ua-parser 1.x spells it (`Mobile Safari`, `Chrome`), or `unknown`. */
   browser: string
-  /** A crawler, link-preview fetcher or HTTP library by isbot's maintained list (proto/src/bots.ts): not counted. */
+  /** A crawler, link-preview fetcher or HTTP library by isbot's maintained list (platform/src/bots.ts): not counted. */
   bot: boolean
 }
 

@@ -40,7 +40,7 @@ export function clientAddress(request: Request, server: AddressSource | undefine
 }
 
 /**
- * ISO 3166-1 alpha-2 country of a scan, or `unknown` (api-contract.md §5). Behind a trusted proxy
+ * ISO 3166-1 alpha-2 country of a scan, or `unknown` (docs/decisions.md §5). Behind a trusted proxy
  * CF-IPCountry decides when sent (`XX`: Cloudflare does not know, `T1`: Tor, both `unknown`);
  * otherwise the address is looked up in the GeoLite2 database embedded in geoip-country
  * (nothing is downloaded at run time); `unknown` when neither answers (private addresses too).

@@ -10,7 +10,7 @@ const nameOf = (pair: string) => new URLSearchParams(pair).keys().next().value ?
 
 /**
  * Forwards a scan's query string (`search`, with its `?`) onto the destination
- * (api-contract.md §5): each parameter the destination does not already have is appended as
+ * (docs/decisions.md §5): each parameter the destination does not already have is appended as
  * sent; on a name clash the destination's own value stays. The fragment stays last.
  */
 export function forwardQuery(location: string, search: string): string {

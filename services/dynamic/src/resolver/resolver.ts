@@ -43,7 +43,7 @@ const ANSWERS = {
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
- * The short-link resolver (api-contract.md §5): GET/HEAD /{code} -> 302 to the destination, 404
+ * The short-link resolver (docs/decisions.md §5): GET/HEAD /{code} -> 302 to the destination, 404
  * unknown or draft, 410 deleted. Answers from memory for a code it has seen; change events keep
  * that memory current. A counted scan (GET, not a bot) is published after the answer is built,
  * never awaited.
