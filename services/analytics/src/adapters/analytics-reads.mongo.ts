@@ -34,6 +34,17 @@ export function createMongoReads(c: AnalyticsCollections): Pick<AnalyticsStore, 
     return row?.n ?? 0
   }
 
+  /**
+   * Scans per dimension value over the days. The group key is unpacked here, not by a $project
+   * of '$_id.dim' (FerretDB v1 returns such a dotted path literally; README "MongoDB compatibility").
+   */
+  async function dimsIn(days: Days): Promise<DimCount[]> {
+    const groups = await c.dayDims
+      .aggregate<{ _id: { dim: string; value: string }; scans: number }>([{ $match: days }, { $group: { _id: { dim: '$dim', value: '$value' }, scans: { $sum: '$scans' } } }])
+      .toArray()
+    return groups.map(({ _id, scans }) => ({ dim: _id.dim, value: _id.value, scans }))
+  }
+
   async function totals(code: string, range: DayRange): Promise<Totals> {
     const how = await plan(code, range)
     if (how === 'none') return ZERO
@@ -65,7 +76,7 @@ export function createMongoReads(c: AnalyticsCollections): Pick<AnalyticsStore, 
       }
       const [days, dims, uniques] = await Promise.all([
         c.dayTotals.find(how).toArray(),
-        c.dayDims.aggregate<DimCount>([{ $match: how }, { $group: { _id: { dim: '$dim', value: '$value' }, scans: { $sum: '$scans' } } }, { $project: { _id: 0, dim: '$_id.dim', value: '$_id.value', scans: 1 } }]).toArray(),
+        dimsIn(how),
         visitorsIn(how),
       ])
       return breakdownOf({ scans: days.reduce((sum, d) => sum + d.scans, 0), uniques }, days.map(dayCount), dims)
