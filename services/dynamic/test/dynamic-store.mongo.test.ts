@@ -1,41 +1,31 @@
 import { describe } from 'bun:test'
-import { connectMongo } from '@lr/platform/mongo'
 import { createMongoDynamicStore } from '../src/adapters/dynamic-store.mongo'
 import { receiptContract } from '@lr/platform/testing/receipts'
+import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { dynamicStoreContract } from './dynamic-store.contract'
 import { A, record } from './dynamic-store.fixtures'
 
-const url = process.env.MONGODB_URL
+// FerretDB started by the harness, or MONGODB_URL; see README "MongoDB compatibility".
+const skip = mongoSkipReason()
+if (skip) console.warn(`skipping the Mongo dynamic store suites: ${skip}`)
 
-// Runs against a real server only; reported as skipped when MONGODB_URL is unset.
-describe.skipIf(!url)('DynamicStore on MongoDB', () => {
+describe.skipIf(Boolean(skip))('DynamicStore on MongoDB', () => {
+  const url = useMongoServer()
   dynamicStoreContract(async () => {
-    const base = await connectMongo(url!)
-    const conn = base.useDb(`lr_dynamic_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
-    const store = await createMongoDynamicStore(conn)
-    return {
-      store,
-      async cleanup() {
-        await conn.dropDatabase()
-        await base.close()
-      },
-    }
+    const db = await freshDatabase(url(), 'lr_dynamic_test')
+    return { store: await createMongoDynamicStore(db.conn), cleanup: db.cleanup }
   })
-})
 
-describe.skipIf(!url)('MongoDB dynamic store receipts', () => {
-  receiptContract(async () => {
-    const base = await connectMongo(url!)
-    const conn = base.useDb(`lr_dynamic_receipts_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
-    const store = await createMongoDynamicStore(conn)
-    return {
-      store,
-      insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
-      count: async () => (await store.list(A, { limit: 1000 })).items.length,
-      async cleanup() {
-        await conn.dropDatabase()
-        await base.close()
-      },
-    }
+  describe('receipts', () => {
+    receiptContract(async () => {
+      const db = await freshDatabase(url(), 'lr_dynamic_receipts_test')
+      const store = await createMongoDynamicStore(db.conn)
+      return {
+        store,
+        insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
+        count: async () => (await store.list(A, { limit: 1000 })).items.length,
+        cleanup: db.cleanup,
+      }
+    })
   })
 })

@@ -1,41 +1,31 @@
 import { describe } from 'bun:test'
-import { connectMongo } from '@lr/platform/mongo'
 import { createMongoRecordStore } from '../src/adapters/record-store.mongo'
 import { receiptContract } from '@lr/platform/testing/receipts'
+import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { recordStoreContract } from './record-store.contract'
 import { A, record } from './record-store.fixtures'
 
-const url = process.env.MONGODB_URL
+// FerretDB started by the harness, or MONGODB_URL; see README "MongoDB compatibility".
+const skip = mongoSkipReason()
+if (skip) console.warn(`skipping the Mongo record store suites: ${skip}`)
 
-// Runs against a real server only; reported as skipped when MONGODB_URL is unset.
-describe.skipIf(!url)('RecordStore on MongoDB', () => {
+describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
+  const url = useMongoServer()
   recordStoreContract(async () => {
-    const base = await connectMongo(url!)
-    const conn = base.useDb(`lr_records_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
-    const store = await createMongoRecordStore(conn)
-    return {
-      store,
-      async cleanup() {
-        await conn.dropDatabase()
-        await base.close()
-      },
-    }
+    const db = await freshDatabase(url(), 'lr_records_test')
+    return { store: await createMongoRecordStore(db.conn), cleanup: db.cleanup }
   })
-})
 
-describe.skipIf(!url)('MongoDB record store receipts', () => {
-  receiptContract(async () => {
-    const base = await connectMongo(url!)
-    const conn = base.useDb(`lr_receipts_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
-    const store = await createMongoRecordStore(conn)
-    return {
-      store,
-      insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
-      count: async () => (await store.list(A, { limit: 1000 })).items.length,
-      async cleanup() {
-        await conn.dropDatabase()
-        await base.close()
-      },
-    }
+  describe('receipts', () => {
+    receiptContract(async () => {
+      const db = await freshDatabase(url(), 'lr_receipts_test')
+      const store = await createMongoRecordStore(db.conn)
+      return {
+        store,
+        insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
+        count: async () => (await store.list(A, { limit: 1000 })).items.length,
+        cleanup: db.cleanup,
+      }
+    })
   })
 })
