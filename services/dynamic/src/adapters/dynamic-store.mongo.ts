@@ -1,10 +1,13 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
 import type { ListOptions } from '@lr/proto'
-import { createAtomicInsert, objectIdOf } from '@lr/platform/mongo-insert'
+import { createAtomicInsert } from '@lr/platform/mongo-insert'
+import { pageRange, positionText } from '@lr/platform/mongo-position'
 import { CodeTakenError, type DynamicPatch, type DynamicStore, type StoredDynamic } from '../ports'
 
 interface DynamicDoc extends Omit<StoredDynamic, 'style'> {
   _id: Types.ObjectId
+  /** The list position, assigned by the server-side counter (mongo-position.ts). */
+  position: number
   library: string
   /** JSON text: keeps key order and allows any key (Mongo rejects some, e.g. leading `$`). */
   style: string
@@ -14,6 +17,7 @@ interface DynamicDoc extends Omit<StoredDynamic, 'style'> {
 
 const schema = new Schema<DynamicDoc>(
   {
+    position: { type: Number, required: true },
     library: { type: String, required: true },
     code: { type: String, required: true },
     destination_url: { type: String, required: true },
@@ -28,11 +32,11 @@ const schema = new Schema<DynamicDoc>(
   },
   { versionKey: false, autoIndex: false, strict: 'throw' },
 )
-schema.index({ library: 1, _id: 1 })
+schema.index({ library: 1, position: 1 })
 // What keeps a code unique forever, across every replica of the service.
 schema.index({ code: 1 }, { unique: true })
 
-const toRecord = ({ _id, library: _library, deleted_at: _deleted, style, ...rest }: DynamicDoc): StoredDynamic => ({ ...rest, style: JSON.parse(style) })
+const toRecord = ({ _id, position: _position, library: _library, deleted_at: _deleted, style, ...rest }: DynamicDoc): StoredDynamic => ({ ...rest, style: JSON.parse(style) })
 
 type DuplicateKey = { code?: number; keyValue?: { code?: string }; writeErrors?: { code?: number }[] }
 const isDuplicateKey = (error: unknown) =>
@@ -40,12 +44,12 @@ const isDuplicateKey = (error: unknown) =>
 
 /**
  * A DynamicStore in MongoDB over a shared mongoose connection (autoIndex is off, so the indexes
- * are created here). Position = the document's ObjectId as hex.
+ * are created here). Position = its `position` (mongo-position.ts) as hex.
  */
 export async function createMongoDynamicStore(conn: Connection): Promise<DynamicStore> {
   const Model = (conn.models.DynamicCode as Model<DynamicDoc> | undefined) ?? conn.model<DynamicDoc>('DynamicCode', schema, 'dynamic_codes')
   await Model.createIndexes()
-  const atomic = await createAtomicInsert(conn, Model)
+  const atomic = await createAtomicInsert(conn, Model, Model.collection.collectionName)
 
   const live = (library: string, code: string) => ({ library, code, deleted_at: null })
 
@@ -68,13 +72,13 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
 
     async list(library, options: ListOptions) {
       const filter: QueryFilter<DynamicDoc> = { library, deleted_at: null }
-      if (options.after !== undefined) filter._id = { $gt: objectIdOf(options.after) }
+      filter.position = await pageRange(atomic.positions, options.after)
       if (options.updatedSince !== undefined) filter.updated_at = { $gte: options.updatedSince }
       if (options.status !== undefined) filter.status = options.status
-      const docs = await Model.find(filter).sort({ _id: 1 }).limit(options.limit + 1).lean<DynamicDoc[]>()
+      const docs = await Model.find(filter).sort({ position: 1 }).limit(options.limit + 1).lean<DynamicDoc[]>()
       const more = docs.length > options.limit
       if (more) docs.pop()
-      return { items: docs.map(toRecord), next: more ? docs[docs.length - 1]!._id.toHexString() : null }
+      return { items: docs.map(toRecord), next: more ? positionText(docs[docs.length - 1]!.position) : null }
     },
 
     async update(library, code, patch: DynamicPatch, updatedAt) {
@@ -97,11 +101,11 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
 
     async liveCodes(library, options) {
       const filter: QueryFilter<DynamicDoc> = { library, deleted_at: null }
-      if (options.after !== undefined) filter._id = { $gt: objectIdOf(options.after) }
-      const docs = await Model.find(filter, { code: 1 }).sort({ _id: 1 }).limit(options.limit + 1).lean<Pick<DynamicDoc, '_id' | 'code'>[]>()
+      filter.position = await pageRange(atomic.positions, options.after)
+      const docs = await Model.find(filter, { code: 1, position: 1 }).sort({ position: 1 }).limit(options.limit + 1).lean<Pick<DynamicDoc, 'position' | 'code'>[]>()
       const more = docs.length > options.limit
       if (more) docs.pop()
-      return { items: docs.map((d) => d.code), next: more ? docs[docs.length - 1]!._id.toHexString() : null }
+      return { items: docs.map((d) => d.code), next: more ? positionText(docs[docs.length - 1]!.position) : null }
     },
 
     async findCode(library, code) {

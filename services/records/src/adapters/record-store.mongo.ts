@@ -1,11 +1,14 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
 import type { ListOptions } from '@lr/proto'
 import type { StaticRecord } from '@lr/proto'
-import { createAtomicInsert, objectIdOf } from '@lr/platform/mongo-insert'
+import { createAtomicInsert } from '@lr/platform/mongo-insert'
+import { pageRange, positionText } from '@lr/platform/mongo-position'
 import type { RecordStore, StaticPatch } from '../ports'
 
 interface StaticDoc extends Omit<StaticRecord, 'style'> {
   _id: Types.ObjectId
+  /** The list position, assigned by the server-side counter (mongo-position.ts). */
+  position: number
   library: string
   /** JSON text: keeps key order and allows any key (Mongo rejects some, e.g. leading `$`). */
   style: string
@@ -13,6 +16,7 @@ interface StaticDoc extends Omit<StaticRecord, 'style'> {
 
 const schema = new Schema<StaticDoc>(
   {
+    position: { type: Number, required: true },
     library: { type: String, required: true },
     qr_id: { type: String, required: true },
     url: { type: String, required: true },
@@ -26,19 +30,19 @@ const schema = new Schema<StaticDoc>(
   },
   { versionKey: false, autoIndex: false, strict: 'throw' },
 )
-schema.index({ library: 1, _id: 1 })
+schema.index({ library: 1, position: 1 })
 schema.index({ qr_id: 1 }, { unique: true })
 
-const toRecord = ({ _id, library: _library, style, ...rest }: StaticDoc): StaticRecord => ({ ...rest, style: JSON.parse(style) })
+const toRecord = ({ _id, position: _position, library: _library, style, ...rest }: StaticDoc): StaticRecord => ({ ...rest, style: JSON.parse(style) })
 
 /**
  * A RecordStore in MongoDB over a shared mongoose connection (autoIndex is off, so the indexes
- * are created here). Position = the document's ObjectId as hex.
+ * are created here). Position = its `position` (mongo-position.ts) as hex.
  */
 export async function createMongoRecordStore(conn: Connection): Promise<RecordStore> {
   const Model = (conn.models.StaticRecord as Model<StaticDoc> | undefined) ?? conn.model<StaticDoc>('StaticRecord', schema, 'static_records')
   await Model.createIndexes()
-  const atomic = await createAtomicInsert(conn, Model)
+  const atomic = await createAtomicInsert(conn, Model, Model.collection.collectionName)
 
   return {
     async insertMany(library, records, receipt) {
@@ -54,12 +58,12 @@ export async function createMongoRecordStore(conn: Connection): Promise<RecordSt
 
     async list(library, options: ListOptions) {
       const filter: QueryFilter<StaticDoc> = { library }
-      if (options.after !== undefined) filter._id = { $gt: objectIdOf(options.after) }
+      filter.position = await pageRange(atomic.positions, options.after)
       if (options.updatedSince !== undefined) filter.updated_at = { $gte: options.updatedSince }
-      const docs = await Model.find(filter).sort({ _id: 1 }).limit(options.limit + 1).lean<StaticDoc[]>()
+      const docs = await Model.find(filter).sort({ position: 1 }).limit(options.limit + 1).lean<StaticDoc[]>()
       const more = docs.length > options.limit
       if (more) docs.pop()
-      return { items: docs.map(toRecord), next: more ? docs[docs.length - 1]!._id.toHexString() : null }
+      return { items: docs.map(toRecord), next: more ? positionText(docs[docs.length - 1]!.position) : null }
     },
 
     async update(library, qrId, patch: StaticPatch, updatedAt) {
