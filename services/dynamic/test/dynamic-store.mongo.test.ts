@@ -1,6 +1,9 @@
 import { describe } from 'bun:test'
 import { createMongoDynamicStore } from '../src/adapters/dynamic-store.mongo'
+import type { DynamicStore } from '../src/ports'
 import { receiptContract } from '@lr/platform/testing/receipts'
+import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
+import { connectMongo } from '@lr/platform/mongo'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { dynamicStoreContract } from './dynamic-store.contract'
 import { A, record } from './dynamic-store.fixtures'
@@ -27,5 +30,29 @@ describe.skipIf(Boolean(skip))('DynamicStore on MongoDB', () => {
         cleanup: db.cleanup,
       }
     })
+  })
+})
+
+describe.skipIf(Boolean(skip))('DynamicStore on MongoDB, several replicas', () => {
+  const url = useMongoServer()
+  concurrentPagingContract(async (writers) => {
+    const name = `lr_dynamic_paging_${crypto.randomUUID().slice(0, 8)}`
+    // One connection per replica, as separate processes would have.
+    const bases = await Promise.all(Array.from({ length: writers + 1 }, () => connectMongo(url())))
+    const stores: DynamicStore[] = []
+    for (const base of bases) stores.push(await createMongoDynamicStore(base.useDb(name, { useCache: false })))
+    const reader = stores[writers]!
+    return {
+      insert: (w, ns) => stores[w]!.insertMany(A, ns.map((n) => record(n))),
+      idsOf: (ns) => ns.map((n) => record(n).code),
+      async page(after, limit) {
+        const { items, next } = await reader.list(A, { after, limit })
+        return { ids: items.map((r) => r.code), next }
+      },
+      async cleanup() {
+        await bases[0]!.useDb(name, { useCache: false }).dropDatabase()
+        await Promise.all(bases.map((base) => base.close()))
+      },
+    }
   })
 })

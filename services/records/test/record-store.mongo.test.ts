@@ -1,6 +1,9 @@
 import { describe } from 'bun:test'
 import { createMongoRecordStore } from '../src/adapters/record-store.mongo'
+import type { RecordStore } from '../src/ports'
 import { receiptContract } from '@lr/platform/testing/receipts'
+import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
+import { connectMongo } from '@lr/platform/mongo'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { recordStoreContract } from './record-store.contract'
 import { A, record } from './record-store.fixtures'
@@ -27,5 +30,29 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
         cleanup: db.cleanup,
       }
     })
+  })
+})
+
+describe.skipIf(Boolean(skip))('RecordStore on MongoDB, several replicas', () => {
+  const url = useMongoServer()
+  concurrentPagingContract(async (writers) => {
+    const name = `lr_records_paging_${crypto.randomUUID().slice(0, 8)}`
+    // One connection per replica, as separate processes would have.
+    const bases = await Promise.all(Array.from({ length: writers + 1 }, () => connectMongo(url())))
+    const stores: RecordStore[] = []
+    for (const base of bases) stores.push(await createMongoRecordStore(base.useDb(name, { useCache: false })))
+    const reader = stores[writers]!
+    return {
+      insert: (w, ns) => stores[w]!.insertMany(A, ns.map((n) => record(n))),
+      idsOf: (ns) => ns.map((n) => record(n).qr_id),
+      async page(after, limit) {
+        const { items, next } = await reader.list(A, { after, limit })
+        return { ids: items.map((r) => r.qr_id), next }
+      },
+      async cleanup() {
+        await bases[0]!.useDb(name, { useCache: false }).dropDatabase()
+        await Promise.all(bases.map((base) => base.close()))
+      },
+    }
   })
 })
