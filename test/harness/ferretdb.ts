@@ -28,7 +28,8 @@ export async function startFerretDb(): Promise<MongoServer> {
     [
       binary,
       '--handler=sqlite',
-      `--sqlite-url=file:${dir}/`,
+      // Throwaway data: no fsync per write, which would make FerretDB's SQLite several times slower.
+      `--sqlite-url=file:${dir}/?_pragma=synchronous(OFF)`,
       `--state-dir=${dir}`,
       `--listen-addr=127.0.0.1:${port}`,
       // No debug HTTP listener: its fixed default port would stop a second instance starting.
