@@ -6,7 +6,12 @@ import type { Stack } from '../harness/stack'
 const item = (n: number | string) => ({ url: `https://example.com/${n}`, name: `Code ${n}` })
 
 /** Static QR codes through the API (spec §2.1, §4.1, contract §3, §4, §7). */
-export function staticSuite(stack: () => Stack) {
+/**
+ * `largeExport: false` leaves out the ~9 MB export, which takes over a minute on FerretDB's
+ * SQLite backend (README "MongoDB compatibility"); the Mongo paging it exercises is covered by
+ * the record store's contract suite.
+ */
+export function staticSuite(stack: () => Stack, { largeExport = true } = {}) {
   describe('static QR codes', () => {
     let lib: Libraries
     const api = (method: string, path: string, key: string, body?: unknown) => call(stack(), method, path, { key, body })
@@ -244,7 +249,7 @@ export function staticSuite(stack: () => Stack) {
         expect(lines.slice(3)).toEqual([''])
       })
 
-      it('exports a library of large rows in full (chunks stay under the bus message limit)', async () => {
+      if (largeExport) it('exports a library of large rows in full (chunks stay under the bus message limit)', async () => {
         const own = await freshMember(stack())
         // At the 8 KiB style limit, 1100 rows are about 9 MB of CSV: more than one bus message may carry.
         const style = { svg: 'x'.repeat(8150) }
