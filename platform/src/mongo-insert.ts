@@ -21,7 +21,7 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
   const transactions = await supportsTransactions(conn)
   const receipts = await mongoReceipts(conn)
   const positions = await mongoPositions(conn, scope)
-  await placeUnplaced(model.collection as never, positions)
+  await placeUnplaced(model.collection, positions)
   return {
     findReceipt: receipts.findReceipt,
     positions,

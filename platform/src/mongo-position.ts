@@ -88,7 +88,7 @@ export async function mongoPositions(conn: Connection, scope: string, leaseMs = 
  * two replicas starting at once may both run it, and each document keeps the first it is given
  * (on MongoDB, whose conditional updates are atomic).
  */
-export async function placeUnplaced(collection: mongo.Collection<{ _id: unknown; position?: number }>, positions: MongoPositions): Promise<void> {
+export async function placeUnplaced(collection: mongo.Collection, positions: MongoPositions): Promise<void> {
   const unplaced = await collection.find({ position: { $exists: false } }, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray()
   if (unplaced.length === 0) return
   const block = await positions.allocate(unplaced.length)

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'bun:test'
 import { AppError } from '@lr/proto'
 import { connectMongo } from '@lr/platform/mongo'
-import { mongoPositions, positionOf, positionText } from '@lr/platform/mongo-position'
+import { mongoPositions, placeUnplaced, positionOf, positionText } from '@lr/platform/mongo-position'
+import { mongo } from 'mongoose'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../test/harness/ferretdb'
 
 describe('position text', () => {
@@ -65,6 +66,23 @@ describe.skipIf(Boolean(skip))('Mongo list positions', () => {
       expect(await positions.horizon()).toBe(0)
       await Bun.sleep(150)
       expect(await positions.horizon()).toBe(4)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('gives documents stored before positions existed positions after the taken ones, in ObjectId order', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    try {
+      const positions = await mongoPositions(db.conn, 'things')
+      await (await positions.allocate(2)).release()
+      const things = db.conn.db!.collection('things')
+      const ids = [0, 1, 2].map((n) => mongo.ObjectId.createFromTime(1_700_000_000 + n))
+      await things.insertMany([ids[2]!, ids[0]!, ids[1]!].map((_id) => ({ _id })))
+      await placeUnplaced(things, positions)
+      const placed = await things.find().sort({ position: 1 }).toArray()
+      expect(placed.map((d) => [d._id.toHexString(), d.position])).toEqual(ids.map((id, i) => [id.toHexString(), 3 + i]))
+      expect(await positions.horizon()).toBe(5)
     } finally {
       await db.cleanup()
     }
