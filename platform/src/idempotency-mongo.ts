@@ -17,18 +17,37 @@ const receiptSchema = new Schema<ReceiptDoc>(
     fingerprint: { type: String, required: true },
     response: { type: String, required: true },
     created_at: { type: Number, required: true },
-    /** For the TTL index: MongoDB removes receipts a day after they were written. */
+    /** For the TTL index (createExpiryIndex): MongoDB removes receipts a day after they were written. */
     expires_at: { type: Date, required: true },
   },
   { versionKey: false },
 )
 receiptSchema.index({ scope: 1, key: 1 }, { unique: true })
-receiptSchema.index({ expires_at: 1 }, { expireAfterSeconds: 0 })
+
+/** The server's answer to an index option it does not implement (FerretDB v1: expireAfterSeconds). */
+const NOT_IMPLEMENTED = 238
+
+/**
+ * The TTL index that lets the server remove expired receipts. Returns false when the server
+ * does not implement TTL indexes (README "MongoDB compatibility"); the caller then removes
+ * expired receipts itself, through a plain index on the same field.
+ */
+async function createExpiryIndex(Receipts: Model<ReceiptDoc>): Promise<boolean> {
+  try {
+    await Receipts.collection.createIndex({ expires_at: 1 }, { name: 'expires_at_ttl', expireAfterSeconds: 0 })
+    return true
+  } catch (error) {
+    if ((error as { code?: number }).code !== NOT_IMPLEMENTED) throw error
+    await Receipts.collection.createIndex({ expires_at: 1 }, { name: 'expires_at' })
+    return false
+  }
+}
 
 /** Idempotency receipts in a service's Mongo database; see sqliteReceipts for the semantics. */
 export async function mongoReceipts(conn: Connection) {
   const Receipts = (conn.models.Receipt as Model<ReceiptDoc> | undefined) ?? conn.model<ReceiptDoc>('Receipt', receiptSchema, 'receipts')
   await Receipts.createIndexes()
+  const serverExpires = await createExpiryIndex(Receipts)
   return {
     async findReceipt(scope: string, key: string, since: number): Promise<Receipt | null> {
       const doc = await Receipts.findOne({ scope, key, created_at: { $gte: since } }).lean()
@@ -36,6 +55,9 @@ export async function mongoReceipts(conn: Connection) {
     },
     async write(receipt: Receipt, session?: ClientSession): Promise<void> {
       const expired = receipt.created_at - IDEMPOTENCY_TTL_S
+      // Without a TTL index nothing else removes old receipts: sweep them here, outside the
+      // transaction (an expired receipt is never read, so removing it early or late is harmless).
+      if (!serverExpires) await Receipts.deleteMany({ expires_at: { $lt: new Date(receipt.created_at * 1000) } })
       // An expired receipt the TTL monitor has not removed yet must not block its key.
       await Receipts.deleteOne({ scope: receipt.scope, key: receipt.key, created_at: { $lt: expired } }, { session })
       try {

@@ -5,8 +5,12 @@ import type { Stack } from '../harness/stack'
 
 const item = (n: number | string) => ({ url: `https://example.com/${n}`, name: `Code ${n}` })
 
-/** Static QR codes through the API (docs/decisions.md §3, §4, §7). */
-export function staticSuite(stack: () => Stack) {
+/**
+ * Static QR codes through the API (docs/decisions.md §3, §4, §7). `largeExport: false` leaves out
+ * the ~10 MB list and export of maximum-size rows, which takes over a minute on FerretDB's SQLite backend (README "MongoDB
+ * compatibility"); the Mongo paging it exercises is covered by the record store's contract suite.
+ */
+export function staticSuite(stack: () => Stack, { largeExport = true } = {}) {
   describe('static QR codes', () => {
     let lib: Libraries
     const api = (method: string, path: string, key: string, body?: unknown) => call(stack(), method, path, { key, body })
@@ -125,7 +129,7 @@ export function staticSuite(stack: () => Stack) {
         expect(pages).toBe(3)
       })
 
-      it('answers limit=1000 of maximum-size records with a shorter page that fits the bus, and a cursor to the rest', async () => {
+      if (largeExport) it('answers limit=1000 of maximum-size records with a shorter page that fits the bus, and a cursor to the rest', async () => {
         const own = await freshMember(stack())
         const big = (n: number) => ({
           url: `https://example.com/${n}/${'u'.repeat(2000)}`.slice(0, 2048),
@@ -271,7 +275,7 @@ export function staticSuite(stack: () => Stack) {
         expect(lines.slice(3)).toEqual([''])
       })
 
-      it('exports a library of large rows in full (chunks stay under the bus message limit)', async () => {
+      if (largeExport) it('exports a library of large rows in full (chunks stay under the bus message limit)', async () => {
         const own = await freshMember(stack())
         // At the 8 KiB style limit, 1100 rows are about 9 MB of CSV: more than one bus message may carry.
         const style = { svg: 'x'.repeat(8150) }

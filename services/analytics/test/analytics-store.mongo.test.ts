@@ -1,22 +1,16 @@
 import { describe } from 'bun:test'
-import { connectMongo } from '@lr/platform/mongo'
 import { createMongoAnalyticsStore } from '../src/adapters/analytics-store.mongo'
+import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { analyticsStoreContract } from './analytics-store.contract'
 
-const url = process.env.MONGODB_URL
+// FerretDB started by the harness, or MONGODB_URL; see README "MongoDB compatibility".
+const skip = mongoSkipReason()
+if (skip) console.warn(`skipping the Mongo analytics store suite: ${skip}`)
 
-// Runs against a real server only; reported as skipped when MONGODB_URL is unset.
-describe.skipIf(!url)('AnalyticsStore on MongoDB', () => {
+describe.skipIf(Boolean(skip))('AnalyticsStore on MongoDB', () => {
+  const url = useMongoServer()
   analyticsStoreContract(async () => {
-    const base = await connectMongo(url!)
-    const conn = base.useDb(`lr_analytics_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
-    const store = await createMongoAnalyticsStore(conn)
-    return {
-      store,
-      async cleanup() {
-        await conn.dropDatabase()
-        await base.close()
-      },
-    }
+    const db = await freshDatabase(url(), 'lr_analytics_test')
+    return { store: await createMongoAnalyticsStore(db.conn), cleanup: db.cleanup }
   })
 })

@@ -1,40 +1,57 @@
 import { describe } from 'bun:test'
-import { connectMongo } from '@lr/platform/mongo'
 import { createMongoDynamicStore } from '../src/adapters/dynamic-store.mongo'
+import type { DynamicStore } from '../src/ports'
 import { receiptContract } from '@lr/platform/testing/receipts'
+import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
+import { connectMongo } from '@lr/platform/mongo'
+import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { dynamicStoreContract } from './dynamic-store.contract'
 import { A, record } from './dynamic-store.fixtures'
 
-const url = process.env.MONGODB_URL
+// FerretDB started by the harness, or MONGODB_URL; see README "MongoDB compatibility".
+const skip = mongoSkipReason()
+if (skip) console.warn(`skipping the Mongo dynamic store suites: ${skip}`)
 
-// Runs against a real server only; reported as skipped when MONGODB_URL is unset.
-describe.skipIf(!url)('DynamicStore on MongoDB', () => {
+describe.skipIf(Boolean(skip))('DynamicStore on MongoDB', () => {
+  const url = useMongoServer()
   dynamicStoreContract(async () => {
-    const base = await connectMongo(url!)
-    const conn = base.useDb(`lr_dynamic_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
-    const store = await createMongoDynamicStore(conn)
-    return {
-      store,
-      async cleanup() {
-        await conn.dropDatabase()
-        await base.close()
-      },
-    }
+    const db = await freshDatabase(url(), 'lr_dynamic_test')
+    return { store: await createMongoDynamicStore(db.conn), cleanup: db.cleanup }
+  })
+
+  describe('receipts', () => {
+    receiptContract(async () => {
+      const db = await freshDatabase(url(), 'lr_dynamic_receipts_test')
+      const store = await createMongoDynamicStore(db.conn)
+      return {
+        store,
+        insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
+        count: async () => (await store.list(A, { limit: 1000 })).items.length,
+        cleanup: db.cleanup,
+      }
+    })
   })
 })
 
-describe.skipIf(!url)('MongoDB dynamic store receipts', () => {
-  receiptContract(async () => {
-    const base = await connectMongo(url!)
-    const conn = base.useDb(`lr_dynamic_receipts_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
-    const store = await createMongoDynamicStore(conn)
+describe.skipIf(Boolean(skip))('DynamicStore on MongoDB, several replicas', () => {
+  const url = useMongoServer()
+  concurrentPagingContract(async (writers) => {
+    const name = `lr_dynamic_paging_${crypto.randomUUID().slice(0, 8)}`
+    // One connection per replica, as separate processes would have.
+    const bases = await Promise.all(Array.from({ length: writers + 1 }, () => connectMongo(url())))
+    const stores: DynamicStore[] = []
+    for (const base of bases) stores.push(await createMongoDynamicStore(base.useDb(name, { useCache: false })))
+    const reader = stores[writers]!
     return {
-      store,
-      insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
-      count: async () => (await store.list(A, { limit: 1000 })).items.length,
+      insert: (w, ns) => stores[w]!.insertMany(A, ns.map((n) => record(n))),
+      idsOf: (ns) => ns.map((n) => record(n).code),
+      async page(after, limit) {
+        const { items, next } = await reader.list(A, { after, limit })
+        return { ids: items.map((r) => r.code), next }
+      },
       async cleanup() {
-        await conn.dropDatabase()
-        await base.close()
+        await bases[0]!.useDb(name, { useCache: false }).dropDatabase()
+        await Promise.all(bases.map((base) => base.close()))
       },
     }
   })

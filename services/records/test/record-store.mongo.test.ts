@@ -1,40 +1,57 @@
 import { describe } from 'bun:test'
-import { connectMongo } from '@lr/platform/mongo'
 import { createMongoRecordStore } from '../src/adapters/record-store.mongo'
+import type { RecordStore } from '../src/ports'
 import { receiptContract } from '@lr/platform/testing/receipts'
 import { libraryStoreContract } from '@lr/library-records/testing/store-contract'
+import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
+import { connectMongo } from '@lr/platform/mongo'
+import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { A, record, staticFixture } from './record-store.fixtures'
 
-const url = process.env.MONGODB_URL
+// FerretDB started by the harness, or MONGODB_URL; see README "MongoDB compatibility".
+const skip = mongoSkipReason()
+if (skip) console.warn(`skipping the Mongo record store suites: ${skip}`)
 
-// Runs against a real server only; reported as skipped when MONGODB_URL is unset.
-describe.skipIf(!url)('RecordStore on MongoDB', () => {
+describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
+  const url = useMongoServer()
   libraryStoreContract(staticFixture, async () => {
-    const base = await connectMongo(url!)
-    const conn = base.useDb(`lr_records_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
-    const store = await createMongoRecordStore(conn)
-    return {
-      store,
-      async cleanup() {
-        await conn.dropDatabase()
-        await base.close()
-      },
-    }
+    const db = await freshDatabase(url(), 'lr_records_test')
+    return { store: await createMongoRecordStore(db.conn), cleanup: db.cleanup }
+  })
+
+  describe('receipts', () => {
+    receiptContract(async () => {
+      const db = await freshDatabase(url(), 'lr_receipts_test')
+      const store = await createMongoRecordStore(db.conn)
+      return {
+        store,
+        insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
+        count: async () => (await store.list(A, { limit: 1000 })).items.length,
+        cleanup: db.cleanup,
+      }
+    })
   })
 })
 
-describe.skipIf(!url)('MongoDB record store receipts', () => {
-  receiptContract(async () => {
-    const base = await connectMongo(url!)
-    const conn = base.useDb(`lr_receipts_test_${crypto.randomUUID().slice(0, 8)}`, { useCache: false })
-    const store = await createMongoRecordStore(conn)
+describe.skipIf(Boolean(skip))('RecordStore on MongoDB, several replicas', () => {
+  const url = useMongoServer()
+  concurrentPagingContract(async (writers) => {
+    const name = `lr_records_paging_${crypto.randomUUID().slice(0, 8)}`
+    // One connection per replica, as separate processes would have.
+    const bases = await Promise.all(Array.from({ length: writers + 1 }, () => connectMongo(url())))
+    const stores: RecordStore[] = []
+    for (const base of bases) stores.push(await createMongoRecordStore(base.useDb(name, { useCache: false })))
+    const reader = stores[writers]!
     return {
-      store,
-      insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
-      count: async () => (await store.list(A, { limit: 1000 })).items.length,
+      insert: (w, ns) => stores[w]!.insertMany(A, ns.map((n) => record(n))),
+      idsOf: (ns) => ns.map((n) => record(n).qr_id),
+      async page(after, limit) {
+        const { items, next } = await reader.list(A, { after, limit })
+        return { ids: items.map((r) => r.qr_id), next }
+      },
       async cleanup() {
-        await conn.dropDatabase()
-        await base.close()
+        await bases[0]!.useDb(name, { useCache: false }).dropDatabase()
+        await Promise.all(bases.map((base) => base.close()))
       },
     }
   })

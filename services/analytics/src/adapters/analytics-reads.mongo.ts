@@ -34,21 +34,42 @@ export function createMongoReads(c: AnalyticsCollections): Pick<AnalyticsStore, 
     return row?.n ?? 0
   }
 
-  async function totals(code: string, range: DayRange): Promise<Totals> {
-    const how = await plan(code, range)
-    if (how === 'none') return ZERO
-    if (how === 'all') return allTime(code)
-    const [sum] = await c.dayTotals.aggregate<{ scans: number }>([{ $match: how }, { $group: { _id: null, scans: { $sum: '$scans' } } }]).toArray()
-    return { scans: sum?.scans ?? 0, uniques: await visitorsIn(how) }
+  /**
+   * Scans per dimension value over the days. The group key is unpacked here, not by a $project
+   * of '$_id.dim' (FerretDB v1 returns such a dotted path literally; README "MongoDB compatibility").
+   */
+  async function dimsIn(days: Days): Promise<DimCount[]> {
+    const groups = await c.dayDims
+      .aggregate<{ _id: { dim: string; value: string }; scans: number }>([{ $match: days }, { $group: { _id: { dim: '$dim', value: '$value' }, scans: { $sum: '$scans' } } }])
+      .toArray()
+    return groups.map(({ _id, scans }) => ({ dim: _id.dim, value: _id.value, scans }))
+  }
+
+  /**
+   * Totals of every code over a range of days, in two commands whatever the number of codes,
+   * sent together: scans summed from the day totals, distinct visitors counted from the day
+   * visitors (each code's visitors grouped once, then counted per code).
+   */
+  async function totalsOver(codes: string[], range: DayRange): Promise<Map<string, Totals>> {
+    const match = { code: { $in: codes }, day: { $gte: range.from ?? '0000-00-00', $lte: range.to ?? '9999-99-99' } }
+    const [sums, visitors] = await Promise.all([
+      c.dayTotals.aggregate<{ _id: string; scans: number }>([{ $match: match }, { $group: { _id: '$code', scans: { $sum: '$scans' } } }]).toArray(),
+      c.dayVisitors
+        .aggregate<{ _id: string; n: number }>([{ $match: match }, { $group: { _id: { code: '$code', visitor: '$visitor_id' } } }, { $group: { _id: '$_id.code', n: { $sum: 1 } } }])
+        .toArray(),
+    ])
+    const uniques = new Map(visitors.map((v) => [v._id, v.n]))
+    return new Map(sums.map((sum) => [sum._id, { scans: sum.scans, uniques: uniques.get(sum._id) ?? 0 }]))
   }
 
   return {
     async summary(codes, range) {
+      if (codes.length === 0) return []
       const found = new Map<string, Totals>()
       if (range.from === null && range.to === null) {
         for (const doc of await c.codeTotals.find({ _id: { $in: codes } }).toArray()) found.set(doc._id, doc)
       } else {
-        for (const code of codes) found.set(code, await totals(code, range))
+        for (const [code, totals] of await totalsOver(codes, range)) found.set(code, totals)
       }
       return codes.map((code) => {
         const t = found.get(code) ?? ZERO
@@ -65,7 +86,7 @@ export function createMongoReads(c: AnalyticsCollections): Pick<AnalyticsStore, 
       }
       const [days, dims, uniques] = await Promise.all([
         c.dayTotals.find(how).toArray(),
-        c.dayDims.aggregate<DimCount>([{ $match: how }, { $group: { _id: { dim: '$dim', value: '$value' }, scans: { $sum: '$scans' } } }, { $project: { _id: 0, dim: '$_id.dim', value: '$_id.value', scans: 1 } }]).toArray(),
+        dimsIn(how),
         visitorsIn(how),
       ])
       return breakdownOf({ scans: days.reduce((sum, d) => sum + d.scans, 0), uniques }, days.map(dayCount), dims)

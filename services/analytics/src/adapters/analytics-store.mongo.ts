@@ -1,4 +1,6 @@
-import type { Connection, mongo } from 'mongoose'
+import { type Connection, mongo } from 'mongoose'
+
+const { ObjectId } = mongo
 import { supportsTransactions } from '@lr/platform/mongo-insert'
 import { createTally } from '../aggregates'
 import { dayOf } from '../days'
@@ -22,12 +24,24 @@ async function createIndexes(c: AnalyticsCollections): Promise<void> {
 /**
  * Inserts each document unless one with its key exists: upserts in order, so a key repeated in
  * the call is created once. `rest` holds the fields beyond the key. The positions of those created.
+ * Which upserts created a document is read from the `_id`s the server reports, never from its
+ * op indexes (FerretDB v1 numbers those wrongly; README "MongoDB compatibility"): a key with its
+ * own `_id` (a scan's scan_id) is matched to its first op, any other key gets a fresh ObjectId.
  */
 async function insertNew<T extends mongo.Document>(collection: mongo.Collection<T>, docs: { key: object; rest?: object }[], session: Session): Promise<Set<number>> {
   if (docs.length === 0) return new Set()
-  const ops = docs.map(({ key, rest }) => ({ updateOne: { filter: key, update: { $setOnInsert: rest ?? key }, upsert: true } })) as unknown as mongo.AnyBulkWriteOperation<T>[]
+  const ownIds = docs.map(({ key }) => ('_id' in key ? undefined : new ObjectId()))
+  const ids = docs.map(({ key }, i) => ownIds[i] ?? (key as { _id: unknown })._id)
+  const ops = docs.map(({ key, rest }, i) => ({
+    updateOne: { filter: key, update: { $setOnInsert: { ...(rest ?? key), ...(ownIds[i] && { _id: ownIds[i] }) } }, upsert: true },
+  })) as unknown as mongo.AnyBulkWriteOperation<T>[]
   const result = await collection.bulkWrite(ops, { ordered: true, session })
-  return new Set(Object.keys(result.upsertedIds).map(Number))
+  const upserted = new Set(Object.values(result.upsertedIds).map(String))
+  const created = new Set<number>()
+  ids.forEach((id, i) => {
+    if (upserted.delete(String(id))) created.add(i)
+  })
+  return created
 }
 
 const inc = <T extends mongo.Document>(rows: Iterable<{ scans: number; uniques?: number }>, filterOf: (row: never) => mongo.Filter<T>) =>

@@ -28,9 +28,19 @@ export interface KeyDoc {
   active_at: number
   revoked_at: number | null
   last_used_at: number | null
-  /** true while unrevoked, unset once revoked: the partial unique index keys on it. */
+  /** true while unrevoked, unset once revoked. */
   live?: true
+  /** liveSlot(account, scope) while unrevoked, revokedSlot(id) after: its unique index allows one live key per account and scope. */
+  slot: string
 }
+
+/**
+ * The slot of an unrevoked key. One unique index on an always-set field stands in for a partial
+ * unique index, which FerretDB v1 does not implement (README "MongoDB compatibility").
+ */
+export const liveSlot = (accountId: string, scope: KeyScope) => JSON.stringify(['live', accountId, scope])
+/** The slot of a revoked key: its own, so revoked keys never clash. */
+export const revokedSlot = (keyId: string) => JSON.stringify(['revoked', keyId])
 
 const options = { versionKey: false as const }
 const nullableNumber = { type: Number, default: null }
@@ -62,13 +72,12 @@ const keys = new Schema<KeyDoc>(
     revoked_at: nullableNumber,
     last_used_at: nullableNumber,
     live: { type: Boolean },
+    slot: { type: String, required: true },
   },
   { ...options, collection: 'auth_keys' },
 )
 keys.index({ hash: 1 }, { unique: true })
-// Partial on `live: true` (a plain equality on a value only this adapter writes) rather than on
-// `revoked_at: null`, so it does not depend on how a MongoDB version treats null in a partial filter.
-keys.index({ account_id: 1, scope: 1 }, { unique: true, partialFilterExpression: { live: true } })
+keys.index({ slot: 1 }, { unique: true })
 keys.index({ account_id: 1, created_at: 1 })
 
 function model<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {

@@ -1,15 +1,15 @@
 import type { Connection } from 'mongoose'
 import { type Account, type KeyScope, type Membership, StoreConflict, type Team } from '@lr/proto'
 import type { AccountChanges, AuthStore, StoredKey } from '../ports'
-import { authModels, type KeyDoc } from './auth-models.mongo'
+import { authModels, type KeyDoc, liveSlot, revokedSlot } from './auth-models.mongo'
 
-/** The index a duplicate-key error (11000) names, as its key pattern; null for any other error. */
-function duplicateKeyPattern(error: unknown): Record<string, unknown> | null {
-  const e = error as { code?: unknown; keyPattern?: Record<string, unknown> }
-  return e?.code === 11000 ? (e.keyPattern ?? {}) : null
-}
+/**
+ * Whether a write failed on a unique index (11000). Which index is found by looking, not from
+ * the error's keyPattern, which FerretDB v1 leaves out (README "MongoDB compatibility").
+ */
+const isDuplicateKey = (error: unknown) => (error as { code?: unknown })?.code === 11000
 
-const toKey = ({ _id, live: _live, ...rest }: KeyDoc): StoredKey => ({ key_id: _id, ...rest })
+const toKey = ({ _id, live: _live, slot: _slot, ...rest }: KeyDoc): StoredKey => ({ key_id: _id, ...rest })
 const toAccount = (d: { _id: string; email: string; tier: Account['tier']; api_grant_until: number | null; created_at: number }): Account => ({
   account_id: d._id,
   email: d.email,
@@ -20,11 +20,22 @@ const toAccount = (d: { _id: string; email: string; tier: Account['tier']; api_g
 const toMembership = (d: Membership): Membership => ({ team_id: d.team_id, account_id: d.account_id, role: d.role })
 
 /**
+ * Gives keys stored before the `slot` field existed their slot, so its unique index can be built
+ * (README "MongoDB compatibility"). Finds nothing, in one query, once every key has one.
+ */
+async function fillMissingSlots(Keys: ReturnType<typeof authModels>['Keys']): Promise<void> {
+  const old = await Keys.find({ slot: { $exists: false } }, { account_id: 1, scope: 1, live: 1 }).lean()
+  if (old.length === 0) return
+  await Keys.bulkWrite(old.map((k) => ({ updateOne: { filter: { _id: k._id }, update: { $set: { slot: k.live ? liveSlot(k.account_id, k.scope) : revokedSlot(k._id) } } } })))
+}
+
+/**
  * AuthStore over a mongoose connection (opened with connectMongo, autoIndex off): declares its
  * collections and creates their unique indexes before it answers.
  */
 export async function createMongoAuthStore(conn: Connection): Promise<AuthStore> {
   const { Accounts, Teams, Members, Keys } = authModels(conn)
+  await fillMissingSlots(Keys)
   await Promise.all([Accounts, Teams, Members, Keys].map((model) => model.createIndexes()))
 
   return {
@@ -32,10 +43,10 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
       try {
         await Accounts.create({ _id: account_id, ...rest })
       } catch (error) {
-        const pattern = duplicateKeyPattern(error)
-        if (pattern && 'email' in pattern) throw new StoreConflict('email', rest.email)
-        if (pattern) throw new StoreConflict('account_id', account_id)
-        throw error
+        // FerretDB reports no keyPattern with a duplicate key: which key it was is looked up.
+        if (!isDuplicateKey(error)) throw error
+        if (await Accounts.exists({ email: rest.email, _id: { $ne: account_id } })) throw new StoreConflict('email', rest.email)
+        throw new StoreConflict('account_id', account_id)
       }
     },
     async getAccount(accountId) {
@@ -55,7 +66,7 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
       try {
         await Teams.create({ _id: team_id, name })
       } catch (error) {
-        if (duplicateKeyPattern(error)) throw new StoreConflict('team_id', team_id)
+        if (isDuplicateKey(error)) throw new StoreConflict('team_id', team_id)
         throw error
       }
     },
@@ -67,7 +78,7 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
     async putMembership({ team_id, account_id, role }) {
       const upsert = () => Members.updateOne({ team_id, account_id }, { $set: { role } }, { upsert: true })
       // Two concurrent upserts of a new member can both try to insert; the loser's retry updates.
-      await upsert().catch((error) => (duplicateKeyPattern(error) ? upsert() : Promise.reject(error)))
+      await upsert().catch((error) => (isDuplicateKey(error) ? upsert() : Promise.reject(error)))
     },
     async getMembership(teamId, accountId) {
       const doc = await Members.findOne({ team_id: teamId, account_id: accountId }).lean()
@@ -79,13 +90,15 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
 
     async insertKey({ key_id, ...rest }) {
       try {
-        await Keys.create({ _id: key_id, ...rest, ...(rest.revoked_at === null ? { live: true } : {}) })
+        const live = rest.revoked_at === null
+        await Keys.create({ _id: key_id, ...rest, ...(live ? { live: true } : {}), slot: live ? liveSlot(rest.account_id, rest.scope) : revokedSlot(key_id) })
       } catch (error) {
-        const pattern = duplicateKeyPattern(error)
-        if (pattern && 'scope' in pattern) throw new StoreConflict('live_key', rest.account_id)
-        if (pattern && 'hash' in pattern) throw new StoreConflict('hash')
-        if (pattern) throw new StoreConflict('key_id', key_id)
-        throw error
+        if (!isDuplicateKey(error)) throw error
+        if (rest.revoked_at === null && (await Keys.exists({ slot: liveSlot(rest.account_id, rest.scope), _id: { $ne: key_id } }))) {
+          throw new StoreConflict('live_key', rest.account_id)
+        }
+        if (await Keys.exists({ hash: rest.hash, _id: { $ne: key_id } })) throw new StoreConflict('hash')
+        throw new StoreConflict('key_id', key_id)
       }
     },
     getKey: async (keyId) => nullable(await Keys.findById(keyId).lean()),
@@ -93,7 +106,7 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
     findLiveKey: async (accountId, scope: KeyScope) => nullable(await Keys.findOne({ account_id: accountId, scope, live: true }).lean()),
     listKeys: async (accountId) => (await Keys.find({ account_id: accountId }).sort({ created_at: 1, _id: 1 }).lean()).map(toKey),
     async revokeKey(keyId, at) {
-      await Keys.updateOne({ _id: keyId, live: true }, { $set: { revoked_at: at }, $unset: { live: 1 } })
+      await Keys.updateOne({ _id: keyId, live: true }, { $set: { revoked_at: at, slot: revokedSlot(keyId) }, $unset: { live: 1 } })
       return nullable(await Keys.findById(keyId).lean())
     },
     async touchKey(keyId, at) {

@@ -1,6 +1,6 @@
 import type { Connection, QueryFilter } from 'mongoose'
 import { createMongoLibraryStore, type LibraryDoc, libraryModel, type MongoKind } from '@lr/library-records/mongo'
-import { objectIdOf } from '@lr/platform/mongo-insert'
+import { pageRange, positionText } from '@lr/platform/mongo-position'
 import type { Status } from '@lr/proto'
 import type { DynamicPatch, DynamicStore, StoredDynamic } from '../ports'
 
@@ -13,7 +13,7 @@ type DynamicDoc = LibraryDoc & { code: string; destination_url: string; status: 
  * resolver's lookup and analytics' directory on the same collection.
  */
 export async function createMongoDynamicStore(conn: Connection): Promise<DynamicStore> {
-  const shared = await createMongoLibraryStore<StoredDynamic, DynamicPatch>(conn, DYNAMIC_MONGO)
+  const { positions, ...shared } = await createMongoLibraryStore<StoredDynamic, DynamicPatch>(conn, DYNAMIC_MONGO)
   const Model = libraryModel(conn, DYNAMIC_MONGO)
 
   return {
@@ -26,11 +26,11 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
 
     async liveCodes(library, options) {
       const filter: QueryFilter<LibraryDoc> = { library, deleted_at: null }
-      if (options.after !== undefined) filter._id = { $gt: objectIdOf(options.after) }
-      const docs = await Model.find(filter, { code: 1 }).sort({ _id: 1 }).limit(options.limit + 1).lean<Pick<DynamicDoc, '_id' | 'code'>[]>()
+      filter.position = await pageRange(positions, options.after)
+      const docs = await Model.find(filter, { code: 1, position: 1 }).sort({ position: 1 }).limit(options.limit + 1).lean<Pick<DynamicDoc, 'position' | 'code'>[]>()
       const more = docs.length > options.limit
       if (more) docs.pop()
-      return { items: docs.map((d) => d.code), next: more ? docs[docs.length - 1]!._id.toHexString() : null }
+      return { items: docs.map((d) => d.code), next: more ? positionText(docs[docs.length - 1]!.position) : null }
     },
 
     async findCode(library, code) {

@@ -1,6 +1,7 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
 import { type ListOptions, StoreConflict } from '@lr/proto'
-import { createAtomicInsert, objectIdOf } from '@lr/platform/mongo-insert'
+import { createAtomicInsert } from '@lr/platform/mongo-insert'
+import { type MongoPositions, pageRange, positionText } from '@lr/platform/mongo-position'
 import type { LibraryStore, RecordBase } from '../ports'
 
 /** Where and how one kind of record lives in MongoDB. */
@@ -14,11 +15,13 @@ export interface MongoKind {
 }
 
 /** A record as stored: style as JSON text (keeps key order and allows any key; Mongo rejects some, e.g. leading `$`). */
-export type LibraryDoc = Record<string, unknown> & { _id: Types.ObjectId; library: string; style: string; deleted_at?: number | null }
+/** `position`: the list position, claimed in blocks from the server (platform/src/mongo-position.ts). */
+export type LibraryDoc = Record<string, unknown> & { _id: Types.ObjectId; position: number; library: string; style: string; deleted_at?: number | null }
 
 function schemaOf({ idField, urlField, softDelete }: MongoKind) {
   const schema = new Schema<LibraryDoc>(
     {
+      position: { type: Number, required: true },
       library: { type: String, required: true },
       [idField]: { type: String, required: true },
       [urlField]: { type: String, required: true },
@@ -33,7 +36,7 @@ function schemaOf({ idField, urlField, softDelete }: MongoKind) {
     },
     { versionKey: false, autoIndex: false, strict: 'throw' },
   )
-  schema.index({ library: 1, _id: 1 })
+  schema.index({ library: 1, position: 1 })
   // What keeps an id unique for ever, across every replica of the service.
   schema.index({ [idField]: 1 }, { unique: true })
   return schema
@@ -49,20 +52,23 @@ export const libraryModel = (conn: Connection, kind: MongoKind): Model<LibraryDo
 
 /**
  * The LibraryStore of one kind in MongoDB over a shared mongoose connection (autoIndex is off,
- * so the indexes are created here). Position = the document's ObjectId as hex.
+ * so the indexes are created here). Position = its `position` (mongo-position.ts) as hex.
  */
-export async function createMongoLibraryStore<R extends RecordBase, P extends Partial<R>>(conn: Connection, kind: MongoKind): Promise<LibraryStore<R, P>> {
+export async function createMongoLibraryStore<R extends RecordBase, P extends Partial<R>>(conn: Connection, kind: MongoKind): Promise<LibraryStore<R, P> & { positions: MongoPositions }> {
   const { idField, softDelete } = kind
   const Model = libraryModel(conn, kind)
   await Model.createIndexes()
-  const atomic = await createAtomicInsert(conn, Model)
-  const toRecord = ({ _id, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => ({ ...rest, style: JSON.parse(style) }) as unknown as R
+  const atomic = await createAtomicInsert(conn, Model, kind.collection)
+  const toRecord = ({ _id, position: _position, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => ({ ...rest, style: JSON.parse(style) }) as unknown as R
   const live = (library: string, id: string) => ({ library, [idField]: id, ...(softDelete ? { deleted_at: null } : {}) })
 
   return {
+    /** The kind's positions, for the queries a kind adds on the same collection. */
+    positions: atomic.positions,
+
     async insertMany(library, records, receipt) {
       try {
-        const docs = records.map((r): LibraryDoc => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), ...(softDelete ? { deleted_at: null } : {}) }))
+        const docs = records.map((r): Omit<LibraryDoc, 'position'> => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), ...(softDelete ? { deleted_at: null } : {}) }))
         await atomic.insert(docs, receipt)
       } catch (error) {
         throw isDuplicateKey(error) ? new StoreConflict(idField, (error as DuplicateKey).keyValue?.[idField]) : error
@@ -78,13 +84,13 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
 
     async list(library, options: ListOptions) {
       const filter: QueryFilter<LibraryDoc> = { library, ...(softDelete ? { deleted_at: null } : {}) }
-      if (options.after !== undefined) filter._id = { $gt: objectIdOf(options.after) }
+      filter.position = await pageRange(atomic.positions, options.after)
       if (options.updatedSince !== undefined) filter.updated_at = { $gte: options.updatedSince }
       if (options.status !== undefined) filter.status = options.status
-      const docs = await Model.find(filter).sort({ _id: 1 }).limit(options.limit + 1).lean<LibraryDoc[]>()
+      const docs = await Model.find(filter).sort({ position: 1 }).limit(options.limit + 1).lean<LibraryDoc[]>()
       const more = docs.length > options.limit
       if (more) docs.pop()
-      return { items: docs.map(toRecord), next: more ? docs[docs.length - 1]!._id.toHexString() : null }
+      return { items: docs.map(toRecord), next: more ? positionText(docs[docs.length - 1]!.position) : null }
     },
 
     async update(library, id, patch, updatedAt) {

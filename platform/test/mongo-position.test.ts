@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'bun:test'
+import { AppError } from '@lr/proto'
+import { connectMongo } from '@lr/platform/mongo'
+import { mongoPositions, placeUnplaced, positionOf, positionText } from '@lr/platform/mongo-position'
+import { mongo } from 'mongoose'
+import { freshDatabase, mongoSkipReason, useMongoServer } from '../../test/harness/ferretdb'
+
+describe('position text', () => {
+  it('round-trips a position and rejects text it could not have made with a 400', () => {
+    expect(positionOf(positionText(123_456))).toBe(123_456)
+    for (const text of ['', 'XYZ', '65b1f0c2a1b2c3d4e5f60718', '-1']) expect(() => positionOf(text)).toThrow(AppError)
+  })
+})
+
+// FerretDB started by the harness, or MONGODB_URL; see README "List positions on MongoDB".
+const skip = mongoSkipReason()
+if (skip) console.warn(`skipping the Mongo position suite: ${skip}`)
+
+describe.skipIf(Boolean(skip))('Mongo list positions', () => {
+  const url = useMongoServer()
+
+  it('hands replicas taking blocks at once positions 1..n, each exactly once', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    const others = await Promise.all([1, 2, 3].map(() => connectMongo(url())))
+    try {
+      const replicas = await Promise.all([db.conn, ...others.map((o) => o.useDb(db.conn.name, { useCache: false }))].map((c) => mongoPositions(c, 'things')))
+      const taken = await Promise.all(replicas.map(async (positions, r) => {
+        const mine: number[] = []
+        for (let i = 0; i < 10; i++) {
+          const count = 1 + ((r + i) % 3)
+          const block = await positions.allocate(count)
+          mine.push(...Array.from({ length: count }, (_, k) => block.first + k))
+          await block.release()
+        }
+        return mine
+      }))
+      const all = taken.flat().sort((a, b) => a - b)
+      expect(all).toEqual(Array.from({ length: all.length }, (_, i) => i + 1))
+      expect(await replicas[0]!.horizon()).toBe(all.length)
+    } finally {
+      await Promise.all(others.map((o) => o.close()))
+      await db.cleanup()
+    }
+  })
+
+  it('keeps the horizon below an open block until it is released, whatever opened after it', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    try {
+      const positions = await mongoPositions(db.conn, 'things')
+      await (await positions.allocate(2)).release()
+      const slow = await positions.allocate(3)
+      await (await positions.allocate(1)).release()
+      expect(await positions.horizon()).toBe(2)
+      await slow.release()
+      expect(await positions.horizon()).toBe(6)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('stops holding readers back once an open block outlives the lease (its writer crashed)', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    try {
+      const positions = await mongoPositions(db.conn, 'things', 100)
+      await positions.allocate(4) // never released
+      expect(await positions.horizon()).toBe(0)
+      await Bun.sleep(150)
+      expect(await positions.horizon()).toBe(4)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('gives documents stored before positions existed positions after the taken ones, in ObjectId order', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    try {
+      const positions = await mongoPositions(db.conn, 'things')
+      await (await positions.allocate(2)).release()
+      const things = db.conn.db!.collection('things')
+      const ids = [0, 1, 2].map((n) => mongo.ObjectId.createFromTime(1_700_000_000 + n))
+      await things.insertMany([ids[2]!, ids[0]!, ids[1]!].map((_id) => ({ _id })))
+      await placeUnplaced(things, positions)
+      const placed = await things.find().sort({ position: 1 }).toArray()
+      expect(placed.map((d) => [d._id.toHexString(), d.position])).toEqual(ids.map((id, i) => [id.toHexString(), 3 + i]))
+      expect(await positions.horizon()).toBe(5)
+    } finally {
+      await db.cleanup()
+    }
+  })
+})
