@@ -40,7 +40,7 @@ async function runAdmin(env: Record<string, string>, argv: string[]) {
   return { stdout, stderr, code }
 }
 
-function adminOf(env: Record<string, string>) {
+export function adminOf(env: Record<string, string>) {
   return {
     async admin(...argv: string[]) {
       const { stdout, stderr, code } = await runAdmin(env, argv)

@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { call } from './harness/client'
+import { freshMember, type Member } from './harness/fixtures'
+import { mongoUrlForTests } from './harness/mongo'
+import { waitUntil } from './harness/ports'
+import { startScaleOutStack, type ScaleOutStack } from './harness/scale-out'
+import { BROWSER, pathOf } from './api/short-links.suite'
+
+// kill -9 in the production shape (two replicas of everything on NATS, MongoDB, Redis): a
+// replica that dies takes only its in-flight requests with it, as JSON 503/504, never a 500;
+// nothing answered 201 is lost; a retry with the same Idempotency-Key never creates twice; and
+// every 302 of the resolvers is counted exactly once although an analytics replica died.
+const SERVICES = ['auth', 'records', 'dynamic', 'analytics'] as const
+
+interface Sent {
+  path: string
+  body: unknown
+  idem: string
+  status: number
+  answer: any
+}
+
+const mongo = await mongoUrlForTests()
+if (typeof mongo !== 'string') describe.skip(`scale-out faults (${mongo.skip})`, () => {})
+else {
+  describe('scale-out faults: kill -9 of one replica of each service', () => {
+    let stack: ScaleOutStack
+    let member: Member
+    beforeAll(async () => {
+      stack = await startScaleOutStack(mongo)
+      member = await freshMember(stack)
+    }, 120_000)
+    afterAll(() => stack?.stop(), 60_000)
+
+    const post = (path: string, body: unknown, idem: string) =>
+      call(stack, 'POST', path, { key: member.key, body, headers: { 'idempotency-key': idem } })
+
+    it('loses no 201 and creates nothing twice while a replica of each service is killed', async () => {
+      const sent: Sent[] = []
+      let stopping = false
+      const worker = async (w: number) => {
+        for (let n = 0; !stopping; n++) {
+          const dynamic = n % 2 === 1
+          const path = dynamic ? '/v1/dynqrcodes' : '/v1/qrcodes'
+          const body = dynamic ? { destination_url: `https://example.com/d/${w}/${n}`, name: `D${w}-${n}` } : { url: `https://example.com/s/${w}/${n}`, name: `S${w}-${n}` }
+          const idem = `kill-${w}-${n}`
+          const res = await post(path, body, idem)
+          sent.push({ path, body, idem, status: res.status, answer: res.body })
+        }
+      }
+      const WORKERS = 6
+      const stream = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)))
+      await Bun.sleep(1500)
+      for (const name of SERVICES) {
+        await stack.kill(name, 0)
+        await Bun.sleep(1500)
+      }
+      for (const name of SERVICES) await stack.revive(name, 0)
+      await Bun.sleep(1000)
+      stopping = true
+      await stream
+
+      const created = sent.filter((s) => s.status === 201)
+      const failed = sent.filter((s) => s.status !== 201)
+      expect(created.length).toBeGreaterThan(50)
+      // Only in-flight requests may fail: at most one per worker per killed replica, as JSON 503/504.
+      expect(failed.length).toBeLessThanOrEqual(WORKERS * SERVICES.length)
+      for (const f of failed) {
+        expect([503, 504]).toContain(f.status)
+        expect(f.answer).toEqual({ error: expect.any(String) })
+      }
+
+      // Every 201 is stored as answered.
+      for (const c of created) {
+        const record = c.answer.created?.[0] ?? c.answer
+        const path = c.path === '/v1/qrcodes' ? `/v1/qrcodes/${record.qr_id}` : `/v1/dynqrcodes/${record.code}`
+        const got = await call(stack, 'GET', path, { key: member.key })
+        expect(got.status).toBe(200)
+        expect(got.body).toMatchObject(c.path === '/v1/qrcodes' ? { qr_id: record.qr_id, url: record.url } : { code: record.code, destination_url: record.destination_url })
+      }
+
+      // Retrying every request with its key: failures now succeed, and nothing exists twice.
+      for (const s of sent) {
+        const again = await post(s.path, s.body, s.idem)
+        expect(again.status).toBe(201)
+        if (s.status === 201) expect(again.body).toEqual(s.answer)
+      }
+      const names = async (path: string, field: 'qrcodes' | 'dynqrcodes') => {
+        const all: string[] = []
+        let cursor = ''
+        do {
+          const page = await call(stack, 'GET', `${path}?limit=1000${cursor ? `&cursor=${cursor}` : ''}`, { key: member.key })
+          expect(page.status).toBe(200)
+          all.push(...page.body[field].map((r: { name: string }) => r.name))
+          cursor = page.body.next_cursor ?? ''
+        } while (cursor)
+        return all
+      }
+      const stored = [...(await names('/v1/qrcodes', 'qrcodes')), ...(await names('/v1/dynqrcodes', 'dynqrcodes'))]
+      expect(stored.length).toBe(sent.length)
+      expect(new Set(stored).size).toBe(sent.length)
+    }, 240_000)
+
+    it('counts every 302 exactly once while an analytics replica is killed during a scan flood', async () => {
+      const code = (await post('/v1/dynqrcodes', { destination_url: 'https://example.com/flood', name: 'Flood' }, `flood-${Date.now()}`)).body.created[0]
+      const path = pathOf(code)
+      let redirects = 0
+      let other = 0
+      let stopping = false
+      const scanner = async () => {
+        while (!stopping) {
+          const res = await stack.short(path, { headers: { 'user-agent': BROWSER } })
+          await res.arrayBuffer()
+          if (res.status === 302) redirects++
+          else other++
+        }
+      }
+      const flood = Promise.all(Array.from({ length: 16 }, scanner))
+      await Bun.sleep(1500)
+      await stack.kill('analytics', 0)
+      await Bun.sleep(2000)
+      await stack.revive('analytics', 0)
+      await Bun.sleep(1000)
+      stopping = true
+      await flood
+      expect(redirects).toBeGreaterThan(500)
+      expect(other).toBe(0)
+
+      const total = async () => (await call(stack, 'GET', `/v1/dynqrcodes/${code.code}/analytics`, { key: member.key })).body.total_scans
+      // Scans delivered to the killed replica come back after JetStream's ack wait.
+      await waitUntil(async () => (await total()) === redirects, 90_000, `${redirects} scans counted`)
+      await Bun.sleep(2000)
+      expect(await total()).toBe(redirects)
+    }, 180_000)
+  })
+}
