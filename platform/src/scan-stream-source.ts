@@ -3,6 +3,7 @@ import { ensureScanStream, SCAN_STREAM } from './scan-stream-config'
 import type { ApplyScans, ScanSource } from '@lr/proto'
 import { errorFields, log } from './log'
 import { consumerAckPending, consumerPending } from './metrics'
+import { acquireIngestLease, type IngestLease } from './ingest-lease'
 
 export interface JetStreamSourceOptions {
   /** Name of the durable consumer; replicas sharing it share the work. Default `analytics`. */
@@ -19,6 +20,8 @@ export interface JetStreamSourceOptions {
   ackWaitMs?: number
   /** How often the consumer's lag is read into lr_jetstream_consumer_pending. Default 5 s. */
   lagEveryMs?: number
+  /** How long a dead replica's ingest lease outlives it (ingest-lease.ts). Default 2.5 s. */
+  leaseTtlMs?: number
   /** Redelivery delay of a batch the store refused, and pause after a failed pull. Default 1000 ms. */
   retryMs?: number
   /** Lifetime of one pull request: bounds how long `stop` waits. Default 1000 ms (the server's minimum). */
@@ -58,13 +61,15 @@ function payloadOf(msg: JsMsg): unknown {
  * while a batch is applied queue up and form the next batch; a batch is acknowledged only after
  * `apply` resolved (the store committed), and redelivered after `retryMs` when it rejected.
  * A scan delivered again after a crash is the consumer's to drop (idempotent on scan_id).
+ * Only the replica holding the ingest lease pulls (ingest-lease.ts): one writer at a time.
  *
  * Pulls are short fetches rather than `consume()`: `stop` lets the last pull run out and
  * naks what it still brings, so no message is left delivered to a closed subscription (which
  * the server would only hand out again after ack_wait).
  */
 export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSourceOptions = {}): ScanSource {
-  const { durable = 'analytics', maxBatch = 1000, maxAckPending = 20_000, ackWaitMs = 3_000, retryMs = 1000, pullExpiresMs = 1000, lagEveryMs = 5_000 } = opts
+  const { durable = 'analytics', maxBatch = 1000, maxAckPending = 20_000, ackWaitMs = 3_000, retryMs = 1000, pullExpiresMs = 1000, lagEveryMs = 5_000, leaseTtlMs = 2_500 } = opts
+  let lease: IngestLease | undefined
   let applying: JsMsg[] = []
   let heartbeat: Timer | undefined
   let lag: Timer | undefined
@@ -75,6 +80,11 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
 
   async function drain(apply: ApplyScans): Promise<void> {
     while (waiting.length > 0 && !stopping) {
+      if (!lease?.held()) {
+        // Another replica applies scans now: what this one took goes back to the stream at once.
+        for (const msg of waiting.splice(0)) msg.nak()
+        return
+      }
       // Let the messages that arrived meanwhile in first: one transaction per batch, not per scan.
       await new Promise((resolve) => setImmediate(resolve))
       if (stopping) return
@@ -104,6 +114,10 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
   async function pull(consumer: Consumer, apply: ApplyScans): Promise<void> {
     // A closed connection never comes back (reconnects keep it open): nothing left to pull.
     while (!stopping && !nc.isClosed()) {
+      if (!lease?.held()) {
+        await Bun.sleep(100)
+        continue
+      }
       try {
         const messages = await consumer.fetch({ max_messages: maxBatch, expires: pullExpiresMs })
         for await (const msg of messages) {
@@ -128,6 +142,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       await ensureScanStream(jsm)
       await ensureConsumer(jsm, { ...consumerConfig(durable, maxAckPending, ackWaitMs), durable_name: durable })
       const consumer = await nc.jetstream().consumers.get(SCAN_STREAM, durable)
+      lease = await acquireIngestLease(nc, { ttlMs: leaseTtlMs })
       stopping = false
       pulling = pull(consumer, apply)
       // Held messages stay ours while they wait or are applied; a dead replica's come back after ackWaitMs.
@@ -152,6 +167,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       // Delivered but not applied: back to the stream at once rather than after ack_wait.
       for (const msg of waiting.splice(0)) msg.nak()
       clearInterval(heartbeat)
+      await lease?.release()
       if (!nc.isClosed()) await nc.flush().catch(() => undefined)
     },
   }

@@ -1,4 +1,13 @@
-/** Temporary: the Mongo server for tests (replaced by the FerretDB harness on merge). */
-export async function mongoUrlForTests(): Promise<string | { skip: string }> {
-  return Bun.env.MONGODB_URL ?? { skip: 'MONGODB_URL is not set' }
+import { mongoSkipReason, startFerretDb } from './ferretdb'
+
+/**
+ * The MongoDB server a scale-out file runs on: MONGODB_URL's, or a FerretDB of its own (stopped
+ * with `stop`). `skip` says why there is none (outside CI only; under CI=true a missing ferretdb
+ * throws, so the suite fails instead of skipping).
+ */
+export async function mongoForTests(): Promise<{ url: string; stop(): Promise<void> } | { skip: string }> {
+  const skip = mongoSkipReason()
+  if (skip) return { skip }
+  if (Bun.env.MONGODB_URL) return { url: Bun.env.MONGODB_URL, stop: async () => undefined }
+  return startFerretDb()
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { ENTRY_POINTS, type ProcessName } from '../../deploy/entry-points'
+import { servingCount } from '../../deploy/local/processes'
 import { startNats } from './nats'
 import { freePort, waitUntil } from './ports'
 import { startRedis } from './redis'
@@ -31,7 +32,6 @@ export interface ScaleOutStack extends Stack {
   gateways: string[]
 }
 
-const ready = (name: ProcessName, line: string) => line.includes(name === 'gateway' ? '[gateway] API on' : `[${name}] serving on`)
 
 /**
  * TRANSPORT=nats STORE=mongo LIMITER=redis with two replicas of auth, records, dynamic and
@@ -42,7 +42,7 @@ const ready = (name: ProcessName, line: string) => line.includes(name === 'gatew
 export async function startScaleOutStack(mongoUrl: string, extra: Record<string, string> = {}): Promise<ScaleOutStack> {
   const nats = await startNats({ jetstream: true })
   const redis = await startRedis()
-  const database = `lr_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
+  const database = `lr_scale_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
   const url = new URL(mongoUrl)
   url.pathname = `/${database}`
   const env: Record<string, string> = {
@@ -80,14 +80,16 @@ export async function startScaleOutStack(mongoUrl: string, extra: Record<string,
     return replica
   }
 
-  const servingCount = (name: ProcessName, index: number) => lines.filter((l) => l.startsWith(`[${keyOf(name, index)}] `) && ready(name, l)).length
+  const servingOf = (name: ProcessName, index: number) => servingCount(lines.filter((l) => l.startsWith(`[${keyOf(name, index)}] `)).join('\n'), name)
   async function startReplica(name: ProcessName, index: number) {
-    const before = servingCount(name, index)
+    const before = servingOf(name, index)
     const { proc } = spawn(name, index)
     const exited = proc.exited.then((code) => {
       throw new Error(`${keyOf(name, index)} exited with code ${code} before it served`)
     })
-    await Promise.race([waitUntil(() => servingCount(name, index) > before, 30_000, `${keyOf(name, index)} to serve`), exited])
+    await Promise.race([waitUntil(() => servingOf(name, index) > before, 30_000, `${keyOf(name, index)} to serve`), exited]).catch((error) => {
+      throw new Error(`${(error as Error).message}\n${lines.filter((l) => l.startsWith(`[${keyOf(name, index)}] `)).slice(-20).join('\n')}`)
+    })
     exited.catch(() => undefined)
   }
   async function stopReplica(name: ProcessName, index: number, signal: 'SIGTERM' | 'SIGKILL') {

@@ -7,12 +7,12 @@ export type ScanDoc = Omit<StoredScan, 'scan_id'> & { _id: string }
 export function analyticsCollections(db: mongo.Db) {
   return {
     scans: db.collection<ScanDoc>('analytics_scans'),
-    codeVisitors: db.collection('analytics_code_visitors'),
-    dayVisitors: db.collection('analytics_day_visitors'),
+    codeVisitors: db.collection<{ _id: string; code: string; visitor_id: string }>('analytics_code_visitors'),
+    dayVisitors: db.collection<{ _id: string; code: string; day: string; visitor_id: string }>('analytics_day_visitors'),
     codeTotals: db.collection<{ _id: string; scans: number; uniques: number }>('analytics_code_totals'),
-    dayTotals: db.collection<{ code: string; day: string; scans: number; uniques: number }>('analytics_day_totals'),
-    codeDims: db.collection<{ code: string; dim: string; value: string; scans: number }>('analytics_code_dims'),
-    dayDims: db.collection<{ code: string; day: string; dim: string; value: string; scans: number }>('analytics_day_dims'),
+    dayTotals: db.collection<{ _id: string; code: string; day: string; scans: number; uniques: number }>('analytics_day_totals'),
+    codeDims: db.collection<{ _id: string; code: string; dim: string; value: string; scans: number }>('analytics_code_dims'),
+    dayDims: db.collection<{ _id: string; code: string; day: string; dim: string; value: string; scans: number }>('analytics_day_dims'),
   }
 }
 export type AnalyticsCollections = ReturnType<typeof analyticsCollections>

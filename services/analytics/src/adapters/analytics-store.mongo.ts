@@ -10,14 +10,21 @@ import { type AnalyticsCollections, analyticsCollections } from './analytics-col
 
 type Session = mongo.ClientSession | undefined
 
+/**
+ * Every aggregate document is keyed by its `_id`, the key's parts joined (keyOf): each upsert is
+ * then a primary-key lookup, on MongoDB and on FerretDB alike, whose SQLite backend scans the
+ * whole collection for an upsert on any other field (README "MongoDB compatibility"). The key's
+ * parts stay as fields, indexed for the reads.
+ */
+const keyOf = (...parts: string[]) => parts.join('\u0000')
+
 async function createIndexes(c: AnalyticsCollections): Promise<void> {
   await Promise.all([
     c.scans.createIndex({ code: 1, scanned_at: 1, _id: 1 }),
-    c.codeVisitors.createIndex({ code: 1, visitor_id: 1 }, { unique: true }),
-    c.dayVisitors.createIndex({ code: 1, day: 1, visitor_id: 1 }, { unique: true }),
-    c.dayTotals.createIndex({ code: 1, day: 1 }, { unique: true }),
-    c.codeDims.createIndex({ code: 1, dim: 1, value: 1 }, { unique: true }),
-    c.dayDims.createIndex({ code: 1, day: 1, dim: 1, value: 1 }, { unique: true }),
+    c.dayVisitors.createIndex({ code: 1, day: 1 }),
+    c.dayTotals.createIndex({ code: 1, day: 1 }),
+    c.codeDims.createIndex({ code: 1 }),
+    c.dayDims.createIndex({ code: 1, day: 1 }),
   ])
 }
 
@@ -44,10 +51,13 @@ async function insertNew<T extends mongo.Document>(collection: mongo.Collection<
   return created
 }
 
-const inc = <T extends mongo.Document>(rows: Iterable<{ scans: number; uniques?: number }>, filterOf: (row: never) => mongo.Filter<T>) =>
-  [...rows].map((row) => ({
-    updateOne: { filter: filterOf(row as never), update: { $inc: row.uniques === undefined ? { scans: row.scans } : { scans: row.scans, uniques: row.uniques } }, upsert: true },
-  })) as unknown as mongo.AnyBulkWriteOperation<T>[]
+/** Counter upserts by `_id`; `fields` (the key's parts) are written when the document is created. */
+const inc = <R extends { scans: number; uniques?: number }>(rows: Iterable<R>, keyOfRow: (row: R) => { _id: string; fields: object }) =>
+  [...rows].map((row) => {
+    const { _id, fields } = keyOfRow(row)
+    const $inc = row.uniques === undefined ? { scans: row.scans } : { scans: row.scans, uniques: row.uniques }
+    return { updateOne: { filter: { _id }, update: { $inc, $setOnInsert: fields }, upsert: true } }
+  }) as unknown as mongo.AnyBulkWriteOperation<mongo.Document>[]
 
 /**
  * An AnalyticsStore in MongoDB over a shared mongoose connection, on the driver's collections
@@ -65,18 +75,18 @@ export async function createMongoAnalyticsStore(conn: Connection): Promise<Analy
     const created = await insertNew(c.scans, scans.map(({ scan_id, ...rest }) => ({ key: { _id: scan_id }, rest })), session)
     const fresh = scans.filter((_, i) => created.has(i))
     const days = fresh.map((s) => dayOf(s.scanned_at))
-    const visitors = await insertNew(c.codeVisitors, fresh.map((s) => ({ key: { code: s.code, visitor_id: s.visitor_id } })), session)
-    const dayVisitors = await insertNew(c.dayVisitors, fresh.map((s, i) => ({ key: { code: s.code, day: days[i], visitor_id: s.visitor_id } })), session)
+    const visitors = await insertNew(c.codeVisitors, fresh.map((s) => ({ key: { _id: keyOf(s.code, s.visitor_id) }, rest: { code: s.code, visitor_id: s.visitor_id } })), session)
+    const dayVisitors = await insertNew(c.dayVisitors, fresh.map((s, i) => ({ key: { _id: keyOf(s.code, days[i]!, s.visitor_id) }, rest: { code: s.code, day: days[i], visitor_id: s.visitor_id } })), session)
     const tally = createTally()
     fresh.forEach((scan, i) => tally.add(scan, days[i]!, visitors.has(i), dayVisitors.has(i)))
     // One operation at a time: a transaction's session must not run operations concurrently.
-    const write = async <T extends mongo.Document>(collection: mongo.Collection<T>, ops: mongo.AnyBulkWriteOperation<T>[]) => {
+    const write = async (collection: mongo.Collection<any>, ops: mongo.AnyBulkWriteOperation<mongo.Document>[]) => {
       if (ops.length > 0) await collection.bulkWrite(ops, { ordered: false, session })
     }
-    await write(c.codeTotals, inc(tally.codes.values(), (r: { code: string }) => ({ _id: r.code })))
-    await write(c.dayTotals, inc(tally.days.values(), (r: { code: string; day: string }) => ({ code: r.code, day: r.day })))
-    await write(c.codeDims, inc(tally.codeDims.values(), (r: { code: string; dim: string; value: string }) => ({ code: r.code, dim: r.dim, value: r.value })))
-    await write(c.dayDims, inc(tally.dayDims.values(), (r: { code: string; day: string; dim: string; value: string }) => ({ code: r.code, day: r.day, dim: r.dim, value: r.value })))
+    await write(c.codeTotals, inc(tally.codes.values(), (r) => ({ _id: r.code, fields: {} })))
+    await write(c.dayTotals, inc(tally.days.values(), (r) => ({ _id: keyOf(r.code, r.day), fields: { code: r.code, day: r.day } })))
+    await write(c.codeDims, inc(tally.codeDims.values(), (r) => ({ _id: keyOf(r.code, r.dim, r.value), fields: { code: r.code, dim: r.dim, value: r.value } })))
+    await write(c.dayDims, inc(tally.dayDims.values(), (r) => ({ _id: keyOf(r.code, r.day, r.dim, r.value), fields: { code: r.code, day: r.day, dim: r.dim, value: r.value } })))
     return fresh.length
   }
 

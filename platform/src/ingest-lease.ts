@@ -1,0 +1,55 @@
+import type { KV, NatsConnection } from 'nats'
+import { errorFields, log } from './log'
+
+/**
+ * Which analytics replica applies scans: one at a time, by a lease in a JetStream key-value
+ * bucket. Why (docs/decisions.md §6): the counters are read-modify-write on stores that have no
+ * atomic update across connections (FerretDB), and one writer applies batches in stream order.
+ * The other replicas serve reads and take the lease over within `ttlMs` of the holder's death;
+ * what the dead holder had taken comes back after the consumer's ack wait.
+ *
+ * `create` on a key is atomic on the server: exactly one replica wins it. The holder renews with
+ * a compare-and-set on its revision every ttlMs / 4; the bucket's max age removes an entry that
+ * nobody renews, so a crashed holder frees the lease by itself.
+ */
+export interface IngestLease {
+  /** True while this replica holds the lease (and may apply scans). */
+  held(): boolean
+  /** Gives the lease up at once (a graceful stop), so another replica needs no wait. */
+  release(): Promise<void>
+}
+
+export const LEASE_BUCKET = 'analytics_ingest'
+const KEY = 'holder'
+
+export async function acquireIngestLease(nc: NatsConnection, opts: { ttlMs?: number; holder?: string } = {}): Promise<IngestLease> {
+  const { ttlMs = 3000, holder = `${process.pid}-${crypto.randomUUID().slice(0, 8)}` } = opts
+  const kv: KV = await nc.jetstream().views.kv(LEASE_BUCKET, { ttl: ttlMs, history: 1 })
+  let revision: number | undefined
+  let stopped = false
+
+  async function tick(): Promise<void> {
+    try {
+      if (revision === undefined) {
+        revision = await kv.create(KEY, new TextEncoder().encode(holder))
+        log().info({ holder }, 'ingest lease taken: this replica applies scans')
+      } else revision = await kv.update(KEY, new TextEncoder().encode(holder), revision)
+    } catch (error) {
+      if (revision !== undefined) log().warn({ holder, ...errorFields(error) }, 'ingest lease lost')
+      revision = undefined // someone else holds it, or the server is away: try again next tick
+    }
+  }
+  await tick()
+  const timer = setInterval(() => void (stopped ? undefined : tick()), Math.max(100, Math.floor(ttlMs / 4)))
+
+  return {
+    held: () => revision !== undefined,
+    async release() {
+      stopped = true
+      clearInterval(timer)
+      if (revision === undefined) return
+      revision = undefined
+      await kv.delete(KEY).catch(() => undefined)
+    },
+  }
+}
