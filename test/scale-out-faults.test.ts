@@ -131,9 +131,7 @@ else {
       const holder = stack.replicas('analytics').find((r) => r.proc.pid === holderPid)!
       expect(holder).toBeDefined()
       await stack.kill('analytics', holder.index)
-      await Bun.sleep(3000)
-      await stack.revive('analytics', holder.index)
-      await Bun.sleep(1000)
+      await Bun.sleep(4000)
       stopping = true
       await flood
       expect(redirects).toBeGreaterThan(150)
