@@ -100,7 +100,12 @@ else {
         } while (cursor)
         return all
       }
-      const stored = [...(await names('/v1/qrcodes', 'qrcodes')), ...(await names('/v1/dynqrcodes', 'dynqrcodes'))]
+      // A block a killed writer left open holds lists back for OPEN_BLOCK_LEASE_MS (5 s) at most.
+      let stored: string[] = []
+      await waitUntil(async () => {
+        stored = [...(await names('/v1/qrcodes', 'qrcodes')), ...(await names('/v1/dynqrcodes', 'dynqrcodes'))]
+        return stored.length >= sent.length
+      }, 10_000, 'every record in the lists').catch(() => undefined)
       expect(stored.length).toBe(sent.length)
       expect(new Set(stored).size).toBe(sent.length)
     }, 240_000)

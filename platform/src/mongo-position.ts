@@ -20,7 +20,7 @@ interface BlockDoc {
   /** The block's first position. */
   _id: number
   count: number
-  /** When the block was taken (ms): an open block older than the lease was left by a crashed writer. */
+  /** When the writer last said it is alive (ms): an open block not renewed within the lease was left by a crashed writer. */
   at: number
   open: boolean
 }
@@ -39,11 +39,11 @@ export interface MongoPositions {
 }
 
 /**
- * How long an open block holds readers back. A writer that crashed between taking and releasing
- * stops holding the horizon after this; a live insert must finish within it (a batch is at most
- * a few hundred small documents, written in well under a second).
+ * How long an open block holds readers back after its writer last renewed it. The writer renews
+ * every third of it while its insert runs, so a slow insert keeps its hold; a writer that crashed
+ * (kill -9) holds lists back for at most this long (README "List positions on MongoDB").
  */
-export const OPEN_BLOCK_LEASE_MS = 60_000
+export const OPEN_BLOCK_LEASE_MS = 5_000
 
 /** A position as text (hex, as the SQLite stores' seq): the `next` of a page. */
 export const positionText = (position: number) => position.toString(16)
@@ -69,7 +69,16 @@ export async function mongoPositions(conn: Connection, scope: string, leaseMs = 
           () => true,
           (error: mongo.MongoServerError) => (error.code === 11000 ? false : Promise.reject(error)), // another replica took it: next one
         )
-        if (taken) return { first, release: async () => void (await blocks.updateOne({ _id: first }, { $set: { open: false } })) }
+        if (!taken) continue
+        // Only this writer updates its block, so the renewals need no atomic update.
+        const renew = setInterval(() => void blocks.updateOne({ _id: first, open: true }, { $set: { at: Date.now() } }).catch(() => undefined), Math.floor(leaseMs / 3))
+        return {
+          first,
+          async release() {
+            clearInterval(renew)
+            await blocks.updateOne({ _id: first }, { $set: { open: false } })
+          },
+        }
       }
     },
 

@@ -58,13 +58,29 @@ describe.skipIf(Boolean(skip))('Mongo list positions', () => {
     }
   })
 
-  it('stops holding readers back once an open block outlives the lease (its writer crashed)', async () => {
+  it('stops holding readers back once a crashed writer stops renewing its open block', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    const writer = await connectMongo(url())
+    try {
+      const reader = await mongoPositions(db.conn, 'things', 300)
+      await (await mongoPositions(writer.useDb(db.conn.name, { useCache: false }), 'things', 300)).allocate(4) // never released
+      expect(await reader.horizon()).toBe(0)
+      await writer.close() // the writer's process is gone: no renewal reaches the server
+      await Bun.sleep(450)
+      expect(await reader.horizon()).toBe(4)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('keeps holding readers back while a live writer\'s insert outlasts the lease', async () => {
     const db = await freshDatabase(url(), 'lr_positions_test')
     try {
-      const positions = await mongoPositions(db.conn, 'things', 100)
-      await positions.allocate(4) // never released
+      const positions = await mongoPositions(db.conn, 'things', 300)
+      const slow = await positions.allocate(4)
+      await Bun.sleep(900) // three leases: only the renewals keep the block open
       expect(await positions.horizon()).toBe(0)
-      await Bun.sleep(150)
+      await slow.release()
       expect(await positions.horizon()).toBe(4)
     } finally {
       await db.cleanup()
