@@ -110,6 +110,22 @@ else {
       expect(new Set(stored).size).toBe(sent.length)
     }, 240_000)
 
+  })
+
+  // Its own deployment: the creates above leave revived replicas behind, and on FerretDB a second
+  // take-over right after them has stalled the store (README "MongoDB compatibility").
+  describe('scale-out faults: kill -9 of the analytics replica applying scans', () => {
+    let stack: ScaleOutStack
+    let member: Member
+    beforeAll(async () => {
+      stack = await startScaleOutStack(mongo)
+      member = await freshMember(stack)
+    }, 120_000)
+    afterAll(() => stack?.stop(), 60_000)
+
+    const post = (path: string, body: unknown, idem: string) =>
+      call(stack, 'POST', path, { key: member.key, body, headers: { 'idempotency-key': idem } })
+
     it('counts every 302 exactly once when the analytics replica applying scans is killed during a scan flood', async () => {
       const code = (await post('/v1/dynqrcodes', { destination_url: 'https://example.com/flood', name: 'Flood' }, `flood-${Date.now()}`)).body.created[0]
       const path = pathOf(code)

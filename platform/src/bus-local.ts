@@ -33,6 +33,8 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
   const handlers = new Map<string, { list: Handler[]; next: number }>()
   const subscribers = new Set<Subscriber>()
   const turns = new Map<string, number>()
+  /** Subscribers in a queue group; none (one process today) keeps publish free of grouping work. */
+  let grouped = 0
   let closed = false
 
   /** One request as NATS would carry it: a copy in, a copy out, the request id alongside. */
@@ -61,6 +63,7 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
 
   /** The subscribers an event reaches: every one without a queue, and one member of each queue group. */
   function recipients(subject: string): Subscriber[] {
+    if (!grouped) return [...subscribers].filter((sub) => subjectMatches(sub.pattern, subject))
     const plain: Subscriber[] = []
     const groups = new Map<string, Subscriber[]>()
     for (const sub of subscribers) {
@@ -114,8 +117,11 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
 
     subscribe(pattern, handler, opts) {
       const sub: Subscriber = { pattern, handler, queue: opts?.queue }
+      if (sub.queue !== undefined) grouped++
       subscribers.add(sub)
-      return () => subscribers.delete(sub)
+      return () => {
+        if (subscribers.delete(sub) && sub.queue !== undefined) grouped--
+      }
     },
 
     async ping() {

@@ -8,6 +8,12 @@ interface ReceiptDoc {
   response: string
   created_at: number
   expires_at: Date
+  /**
+   * Without transactions the receipt is written first and names the documents its create is
+   * about to insert (JSON); they are cleared once written. A receipt still holding them was left
+   * by a writer that died in between: whoever reads it next writes what is missing (mongo-insert.ts).
+   */
+  pending?: string | null
 }
 
 const receiptSchema = new Schema<ReceiptDoc>(
@@ -19,6 +25,7 @@ const receiptSchema = new Schema<ReceiptDoc>(
     created_at: { type: Number, required: true },
     /** For the TTL index (createExpiryIndex): MongoDB removes receipts a day after they were written. */
     expires_at: { type: Date, required: true },
+    pending: { type: String, default: null },
   },
   { versionKey: false },
 )
@@ -49,11 +56,20 @@ export async function mongoReceipts(conn: Connection) {
   await Receipts.createIndexes()
   const serverExpires = await createExpiryIndex(Receipts)
   return {
-    async findReceipt(scope: string, key: string, since: number): Promise<Receipt | null> {
+    async findReceipt(scope: string, key: string, since: number): Promise<(Receipt & { pending: object[] | null }) | null> {
       const doc = await Receipts.findOne({ scope, key, created_at: { $gte: since } }).lean()
-      return doc ? { scope, key, fingerprint: doc.fingerprint, response: JSON.parse(doc.response), created_at: doc.created_at } : null
+      if (!doc) return null
+      return { scope, key, fingerprint: doc.fingerprint, response: JSON.parse(doc.response), created_at: doc.created_at, pending: doc.pending ? JSON.parse(doc.pending) : null }
     },
-    async write(receipt: Receipt, session?: ClientSession): Promise<void> {
+    /** The receipt's documents are all written: it no longer names any (see `pending`). */
+    async settle(scope: string, key: string): Promise<void> {
+      await Receipts.updateOne({ scope, key }, { $set: { pending: null } })
+    },
+    /** Takes back a receipt whose create failed (without transactions; see mongo-insert.ts). */
+    async remove(scope: string, key: string, created_at: number): Promise<void> {
+      await Receipts.deleteOne({ scope, key, created_at })
+    },
+    async write(receipt: Receipt, session?: ClientSession, pending?: object[]): Promise<void> {
       const expired = receipt.created_at - IDEMPOTENCY_TTL_S
       // Without a TTL index nothing else removes old receipts: sweep them here, outside the
       // transaction (an expired receipt is never read, so removing it early or late is harmless).
@@ -62,7 +78,7 @@ export async function mongoReceipts(conn: Connection) {
       await Receipts.deleteOne({ scope: receipt.scope, key: receipt.key, created_at: { $lt: expired } }, { session })
       try {
         await Receipts.create(
-          [{ ...receipt, response: JSON.stringify(receipt.response), expires_at: new Date((receipt.created_at + IDEMPOTENCY_TTL_S) * 1000) }],
+          [{ ...receipt, response: JSON.stringify(receipt.response), expires_at: new Date((receipt.created_at + IDEMPOTENCY_TTL_S) * 1000), pending: pending ? JSON.stringify(pending) : null }],
           { session },
         )
       } catch (error) {

@@ -51,7 +51,19 @@ export const busHandlerDuration = new Histogram({
   labelNames: ['subject', 'outcome'] as const,
   buckets: LATENCY_BUCKETS,
 })
-export const scansPublished = new Counter({ name: 'lr_scans_published_total', help: 'Scans the resolver handed to the scan stream (acknowledged by it)' })
+// Counted in a plain number on the resolver's hot path and handed to prom-client at scrape time.
+let published = 0
+let publishedReported = 0
+/** One more scan handed on (acknowledged by JetStream, or published on the in-process bus). */
+export const countScanPublished = () => void published++
+export const scansPublished = new Counter({
+  name: 'lr_scans_published_total',
+  help: 'Scans the resolver handed to the scan stream (acknowledged by it)',
+  collect() {
+    this.inc(published - publishedReported)
+    publishedReported = published
+  },
+})
 const bufferedSources = new Set<() => number>()
 /** Counts a publisher's held scans into lr_scans_buffered while it lives; returns the release. */
 export function trackBufferedScans(pending: () => number): () => void {

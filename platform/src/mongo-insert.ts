@@ -1,7 +1,10 @@
-import type { Connection, Model, Types } from 'mongoose'
+import { type Connection, type Model, Types } from 'mongoose'
 import type { Receipt } from '@lr/proto'
 import { mongoReceipts } from './idempotency-mongo'
 import { mongoPositions, placeUnplaced } from './mongo-position'
+
+/** How long a receipt may name unwritten documents before its writer is taken for dead. */
+export const PENDING_GRACE_S = 5
 
 /** Transactions need a replica set or mongos; a standalone server gets insert-then-clean-up. */
 export async function supportsTransactions(conn: Connection): Promise<boolean> {
@@ -16,14 +19,50 @@ export async function supportsTransactions(conn: Connection): Promise<boolean> {
  * has them; otherwise ordered inserts, and on any failure the documents this call inserted are
  * removed again, found by the `_id`s it assigned (a clashing unique key may belong to an older
  * document, which must stay). README "MongoDB compatibility".
+ *
+ * Without transactions a writer can also die (kill -9) between its documents and its receipt.
+ * So there the receipt goes first, naming the documents to come, and is settled once they are
+ * written; the next reader of an unsettled receipt (a retry with the same Idempotency-Key)
+ * writes whichever of them are missing before the answer is replayed. Every replayed 201 is
+ * then stored, and nothing is stored twice: a document already written clashes on its unique id.
  */
 export async function createAtomicInsert<D extends { _id: Types.ObjectId; position: number }>(conn: Connection, model: Model<D>, scope: string) {
   const transactions = await supportsTransactions(conn)
   const receipts = await mongoReceipts(conn)
   const positions = await mongoPositions(conn, scope)
   await placeUnplaced(model.collection, positions)
+  /** Writes the documents a dead writer's receipt names and that are not there yet, then settles it. */
+  async function rollForward(scope: string, key: string, pending: object[]): Promise<void> {
+    const block = await positions.allocate(pending.length)
+    try {
+      for (const [i, doc] of pending.entries()) {
+        await model.collection.insertOne({ ...doc, _id: new Types.ObjectId(), position: block.first + i } as never).catch((error: { code?: number }) => {
+          if (error.code !== 11000) throw error // 11000: the dead writer got this one in
+        })
+      }
+    } finally {
+      await block.release()
+    }
+    await receipts.settle(scope, key)
+  }
+
   return {
-    findReceipt: receipts.findReceipt,
+    async findReceipt(scope: string, key: string, since: number): Promise<Receipt | null> {
+      for (;;) {
+        const found = await receipts.findReceipt(scope, key, since)
+        if (!found) return null
+        const { pending, ...receipt } = found
+        if (!pending) return receipt
+        // A twin of a create still running: its writer settles the receipt in a moment. Only a
+        // receipt unsettled for longer than any live insert takes was left by a dead writer.
+        if (Date.now() / 1000 - receipt.created_at < PENDING_GRACE_S) {
+          await Bun.sleep(50)
+          continue
+        }
+        await rollForward(scope, key, pending)
+        return receipt
+      }
+    },
     positions,
     async insert(unplaced: Omit<D, 'position'>[], receipt?: Receipt): Promise<void> {
       // Outside any transaction: the counter is shared by every writer and must not wait on one.
@@ -37,13 +76,16 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
           })
           return
         }
+        // The documents as a later reader would write them: without _id and position, which it assigns anew.
+        if (receipt) await receipts.write(receipt, undefined, unplaced.map(({ _id, ...rest }) => rest))
         try {
           await model.insertMany(docs, { ordered: true })
-          if (receipt) await receipts.write(receipt)
         } catch (error) {
           await model.deleteMany({ _id: { $in: docs.map((doc) => doc._id) } })
+          if (receipt) await receipts.remove(receipt.scope, receipt.key, receipt.created_at)
           throw error
         }
+        if (receipt) await receipts.settle(receipt.scope, receipt.key)
       } finally {
         await block.release()
       }

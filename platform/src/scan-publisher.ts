@@ -1,6 +1,6 @@
 import { type Bus, type ScanPublisher, scanSubject } from '@lr/proto'
 import { errorFields, log } from './log'
-import { scansPublished } from './metrics'
+import { countScanPublished } from './metrics'
 
 /** One-process mode: each scan is an event on scanSubject(code) of the bus. */
 export function createBusScanPublisher(bus: Bus): ScanPublisher {
@@ -10,9 +10,10 @@ export function createBusScanPublisher(bus: Bus): ScanPublisher {
       try {
         const sent: Promise<void> = bus
           .publish(scanSubject(event.code), event)
-          .then(() => void scansPublished.inc(), (error) => log().error(errorFields(error), 'scan not published'))
+          .catch((error) => log().error(errorFields(error), 'scan not published'))
           .finally(() => inFlight.delete(sent))
         inFlight.add(sent)
+        countScanPublished()
       } catch (error) {
         log().error(errorFields(error), 'scan not published')
       }

@@ -2,7 +2,7 @@ import { Events, type NatsConnection } from 'nats'
 import { Fifo } from './fifo'
 import type { ScanSpool } from './scan-spool'
 import { errorFields, log } from './log'
-import { scansDropped, scansPublished, trackBufferedScans } from './metrics'
+import { countScanPublished, scansDropped, trackBufferedScans } from './metrics'
 import type { ScanPublisher } from '@lr/proto'
 import { type ScanEvent, scanSubject } from '@lr/proto'
 
@@ -118,7 +118,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       inFlight--
       if (closed) return settle()
       if (error !== undefined) return failed(event, error)
-      scansPublished.inc()
+      countScanPublished()
       if (!healthy) log().info({ dropped_this_outage: droppedThisOutage }, 'JetStream answers again')
       healthy = true
       droppedThisOutage = 0

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'bun:test'
+import { type Connection, Schema, Types } from 'mongoose'
+import { createAtomicInsert, PENDING_GRACE_S, supportsTransactions } from '@lr/platform/mongo-insert'
+import { mongoReceipts } from '@lr/platform/idempotency-mongo'
+import { freshDatabase, mongoSkipReason, useMongoServer } from '../../test/harness/ferretdb'
+
+// A writer killed (kill -9) between its receipt and its documents, on a server without
+// transactions: the next reader of the receipt writes what is missing, and nothing twice.
+interface ThingDoc {
+  _id: Types.ObjectId
+  position: number
+  code: string
+}
+const schema = new Schema<ThingDoc>({ position: { type: Number, required: true }, code: { type: String, required: true } }, { versionKey: false, autoIndex: false })
+schema.index({ code: 1 }, { unique: true })
+
+async function open(conn: Connection) {
+  const Model = conn.model<ThingDoc>('Thing', schema, 'things')
+  await Model.createIndexes()
+  return { Model, atomic: await createAtomicInsert(conn, Model, 'things') }
+}
+
+const receiptOf = (createdAt: number) => ({ scope: 'key_1', key: 'idem-1', fingerprint: 'f', response: { created: ['a', 'b', 'c'] }, created_at: createdAt })
+
+const skip = mongoSkipReason()
+describe.skipIf(Boolean(skip))('atomic insert without transactions (Mongo)', () => {
+  const url = useMongoServer()
+
+  it('writes the documents a dead writer\'s receipt names that are missing, once, before the answer is replayed', async () => {
+    const db = await freshDatabase(url(), 'lr_insert_test')
+    try {
+      const { Model, atomic } = await open(db.conn)
+      if (await supportsTransactions(db.conn)) return // a replica set never leaves a receipt unsettled
+      const receipts = await mongoReceipts(db.conn)
+      // The dead writer: its receipt (written before its documents) and the first of its three documents.
+      const createdAt = Math.floor(Date.now() / 1000) - PENDING_GRACE_S - 1
+      await receipts.write(receiptOf(createdAt), undefined, [{ code: 'a' }, { code: 'b' }, { code: 'c' }])
+      await Model.collection.insertOne({ _id: new Types.ObjectId(), position: 1, code: 'a' })
+
+      const replayed = await atomic.findReceipt('key_1', 'idem-1', createdAt - 60)
+      expect(replayed?.response).toEqual({ created: ['a', 'b', 'c'] })
+      expect((await Model.find({}).lean()).map((d) => d.code).sort()).toEqual(['a', 'b', 'c'])
+      // Settled: a second reader writes nothing more.
+      await atomic.findReceipt('key_1', 'idem-1', createdAt - 60)
+      expect(await Model.countDocuments()).toBe(3)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('settles its own receipt once its documents are written, so a twin replays without writing', async () => {
+    const db = await freshDatabase(url(), 'lr_insert_test')
+    try {
+      const { Model, atomic } = await open(db.conn)
+      const at = Math.floor(Date.now() / 1000)
+      await atomic.insert([{ _id: new Types.ObjectId(), code: 'x' }, { _id: new Types.ObjectId(), code: 'y' }], { ...receiptOf(at), response: { created: ['x', 'y'] } })
+      const started = performance.now()
+      expect((await atomic.findReceipt('key_1', 'idem-1', at - 60))?.response).toEqual({ created: ['x', 'y'] })
+      expect(performance.now() - started).toBeLessThan(1000) // no wait for a writer that is done
+      expect(await Model.countDocuments()).toBe(2)
+    } finally {
+      await db.cleanup()
+    }
+  })
+})
