@@ -22,7 +22,7 @@ export interface ProcessGroup {
 }
 
 /** Starts every process (or `names`) with `env`, piping their output into one buffer. */
-export function spawnProcesses(env: Record<string, string | undefined>, names = Object.keys(ENTRY_POINTS) as ProcessName[], opts: { inherit?: boolean } = {}): ProcessGroup {
+export function spawnProcesses(env: Record<string, string | undefined>, names = Object.keys(ENTRY_POINTS) as ProcessName[], opts: { inherit?: boolean; envOf?: (name: ProcessName) => Record<string, string> } = {}): ProcessGroup {
   const running = new Map<ProcessName, Subprocess>()
   let log = ''
   const collect = async (name: string, stream: ReadableStream<Uint8Array>) => {
@@ -31,7 +31,7 @@ export function spawnProcesses(env: Record<string, string | undefined>, names = 
   const start = (name: ProcessName) => {
     const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS[name])], {
       cwd: ROOT,
-      env: { ...env, TRANSPORT: 'nats' },
+      env: { ...env, ...opts.envOf?.(name), TRANSPORT: 'nats' },
       stdout: opts.inherit ? 'inherit' : 'pipe',
       stderr: opts.inherit ? 'inherit' : 'pipe',
     })
