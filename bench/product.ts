@@ -93,7 +93,7 @@ export async function startNatsProduct(dataDir?: string): Promise<Product> {
   const nats = await startNats({ jetstream: true })
   const env = { ...(await baseEnv(dataDir)), TRANSPORT: 'nats', NATS_URL: nats.url }
   // The gateway without its access log (as above); the services log their start at info.
-  const group = spawnProcesses(env, undefined, { envOf: (name) => (name === 'gateway' ? { LOG_LEVEL: Bun.env.BENCH_LOG_LEVEL ?? 'warn' } : {}) })
+  const group = spawnProcesses(env, undefined, { envOf: (name): Record<string, string> => (name === 'gateway' ? { LOG_LEVEL: Bun.env.BENCH_LOG_LEVEL ?? 'warn' } : {}) })
   // The gateway says it serves at info, which it does not write here: /healthz below tells.
   const names = Object.keys(ENTRY_POINTS).filter((name) => name !== 'gateway')
   const api = `http://127.0.0.1:${env.PORT}`
