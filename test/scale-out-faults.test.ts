@@ -22,22 +22,29 @@ interface Sent {
   answer: any
 }
 
+/** A scale-out deployment for one describe block, a member with a key, and its POST with an Idempotency-Key. */
+function deployment(mongo: string) {
+  const d = { stack: undefined as unknown as ScaleOutStack, member: undefined as unknown as Member }
+  beforeAll(async () => {
+    d.stack = await startScaleOutStack(mongo)
+    d.member = await freshMember(d.stack)
+  }, 120_000)
+  afterAll(() => d.stack?.stop(), 60_000)
+  return {
+    get stack() { return d.stack },
+    get member() { return d.member },
+    post: (path: string, body: unknown, idem: string) => call(d.stack, 'POST', path, { key: d.member.key, body, headers: { 'idempotency-key': idem } }),
+  }
+}
+
 const server = await mongoForTests()
 if ('skip' in server) describe.skip(`scale-out faults (${server.skip})`, () => {})
 else {
   const mongo = server.url
   afterAll(() => server.stop())
   describe('scale-out faults: kill -9 of one replica of each service', () => {
-    let stack: ScaleOutStack
-    let member: Member
-    beforeAll(async () => {
-      stack = await startScaleOutStack(mongo)
-      member = await freshMember(stack)
-    }, 120_000)
-    afterAll(() => stack?.stop(), 60_000)
-
-    const post = (path: string, body: unknown, idem: string) =>
-      call(stack, 'POST', path, { key: member.key, body, headers: { 'idempotency-key': idem } })
+    const d = deployment(mongo)
+    const post = d.post
 
     it('loses no 201 and creates nothing twice while a replica of each service is killed', async () => {
       const sent: Sent[] = []
@@ -56,10 +63,10 @@ else {
       const stream = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)))
       await Bun.sleep(1500)
       for (const name of SERVICES) {
-        await stack.kill(name, 0)
+        await d.stack.kill(name, 0)
         await Bun.sleep(1500)
       }
-      for (const name of SERVICES) await stack.revive(name, 0)
+      for (const name of SERVICES) await d.stack.revive(name, 0)
       await Bun.sleep(1000)
       stopping = true
       await stream
@@ -78,7 +85,7 @@ else {
       for (const c of created) {
         const record = c.answer.created?.[0] ?? c.answer
         const path = c.path === '/v1/qrcodes' ? `/v1/qrcodes/${record.qr_id}` : `/v1/dynqrcodes/${record.code}`
-        const got = await call(stack, 'GET', path, { key: member.key })
+        const got = await call(d.stack, 'GET', path, { key: d.member.key })
         expect(got.status).toBe(200)
         expect(got.body).toMatchObject(c.path === '/v1/qrcodes' ? { qr_id: record.qr_id, url: record.url } : { code: record.code, destination_url: record.destination_url })
       }
@@ -93,7 +100,7 @@ else {
         const all: string[] = []
         let cursor = ''
         do {
-          const page = await call(stack, 'GET', `${path}?limit=1000${cursor ? `&cursor=${cursor}` : ''}`, { key: member.key })
+          const page = await call(d.stack, 'GET', `${path}?limit=1000${cursor ? `&cursor=${cursor}` : ''}`, { key: d.member.key })
           expect(page.status).toBe(200)
           all.push(...page.body[field].map((r: { name: string }) => r.name))
           cursor = page.body.next_cursor ?? ''
@@ -115,16 +122,8 @@ else {
   // Its own deployment: the creates above leave revived replicas behind, and on FerretDB a second
   // take-over right after them has stalled the store (README "MongoDB compatibility").
   describe('scale-out faults: kill -9 of the analytics replica applying scans', () => {
-    let stack: ScaleOutStack
-    let member: Member
-    beforeAll(async () => {
-      stack = await startScaleOutStack(mongo)
-      member = await freshMember(stack)
-    }, 120_000)
-    afterAll(() => stack?.stop(), 60_000)
-
-    const post = (path: string, body: unknown, idem: string) =>
-      call(stack, 'POST', path, { key: member.key, body, headers: { 'idempotency-key': idem } })
+    const d = deployment(mongo)
+    const post = d.post
 
     it('counts every 302 exactly once when the analytics replica applying scans is killed during a scan flood', async () => {
       const code = (await post('/v1/dynqrcodes', { destination_url: 'https://example.com/flood', name: 'Flood' }, `flood-${Date.now()}`)).body.created[0]
@@ -135,7 +134,7 @@ else {
       // A steady flood, at a rate FerretDB's SQLite backend can apply (README "MongoDB compatibility").
       const scanner = async () => {
         while (!stopping) {
-          const res = await stack.short(path, { headers: { 'user-agent': BROWSER } })
+          const res = await d.stack.short(path, { headers: { 'user-agent': BROWSER } })
           await res.arrayBuffer()
           if (res.status === 302) redirects++
           else other++
@@ -145,13 +144,13 @@ else {
       const flood = Promise.all(Array.from({ length: 2 }, scanner))
       await Bun.sleep(1500)
       // The replica that holds the ingest lease (platform/src/ingest-lease.ts) is the one to kill.
-      const nc = await connect({ servers: stack.env.NATS_URL })
+      const nc = await connect({ servers: d.stack.env.NATS_URL })
       const kv = await nc.jetstream().views.kv(LEASE_BUCKET)
       const holderPid = Number((await kv.get('holder'))!.string().split('-')[0])
       await nc.close()
-      const holder = stack.replicas('analytics').find((r) => r.proc.pid === holderPid)!
+      const holder = d.stack.replicas('analytics').find((r) => r.proc.pid === holderPid)!
       expect(holder).toBeDefined()
-      await stack.kill('analytics', holder.index)
+      await d.stack.kill('analytics', holder.index)
       await Bun.sleep(4000)
       stopping = true
       await flood
@@ -160,13 +159,13 @@ else {
 
       let last: unknown
       const total = async () => {
-        const res = await call(stack, 'GET', `/v1/dynqrcodes/${code.code}/analytics`, { key: member.key })
+        const res = await call(d.stack, 'GET', `/v1/dynqrcodes/${code.code}/analytics`, { key: d.member.key })
         last = res.body
         return res.body.total_scans
       }
       // What the killed replica held comes back to the other after the consumer's ack wait.
       await waitUntil(async () => (await total()) === redirects, 90_000, `${redirects} scans counted`).catch((error) => {
-        throw new Error(`${error.message}; last answer ${JSON.stringify(last)}\n${stack.output!().split('\n').filter((l) => l.startsWith('[analytics') && !l.includes('"msg":"request"')).slice(-30).join('\n')}`)
+        throw new Error(`${error.message}; last answer ${JSON.stringify(last)}\n${d.stack.output!().split('\n').filter((l) => l.startsWith('[analytics') && !l.includes('"msg":"request"')).slice(-30).join('\n')}`)
       })
       await Bun.sleep(2000)
       expect(await total()).toBe(redirects)
