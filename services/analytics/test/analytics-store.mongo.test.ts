@@ -1,4 +1,9 @@
-import { describe } from 'bun:test'
+import { describe, expect, it } from 'bun:test'
+import { supportsTransactions } from '@lr/platform/mongo-insert'
+import { analyticsCollections } from '../src/adapters/analytics-collections.mongo'
+import { createJournaledApply } from '../src/adapters/analytics-journal.mongo'
+import { ALL_TIME } from '../src/days'
+import { scan, visitor } from './fixtures'
 import { createMongoAnalyticsStore } from '../src/adapters/analytics-store.mongo'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { analyticsStoreContract } from './analytics-store.contract'
@@ -12,5 +17,45 @@ describe.skipIf(Boolean(skip))('AnalyticsStore on MongoDB', () => {
   analyticsStoreContract(async () => {
     const db = await freshDatabase(url(), 'lr_analytics_test')
     return { store: await createMongoAnalyticsStore(db.conn), cleanup: db.cleanup }
+  })
+})
+
+// A writer killed (kill -9) half-way through a batch on a server without transactions: the
+// journal lets the next writer finish it, losing and doubling nothing.
+describe.skipIf(Boolean(skip))('AnalyticsStore on MongoDB without transactions, after a writer died', () => {
+  const url = useMongoServer()
+  const batch = Array.from({ length: 12 }, (_, n) => scan(n, { visitor_id: visitor(n % 4) }))
+  const expected = { total_scans: 12, unique_scans: 4 }
+
+  async function withJournal(stopAfter: (parts: ReturnType<typeof createJournaledApply>, entry: Awaited<ReturnType<ReturnType<typeof createJournaledApply>['plan']>>) => Promise<void>) {
+    const db = await freshDatabase(url(), 'lr_analytics_journal_test')
+    try {
+      if (await supportsTransactions(db.conn)) return // a replica set commits a batch whole instead
+      await createMongoAnalyticsStore(db.conn) // collections and indexes
+      const parts = createJournaledApply(db.conn.db!, analyticsCollections(db.conn.db!))
+      const entry = await parts.plan(batch)
+      await parts.journal.replaceOne({ _id: 'inflight' }, entry, { upsert: true })
+      await stopAfter(parts, entry)
+      // The next writer: a new store on the same database.
+      const next = await createMongoAnalyticsStore(db.conn)
+      expect(await next.breakdown(batch[0]!.code, ALL_TIME)).toMatchObject(expected)
+      expect(await next.applyScans(batch)).toBe(0) // delivered again: already counted
+      expect(await next.breakdown(batch[0]!.code, ALL_TIME)).toMatchObject(expected)
+    } finally {
+      await db.cleanup()
+    }
+  }
+
+  it('finishes a batch whose writer died after storing the raw scans', async () => {
+    await withJournal(async (parts, entry) => {
+      await analyticsCollections(parts.journal.db).scans.insertMany(entry.scans)
+    })
+  })
+
+  it('does not count twice a batch whose writer died before clearing its journal', async () => {
+    await withJournal(async (parts, entry) => {
+      await parts.play(entry)
+      await parts.journal.replaceOne({ _id: 'inflight' }, entry, { upsert: true })
+    })
   })
 })

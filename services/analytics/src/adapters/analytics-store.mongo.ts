@@ -7,6 +7,7 @@ import { dayOf } from '../days'
 import type { AnalyticsStore, StoredScan } from '../ports'
 import { createMongoReads } from './analytics-reads.mongo'
 import { type AnalyticsCollections, analyticsCollections } from './analytics-collections.mongo'
+import { createJournaledApply, keyOf } from './analytics-journal.mongo'
 
 type Session = mongo.ClientSession | undefined
 
@@ -16,7 +17,6 @@ type Session = mongo.ClientSession | undefined
  * whole collection for an upsert on any other field (README "MongoDB compatibility"). The key's
  * parts stay as fields, indexed for the reads.
  */
-const keyOf = (...parts: string[]) => parts.join('\u0000')
 
 async function createIndexes(c: AnalyticsCollections): Promise<void> {
   await Promise.all([
@@ -63,13 +63,16 @@ const inc = <R extends { scans: number; uniques?: number }>(rows: Iterable<R>, k
  * An AnalyticsStore in MongoDB over a shared mongoose connection, on the driver's collections
  * (bulk upserts; mongoose documents would only add casting). Idempotence: a scan is stored by
  * an upsert on _id = scan_id, and only the scans that upsert created are counted. With a
- * replica set every call is one transaction; on a standalone server a crash between the scan
- * upserts and the counter updates leaves that batch's aggregates short (raw scans are kept).
+ * replica set every call is one transaction; on a server without transactions the one writer
+ * (the ingest lease) applies each batch through a journal instead (analytics-journal.mongo.ts),
+ * so a crash half-way loses and doubles nothing either.
  */
 export async function createMongoAnalyticsStore(conn: Connection): Promise<AnalyticsStore> {
   const c = analyticsCollections(conn.db!)
   await createIndexes(c)
   const transactions = await supportsTransactions(conn)
+  const journaled = transactions ? undefined : createJournaledApply(conn.db!, c)
+  await journaled?.recover()
 
   async function apply(scans: StoredScan[], session: Session): Promise<number> {
     const created = await insertNew(c.scans, scans.map(({ scan_id, ...rest }) => ({ key: { _id: scan_id }, rest })), session)
@@ -93,7 +96,10 @@ export async function createMongoAnalyticsStore(conn: Connection): Promise<Analy
   return {
     async applyScans(scans) {
       if (scans.length === 0) return 0
-      if (!transactions) return apply(scans, undefined)
+      if (journaled) {
+        await journaled.recover()
+        return journaled.apply(scans)
+      }
       let fresh = 0
       await conn.transaction(async (session) => {
         fresh = await apply(scans, session)

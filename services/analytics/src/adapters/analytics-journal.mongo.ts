@@ -1,0 +1,119 @@
+import type { mongo } from 'mongoose'
+import { createTally } from '../aggregates'
+import { dayOf } from '../days'
+import type { StoredScan } from '../ports'
+import type { AnalyticsCollections } from './analytics-collections.mongo'
+
+/**
+ * Exactly-once scan aggregates on a server without transactions (README "MongoDB
+ * compatibility"), for the one replica that holds the ingest lease. Before writing anything the
+ * writer records the whole batch's effect in a journal document: which scans and visitors are
+ * new, and every counter increment, each tagged with the batch's id. Then it writes them, each
+ * write idempotent (inserts ignore a duplicate key, a counter's `$inc` also sets its `batch`
+ * and skips a document already carrying it), and removes the journal. A writer that dies
+ * half-way (kill -9) leaves the journal; the next writer replays it first, so no increment is
+ * lost and none is applied twice.
+ */
+export const keyOf = (...parts: string[]) => parts.join('\u0000')
+
+interface CounterOp {
+  collection: 'codeTotals' | 'dayTotals' | 'codeDims' | 'dayDims'
+  _id: string
+  fields: Record<string, string>
+  inc: { scans: number; uniques?: number }
+}
+
+interface JournalDoc {
+  _id: 'inflight'
+  batch: string
+  scans: (Omit<StoredScan, 'scan_id'> & { _id: string })[]
+  visitors: { _id: string; code: string; visitor_id: string }[]
+  dayVisitors: { _id: string; code: string; day: string; visitor_id: string }[]
+  counters: CounterOp[]
+}
+
+const DUPLICATE_KEY = 11000
+const onlyDuplicates = (error: unknown) => {
+  const errors = (error as { writeErrors?: { code?: number }[] }).writeErrors
+  if ((error as { code?: number }).code === DUPLICATE_KEY || (errors && errors.every((e) => e.code === DUPLICATE_KEY))) return
+  throw error
+}
+
+export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections) {
+  const journal = db.collection<JournalDoc>('analytics_journal')
+
+  /** Which of `ids` are stored in `collection` already. */
+  const existing = async (collection: mongo.Collection<any>, ids: string[]) =>
+    new Set(ids.length === 0 ? [] : (await collection.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => String(d._id)))
+
+  async function plan(scans: StoredScan[]): Promise<JournalDoc> {
+    const stored = await existing(c.scans, scans.map((s) => s.scan_id))
+    const seen = new Set<string>()
+    const fresh = scans.filter((s) => !stored.has(s.scan_id) && !seen.has(s.scan_id) && seen.add(s.scan_id))
+    const days = fresh.map((s) => dayOf(s.scanned_at))
+    const visitorIds = fresh.map((s) => keyOf(s.code, s.visitor_id))
+    const dayVisitorIds = fresh.map((s, i) => keyOf(s.code, days[i]!, s.visitor_id))
+    const [knownVisitors, knownDayVisitors] = await Promise.all([existing(c.codeVisitors, visitorIds), existing(c.dayVisitors, dayVisitorIds)])
+    const tally = createTally()
+    const visitors: JournalDoc['visitors'] = []
+    const dayVisitors: JournalDoc['dayVisitors'] = []
+    fresh.forEach((scan, i) => {
+      const newVisitor = !knownVisitors.has(visitorIds[i]!)
+      const newDayVisitor = !knownDayVisitors.has(dayVisitorIds[i]!)
+      if (newVisitor) {
+        knownVisitors.add(visitorIds[i]!)
+        visitors.push({ _id: visitorIds[i]!, code: scan.code, visitor_id: scan.visitor_id })
+      }
+      if (newDayVisitor) {
+        knownDayVisitors.add(dayVisitorIds[i]!)
+        dayVisitors.push({ _id: dayVisitorIds[i]!, code: scan.code, day: days[i]!, visitor_id: scan.visitor_id })
+      }
+      tally.add(scan, days[i]!, newVisitor, newDayVisitor)
+    })
+    const counters: CounterOp[] = [
+      ...[...tally.codes.values()].map((r) => ({ collection: 'codeTotals' as const, _id: r.code, fields: {}, inc: { scans: r.scans, uniques: r.uniques } })),
+      ...[...tally.days.values()].map((r) => ({ collection: 'dayTotals' as const, _id: keyOf(r.code, r.day), fields: { code: r.code, day: r.day }, inc: { scans: r.scans, uniques: r.uniques } })),
+      ...[...tally.codeDims.values()].map((r) => ({ collection: 'codeDims' as const, _id: keyOf(r.code, r.dim, r.value), fields: { code: r.code, dim: r.dim, value: r.value }, inc: { scans: r.scans } })),
+      ...[...tally.dayDims.values()].map((r) => ({ collection: 'dayDims' as const, _id: keyOf(r.code, r.day, r.dim, r.value), fields: { code: r.code, day: r.day, dim: r.dim, value: r.value }, inc: { scans: r.scans } })),
+    ]
+    const rawScans = fresh.map(({ scan_id, ...rest }) => ({ _id: scan_id, ...rest }))
+    return { _id: 'inflight', batch: crypto.randomUUID(), scans: rawScans, visitors, dayVisitors, counters }
+  }
+
+  /** Writes a journal's effect; every write may already have happened and is then skipped. */
+  async function play(entry: JournalDoc): Promise<void> {
+    const insert = async (collection: mongo.Collection<any>, docs: object[]) => {
+      if (docs.length > 0) await collection.insertMany(docs, { ordered: false }).catch(onlyDuplicates)
+    }
+    await insert(c.scans, entry.scans)
+    await insert(c.codeVisitors, entry.visitors)
+    await insert(c.dayVisitors, entry.dayVisitors)
+    for (const name of ['codeTotals', 'dayTotals', 'codeDims', 'dayDims'] as const) {
+      const ops = entry.counters.filter((op) => op.collection === name).map((op) => ({
+        updateOne: { filter: { _id: op._id, batch: { $ne: entry.batch } }, update: { $inc: op.inc, $set: { batch: entry.batch }, $setOnInsert: op.fields }, upsert: true },
+      }))
+      // A counter already tagged with this batch fails its upsert on the _id: it was applied.
+      if (ops.length > 0) await (c[name] as mongo.Collection<any>).bulkWrite(ops, { ordered: false }).catch(onlyDuplicates)
+    }
+    await journal.deleteOne({ _id: 'inflight', batch: entry.batch })
+  }
+
+  return {
+    /** Finishes what a writer that died left in the journal. */
+    async recover(): Promise<void> {
+      const left = await journal.findOne({ _id: 'inflight' })
+      if (left) await play(left)
+    },
+    /** The parts, for tests that stop a writer half-way. */
+    plan,
+    play,
+    journal,
+    /** Applies a batch exactly once; the number of scans it counted. */
+    async apply(scans: StoredScan[]): Promise<number> {
+      const entry = await plan(scans)
+      await journal.replaceOne({ _id: 'inflight' }, entry, { upsert: true })
+      await play(entry)
+      return entry.scans.length
+    },
+  }
+}
