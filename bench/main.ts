@@ -12,6 +12,7 @@ import { apiFixture } from './scenarios/api-fixture'
 import { apiReadCreateScenario } from './scenarios/api-read-create'
 import { batchCreateScenario } from './scenarios/batch-create'
 import { exportScenario } from './scenarios/export'
+import { outageScenario } from './scenarios/outage'
 import { resolverScenario } from './scenarios/resolver'
 import { countScans, ingestScenario, seededScansScenario } from './scenarios/scans'
 
@@ -82,12 +83,14 @@ if (wanted(1, 3, 4))
     await apiScenarios(product, true)
   })
 
-if (wanted(2, 3, 4, 6))
+if (wanted(2, 3, 4, 6, 8))
   await withProduct(() => startNatsProduct(), 'NATS deployment', async (product) => {
     if (wanted(2))
       await attempt(2, '2 resolver, NATS', () => resolverScenario(product, settings, { order: 2, scenario: '2 resolver, NATS', minShare: 0.4, countScans }), product)
     await apiScenarios(product, false)
     if (wanted(6)) await attempt(6, '6 scan ingestion, JetStream', () => ingestScenario(product, settings), product)
+    // Last: it stops and restarts the broker under the whole deployment.
+    if (wanted(8)) await attempt(8, '8 resolver through a NATS outage', () => outageScenario(product, settings), product)
   })
 
 if (wanted(5)) await attempt(5, '5 CSV export, one process', () => exportScenario(settings.exportSizes, log))

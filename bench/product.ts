@@ -24,6 +24,8 @@ export interface Product {
   /** The gateway's process (in one-process mode: the whole product). */
   gatewayPid?: number
   nats?: NatsServer
+  /** The resolver's process, when it runs as its own (NATS deployment). */
+  resolverPid?: number
   admin(...argv: string[]): Promise<any>
   stop(): Promise<void>
   output(): string
@@ -113,6 +115,7 @@ export async function startNatsProduct(dataDir?: string): Promise<Product> {
     api,
     short,
     nats,
+    resolverPid: group.pid('resolver'),
     admin: adminWith(env),
     output: group.output,
     async stop() {

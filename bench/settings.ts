@@ -17,6 +17,8 @@ export const settings = {
   warmup: num('BENCH_WARMUP', quick ? 1 : 2),
   /** Connections of the throughput runs (scenarios 1-3). */
   connections: num('BENCH_CONNECTIONS', 64),
+  /** Scenario 8: how long NATS is away while the resolver serves at full rate. */
+  outageSeconds: num('BENCH_OUTAGE', quick ? 10 : 60),
   /** Row counts of the static/dynamic CSV export runs (scenario 5). */
   exportSizes: quick ? [10_000, 50_000] : [100_000, 1_000_000],
   /** Scans of one code for the scan export (5) and the breakdown (7). */

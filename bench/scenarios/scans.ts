@@ -9,7 +9,7 @@ import { download, exportRows, seed } from './export'
 import type { ScanCounter } from './resolver'
 
 /** total_scans of a code as the API reports it, or -1 while its analytics do not answer. */
-async function totalScans(product: Product, key: string, code: string): Promise<number> {
+export async function totalScans(product: Product, key: string, code: string): Promise<number> {
   const response = await fetch(`${product.api}/v1/dynqrcodes/${code}/analytics`, { headers: { 'x-api-key': key } })
   if (response.status !== 200) return -1
   return ((await response.json()) as { total_scans: number }).total_scans

@@ -19,6 +19,8 @@ export interface ProcessGroup {
   start(name: ProcessName): void
   /** Output of every process so far, for failure reports. */
   output(): string
+  /** The process id of a running process (for memory sampling). */
+  pid(name: ProcessName): number | undefined
 }
 
 /** Starts every process (or `names`) with `env`, piping their output into one buffer. */
@@ -45,6 +47,7 @@ export function spawnProcesses(env: Record<string, string | undefined>, names = 
   return {
     start,
     output: () => log,
+    pid: (name) => running.get(name)?.pid,
     async stop(name) {
       const targets = name ? [name] : [...running.keys()].reverse()
       for (const target of targets) {
