@@ -28,7 +28,14 @@ export async function acquireIngestLease(nc: NatsConnection, opts: { ttlMs?: num
   let revision: number | undefined
   let stopped = false
 
+  let timer: Timer | undefined
   async function tick(): Promise<void> {
+    // A closed connection never comes back (reconnects keep it open): nothing left to hold.
+    if (nc.isClosed()) {
+      clearInterval(timer)
+      revision = undefined
+      return
+    }
     try {
       if (revision === undefined) {
         revision = await kv.create(KEY, new TextEncoder().encode(holder))
@@ -40,7 +47,7 @@ export async function acquireIngestLease(nc: NatsConnection, opts: { ttlMs?: num
     }
   }
   await tick()
-  const timer = setInterval(() => void (stopped ? undefined : tick()), Math.max(100, Math.floor(ttlMs / 4)))
+  timer = setInterval(() => void (stopped ? undefined : tick()), Math.max(100, Math.floor(ttlMs / 4)))
 
   return {
     held: () => revision !== undefined,
