@@ -3,6 +3,7 @@ import { accessSuite } from './api/access.suite'
 import { idempotencySuite, STATIC_CREATES } from './api/idempotency.suite'
 import { LIMITS_ENV, limitsSuite } from './api/limits.suite'
 import { staticSuite } from './api/static.suite'
+import { largeRowsSuite } from './api/large-rows.suite'
 import { bodyFieldsSuite } from './api/body-fields.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
@@ -19,6 +20,7 @@ describe('API, one process', () => {
 
   accessSuite(() => stack, () => startInProcessStack({ KEY_ACTIVATION_DELAY_S: '3600' }))
   staticSuite(() => stack)
+  largeRowsSuite(() => stack)
   bodyFieldsSuite(() => stack)
   idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
   dynamicSuite(() => stack)

@@ -25,7 +25,7 @@ else {
     afterAll(() => stack?.stop(), 60_000)
 
     accessSuite(() => stack, () => startScaleOutStack(mongo, { KEY_ACTIVATION_DELAY_S: '3600' }))
-    staticSuite(() => stack, { largeExport: false })
+    staticSuite(() => stack)
     idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
     dynamicSuite(() => stack)
     shortLinksSuite(() => stack)

@@ -5,7 +5,7 @@ import { sampleRss } from '../rss'
 import type { Settings } from '../settings'
 import { BROWSER_UA, wrk } from '../wrk'
 import { DESTINATION } from './resolver'
-import { totalScans } from './scans'
+import { settledCount, totalScans } from './scans'
 
 /**
  * Scenario 8: NATS goes away for `outageSeconds` while the resolver serves one cached code at
@@ -20,7 +20,7 @@ export async function outageScenario(product: Product, settings: Settings): Prom
   const headers = { 'user-agent': BROWSER_UA }
   // Cached by the resolver before the broker goes (an uncached code needs the dynamic service).
   await wrk({ connections: 4, headers, url: `${product.short}/${code}`, seconds: 1 })
-  const warm = await totalScansSettled(product, key, code)
+  const warm = await settledCount(product, key, code)
 
   const rss = sampleRss(product.resolverPid, 100)
   const outage = settings.outageSeconds
@@ -33,25 +33,12 @@ export async function outageScenario(product: Product, settings: Settings): Prom
   const memory = rss.stop()
   const served = measured.requests - measured.bad
 
-  let counted = -1
-  await waitUntil(async () => (counted = await totalScans(product, key, code)) >= warm + served, 300_000, `every scan of the outage to be counted`).catch(() => undefined)
-  counted = await totalScansSettled(product, key, code)
+  await waitUntil(async () => (await totalScans(product, key, code)) >= warm + served, 300_000, 'every scan of the outage to be counted').catch(() => undefined)
+  const counted = await settledCount(product, key, code)
 
   const base = (metric: string) => ({ scenario: '8 resolver through a NATS outage', metric, order: 8 })
   return [
     { ...countRow(base(`scans counted vs 302s served, NATS away ${outage} s`), counted - warm, served, '302s completed', settings.connections), product: `${fmt.int(counted - warm)} counted (${fmt.rps(measured.rps)} during the run)` },
     ceilingRow(base('resolver peak RSS through the outage'), memory.hwm, undefined, fmt.mb, `${fmt.mb(memory.start)} before the outage`),
   ]
-}
-
-/** The count once it stops moving. */
-async function totalScansSettled(product: Product, key: string, code: string): Promise<number> {
-  let counted = await totalScans(product, key, code)
-  for (let stable = 0; stable < 3; ) {
-    await Bun.sleep(500)
-    const now = await totalScans(product, key, code)
-    stable = now === counted ? stable + 1 : 0
-    counted = now
-  }
-  return counted
 }

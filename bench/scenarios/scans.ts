@@ -20,8 +20,13 @@ export async function totalScans(product: Product, key: string, code: string): P
  * then until the count stops moving, and returns it.
  */
 export const countScans: ScanCounter = async (product, key, code, atLeast) => {
-  let counted = -1
-  await waitUntil(async () => (counted = await totalScans(product, key, code)) >= atLeast, 30_000, `analytics to count ${atLeast} scans of ${code}`).catch(() => undefined)
+  await waitUntil(async () => (await totalScans(product, key, code)) >= atLeast, 30_000, `analytics to count ${atLeast} scans of ${code}`).catch(() => undefined)
+  return settledCount(product, key, code)
+}
+
+/** The code's count once it has not moved for three reads half a second apart. */
+export async function settledCount(product: Product, key: string, code: string): Promise<number> {
+  let counted = await totalScans(product, key, code)
   for (let stable = 0; stable < 3; ) {
     await Bun.sleep(500)
     const now = await totalScans(product, key, code)

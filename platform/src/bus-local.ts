@@ -31,10 +31,9 @@ interface Subscriber {
 export function createLocalBus(options: LocalBusOptions = {}): Bus {
   const maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD
   const handlers = new Map<string, { list: Handler[]; next: number }>()
-  const subscribers = new Set<Subscriber>()
-  const turns = new Map<string, number>()
-  /** Subscribers in a queue group; none (one process today) keeps publish free of grouping work. */
-  let grouped = 0
+  const plain = new Set<Subscriber>()
+  /** Queue groups by name: each event goes to one of a group's members, in turn. */
+  const groups = new Map<string, { members: Subscriber[]; turn: number }>()
   let closed = false
 
   /** One request as NATS would carry it: a copy in, a copy out, the request id alongside. */
@@ -63,20 +62,13 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
 
   /** The subscribers an event reaches: every one without a queue, and one member of each queue group. */
   function recipients(subject: string): Subscriber[] {
-    if (!grouped) return [...subscribers].filter((sub) => subjectMatches(sub.pattern, subject))
-    const plain: Subscriber[] = []
-    const groups = new Map<string, Subscriber[]>()
-    for (const sub of subscribers) {
-      if (!subjectMatches(sub.pattern, subject)) continue
-      if (sub.queue === undefined) plain.push(sub)
-      else groups.set(sub.queue, [...(groups.get(sub.queue) ?? []), sub])
+    const out: Subscriber[] = []
+    for (const sub of plain) if (subjectMatches(sub.pattern, subject)) out.push(sub)
+    for (const group of groups.values()) {
+      const members = group.members.filter((sub) => subjectMatches(sub.pattern, subject))
+      if (members.length > 0) out.push(members[group.turn++ % members.length]!)
     }
-    for (const [queue, members] of groups) {
-      const turn = turns.get(queue) ?? 0
-      turns.set(queue, turn + 1)
-      plain.push(members[turn % members.length]!)
-    }
-    return plain
+    return out
   }
 
   return {
@@ -117,10 +109,16 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
 
     subscribe(pattern, handler, opts) {
       const sub: Subscriber = { pattern, handler, queue: opts?.queue }
-      if (sub.queue !== undefined) grouped++
-      subscribers.add(sub)
+      if (sub.queue === undefined) {
+        plain.add(sub)
+        return () => plain.delete(sub)
+      }
+      const group = groups.get(sub.queue) ?? { members: [], turn: 0 }
+      group.members.push(sub)
+      groups.set(sub.queue, group)
       return () => {
-        if (subscribers.delete(sub) && sub.queue !== undefined) grouped--
+        group.members = group.members.filter((member) => member !== sub)
+        if (group.members.length === 0) groups.delete(sub.queue!)
       }
     },
 
@@ -131,7 +129,8 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
     async close() {
       closed = true
       handlers.clear()
-      subscribers.clear()
+      plain.clear()
+      groups.clear()
     },
   }
 }
