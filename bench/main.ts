@@ -8,6 +8,7 @@ import { startNatsProduct, startOneProcess, type Product } from './product'
 import { errorRow, markdownTable, type Row, textTable } from './report'
 import { settings } from './settings'
 import { ensureWrk } from './wrk'
+import { TARGETS } from './targets'
 import { apiFixture } from './scenarios/api-fixture'
 import { apiReadCreateScenario } from './scenarios/api-read-create'
 import { batchCreateScenario } from './scenarios/batch-create'
@@ -65,7 +66,7 @@ async function apiScenarios(product: Product, oneProcess: boolean) {
     return
   }
   try {
-    if (wanted(3)) await attempt(3, `3 API, ${product.mode}`, () => apiReadCreateScenario(product, fixture, settings, oneProcess ? 0.35 : undefined), product)
+    if (wanted(3)) await attempt(3, `3 API, ${product.mode}`, () => apiReadCreateScenario(product, fixture, settings, oneProcess ? TARGETS.apiOneProcess : TARGETS.apiNats), product)
     if (wanted(4)) await attempt(4, `4 batch of 50, ${product.mode}`, () => batchCreateScenario(product, fixture, settings, oneProcess ? 15 : undefined), product)
   } finally {
     await fixture.stop()
@@ -79,14 +80,14 @@ log(`${machine.cpu}, ${machine.cores} cores, ${machine.memory}; Bun ${machine.bu
 if (wanted(1, 3, 4))
   await withProduct(() => startOneProcess(), 'one-process product', async (product) => {
     if (wanted(1))
-      await attempt(1, '1 resolver, one process', () => resolverScenario(product, settings, { order: 1, scenario: '1 resolver, one process', minShare: 0.6, maxP99: 5, countScans }), product)
+      await attempt(1, '1 resolver, one process', () => resolverScenario(product, settings, { order: 1, scenario: '1 resolver, one process', minShare: TARGETS.resolverOneProcess.minShare, maxP99: TARGETS.resolverOneProcess.maxP99Ms, countScans }), product)
     await apiScenarios(product, true)
   })
 
 if (wanted(2, 3, 4, 6, 8))
   await withProduct(() => startNatsProduct(), 'NATS deployment', async (product) => {
     if (wanted(2))
-      await attempt(2, '2 resolver, NATS', () => resolverScenario(product, settings, { order: 2, scenario: '2 resolver, NATS', minShare: 0.4, countScans }), product)
+      await attempt(2, '2 resolver, NATS', () => resolverScenario(product, settings, { order: 2, scenario: '2 resolver, NATS', minShare: TARGETS.resolverNats.minShare, countScans }), product)
     await apiScenarios(product, false)
     if (wanted(6)) await attempt(6, '6 scan ingestion, JetStream', () => ingestScenario(product, settings), product)
     // Last: it stops and restarts the broker under the whole deployment.

@@ -5,10 +5,7 @@ import { ROOT, runToEnd } from '../procs'
 import { ceilingRow, fmt, floorRow, type Row } from '../report'
 import { sampleRss } from '../rss'
 
-export const MIN_ROWS_PER_S = 200_000
-export const MAX_RSS = 150 * 1048576
-/** "Flat in row count": the peak at the largest size may exceed the smallest size's by this factor at most. */
-export const MAX_RSS_GROWTH = 1.25
+import { TARGETS } from '../targets'
 
 export interface Download {
   status: number
@@ -35,20 +32,22 @@ export async function download(product: Product, path: string, key: string) {
 }
 
 /** One CSV export row pair: rows/s against the floor, peak RSS (VmHWM) against the ceiling. */
-export function exportRows(scenario: string, what: string, size: number, got: Awaited<ReturnType<typeof download>>): Row[] {
+/** Rows/s and peak RSS of one export against `target` (TARGETS.recordExport or .scanExport). */
+export function exportRows(scenario: string, what: string, size: number, got: Awaited<ReturnType<typeof download>>,
+  target: { rowsPerS: number; maxRss: number } = TARGETS.recordExport): Row[] {
   if (got.rows !== size) throw new Error(`${what}: ${got.rows} rows exported, ${size} seeded`)
   const base = (metric: string) => ({ scenario, metric, order: 5 })
   return [
-    floorRow(base(`${what} ${fmt.int(size)} rows: rows/s`), got.rows / got.seconds, MIN_ROWS_PER_S, fmt.rps,
-      `${fmt.rps(MIN_ROWS_PER_S)} (target); ${got.seconds.toFixed(2)} s, ${fmt.mb(got.bytes)} CSV`),
-    ceilingRow(base(`${what} ${fmt.int(size)} rows: peak RSS`), got.hwm, MAX_RSS, fmt.mb, `${fmt.mb(MAX_RSS)} (target); ${fmt.mb(got.start)} before`),
+    floorRow(base(`${what} ${fmt.int(size)} rows: rows/s`), got.rows / got.seconds, target.rowsPerS, fmt.rps,
+      `${fmt.rps(target.rowsPerS)} (target); ${got.seconds.toFixed(2)} s, ${fmt.mb(got.bytes)} CSV`),
+    ceilingRow(base(`${what} ${fmt.int(size)} rows: peak RSS`), got.hwm, target.maxRss, fmt.mb, `${fmt.mb(target.maxRss)} (target); ${fmt.mb(got.start)} before`),
   ]
 }
 
 export function growthRow(scenario: string, what: string, small: number, large: number, sizes: number[]): Row {
   return ceilingRow(
     { scenario, metric: `${what}: peak RSS ${fmt.int(sizes.at(-1)!)} / ${fmt.int(sizes[0]!)} rows`, order: 5 },
-    large / small, MAX_RSS_GROWTH, fmt.x, `${fmt.mb(small)} → ${fmt.mb(large)}`,
+    large / small, TARGETS.recordExport.maxGrowth, fmt.x, `${fmt.mb(small)} → ${fmt.mb(large)}`,
   )
 }
 

@@ -28,9 +28,11 @@ export type ScanExportRequest = Static<typeof ScanExportRequest>
 
 const Count = T.Integer({ minimum: 0 })
 const Day = T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
+/** Distinct visitors over the query's range (README "Analytics"). */
+const RangeUniques = T.Integer({ minimum: 0, description: 'Distinct visitors over the range: exact for all time and for every day; over a partial range of more than 20,000 visitor-days, estimated from per-day HyperLogLog sketches (about 0.8 % standard error, never below the busiest day nor above the sum of the days).' })
 
 /** Totals of one code (docs/decisions.md §6). */
-export const CodeSummary = T.Object({ code: T.String(), total_scans: Count, unique_scans: Count })
+export const CodeSummary = T.Object({ code: T.String(), total_scans: Count, unique_scans: RangeUniques })
 export type CodeSummary = Static<typeof CodeSummary>
 export const AnalyticsSummary = T.Object({ analytics: T.Array(CodeSummary) })
 export type AnalyticsSummary = Static<typeof AnalyticsSummary>
@@ -46,7 +48,7 @@ export type DailyCount = Static<typeof DailyCount>
 export const CodeBreakdown = T.Object({
   code: T.String(),
   total_scans: Count,
-  unique_scans: Count,
+  unique_scans: RangeUniques,
   daily: T.Array(DailyCount),
   countries: T.Array(T.Object({ country: T.String(), scans: Count })),
   devices: T.Array(T.Object({ device: T.String(), scans: Count })),

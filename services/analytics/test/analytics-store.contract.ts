@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { ALL_TIME } from '../src/days'
 import type { AnalyticsStore } from '../src/ports'
+import type { AnalyticsStoreOptions } from '../src/range-uniques'
 import { exportContract } from './analytics-store.export.contract'
 import { DAY, HOUR, scan, T0, visitor } from './fixtures'
 
@@ -25,7 +26,7 @@ export const HISTORY = [
 ]
 
 /** The behaviour every AnalyticsStore adapter must show; run once per reachable adapter. */
-export function analyticsStoreContract(open: () => Promise<StoreHarness>) {
+export function analyticsStoreContract(open: (options?: AnalyticsStoreOptions) => Promise<StoreHarness>) {
   let h: StoreHarness
   let store: AnalyticsStore
   beforeEach(async () => {
@@ -161,6 +162,44 @@ export function analyticsStoreContract(open: () => Promise<StoreHarness>) {
 
     it('answers an empty list for no codes', async () => {
       expect(await store.summary([], ALL_TIME)).toEqual([])
+    })
+  })
+
+  // Three days of 300 visitors each, overlapping by half (600 distinct), and a fourth day of one
+  // scan, so that days 1-3 are a range, not all time. With exactVisitorDays lowered to 100 the
+  // range's 900 visitor-days are read from the days' sketches (sketch.ts): an estimate.
+  describe('distinct visitors over a range above the exact limit', () => {
+    const perDay = 300
+    const days = [0, 1, 2].flatMap((d) =>
+      Array.from({ length: perDay }, (_, i) => scan(10_000 + d * perDay + i, { scanned_at: T0 + d * DAY, visitor_id: visitor(1000 + d * (perDay / 2) + i) })))
+    const range = { from: '2025-01-10', to: '2025-01-12' }
+    let estimating: StoreHarness
+    beforeEach(async () => {
+      estimating = await open({ exactVisitorDays: 100 })
+      await estimating.store.applyScans([...days.slice(0, 450), scan(99_999, { scanned_at: T0 + 5 * DAY })])
+      await estimating.store.applyScans(days.slice(450)) // a second batch adds to day 2's sketch
+    })
+    afterEach(() => estimating.cleanup())
+
+    it('estimates them within 2 % in a breakdown and a summary, keeping scans exact', async () => {
+      const breakdown = await estimating.store.breakdown('Code0001', range)
+      expect(breakdown.total_scans).toBe(900)
+      expect(breakdown.daily.map((d) => d.unique_scans)).toEqual([300, 300, 300])
+      expect(Math.abs(breakdown.unique_scans - 600)).toBeLessThanOrEqual(12)
+      const [summary] = await estimating.store.summary(['Code0001'], range)
+      expect(summary!.total_scans).toBe(900)
+      expect(Math.abs(summary!.unique_scans - 600)).toBeLessThanOrEqual(12)
+    })
+
+    it('answers the same estimate for a range whose days were stored by separate batches', async () => {
+      const again = await open({ exactVisitorDays: 100 })
+      try {
+        for (let n = 0; n < days.length; n += 37) await again.store.applyScans(days.slice(n, n + 37))
+        await again.store.applyScans([scan(99_999, { scanned_at: T0 + 5 * DAY })])
+        expect((await again.store.breakdown('Code0001', range)).unique_scans).toBe((await estimating.store.breakdown('Code0001', range)).unique_scans)
+      } finally {
+        await again.cleanup()
+      }
     })
   })
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { supportsTransactions } from '@lr/platform/mongo-insert'
 import { analyticsCollections } from '../src/adapters/analytics-collections.mongo'
 import { createJournaledApply } from '../src/adapters/analytics-journal.mongo'
+import { mongoSketches } from '../src/adapters/analytics-sketches.mongo'
 import { ALL_TIME } from '../src/days'
 import { scan, visitor } from './fixtures'
 import { createMongoAnalyticsStore } from '../src/adapters/analytics-store.mongo'
@@ -14,9 +15,9 @@ if (skip) console.warn(`skipping the Mongo analytics store suite: ${skip}`)
 
 describe.skipIf(Boolean(skip))('AnalyticsStore on MongoDB', () => {
   const url = useMongoServer()
-  analyticsStoreContract(async () => {
+  analyticsStoreContract(async (options) => {
     const db = await freshDatabase(url(), 'lr_analytics_test')
-    return { store: await createMongoAnalyticsStore(db.conn), cleanup: db.cleanup }
+    return { store: await createMongoAnalyticsStore(db.conn, options), cleanup: db.cleanup }
   })
 })
 
@@ -32,7 +33,8 @@ describe.skipIf(Boolean(skip))('AnalyticsStore on MongoDB without transactions, 
     try {
       if (await supportsTransactions(db.conn)) return // a replica set commits a batch whole instead
       await createMongoAnalyticsStore(db.conn) // collections and indexes
-      const parts = createJournaledApply(db.conn.db!, analyticsCollections(db.conn.db!))
+      const collections = analyticsCollections(db.conn.db!)
+      const parts = createJournaledApply(db.conn.db!, collections, mongoSketches(collections))
       const entry = await parts.plan(batch)
       await parts.journal.replaceOne({ _id: 'inflight' }, entry, { upsert: true })
       await stopAfter(parts, entry)

@@ -4,8 +4,8 @@ import { createSqliteAnalyticsStore } from '../src/adapters/analytics-store.sqli
 import { analyticsStoreContract } from './analytics-store.contract'
 
 describe('AnalyticsStore on SQLite', () => {
-  analyticsStoreContract(async () => {
+  analyticsStoreContract(async (options) => {
     const db = openSqlite(':memory:')
-    return { store: createSqliteAnalyticsStore(db), cleanup: async () => db.close() }
+    return { store: createSqliteAnalyticsStore(db, options), cleanup: async () => db.close() }
   })
 })

@@ -13,6 +13,7 @@ export function analyticsCollections(db: mongo.Db) {
     dayTotals: db.collection<{ _id: string; code: string; day: string; scans: number; uniques: number }>('analytics_day_totals'),
     codeDims: db.collection<{ _id: string; code: string; dim: string; value: string; scans: number }>('analytics_code_dims'),
     dayDims: db.collection<{ _id: string; code: string; day: string; dim: string; value: string; scans: number }>('analytics_day_dims'),
+    daySketches: db.collection<{ _id: string; code: string; day: string; regs: mongo.Binary }>('analytics_day_sketches'),
   }
 }
 export type AnalyticsCollections = ReturnType<typeof analyticsCollections>

@@ -3,13 +3,14 @@ import { createTally } from '../aggregates'
 import { dayOf } from '../days'
 import type { StoredScan } from '../ports'
 import type { AnalyticsCollections } from './analytics-collections.mongo'
+import type { mongoSketches } from './analytics-sketches.mongo'
 
 /**
  * Exactly-once scan aggregates on a server without transactions (README "MongoDB
  * compatibility"), for the one replica that holds the ingest lease. Before writing anything the
  * writer records the whole batch's effect in a journal document: which scans and visitors are
  * new, and every counter increment, each tagged with the batch's id. Then it writes them, each
- * write idempotent (inserts ignore a duplicate key, a counter's `$inc` also sets its `batch`
+ * write idempotent (inserts ignore a duplicate key, a visitor sketch takes a visitor twice, a counter's `$inc` also sets its `batch`
  * and skips a document already carrying it), and removes the journal. A writer that dies
  * half-way (kill -9) leaves the journal; the next writer replays it first, so no increment is
  * lost and none is applied twice.
@@ -39,7 +40,7 @@ const onlyDuplicates = (error: unknown) => {
   throw error
 }
 
-export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections) {
+export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections, sketches: ReturnType<typeof mongoSketches>) {
   const journal = db.collection<JournalDoc>('analytics_journal')
 
   /** Which of `ids` are stored in `collection` already. */
@@ -88,6 +89,7 @@ export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections) {
     await insert(c.scans, entry.scans)
     await insert(c.codeVisitors, entry.visitors)
     await insert(c.dayVisitors, entry.dayVisitors)
+    await sketches.add(entry.dayVisitors, undefined)
     for (const name of ['codeTotals', 'dayTotals', 'codeDims', 'dayDims'] as const) {
       const ops = entry.counters.filter((op) => op.collection === name).map((op) => ({
         updateOne: { filter: { _id: op._id, batch: { $ne: entry.batch } }, update: { $inc: op.inc, $set: { batch: entry.batch }, $setOnInsert: op.fields }, upsert: true },

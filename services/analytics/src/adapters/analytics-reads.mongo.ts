@@ -3,6 +3,8 @@ import { coversAll, type DayRange, msRange } from '../days'
 import type { AnalyticsStore, StoredScan } from '../ports'
 import { parsePosition, positionOf } from '../position'
 import type { AnalyticsCollections } from './analytics-collections.mongo'
+import type { mongoSketches } from './analytics-sketches.mongo'
+import { type AnalyticsStoreOptions, uniquesOver } from '../range-uniques'
 
 type Totals = { scans: number; uniques: number }
 type Days = { code: string; day: { $gte: string; $lte: string } }
@@ -12,7 +14,7 @@ const dayCount = (d: { day: string; scans: number; uniques: number }): DayCount 
 const dimCount = (d: { dim: string; value: string; scans: number }): DimCount => ({ dim: d.dim, value: d.value, scans: d.scans })
 
 /** The read half of the Mongo AnalyticsStore (collections: see analytics-store.mongo.ts). */
-export function createMongoReads(c: AnalyticsCollections): Pick<AnalyticsStore, 'summary' | 'breakdown' | 'exportPage'> {
+export function createMongoReads(c: AnalyticsCollections, sketches: ReturnType<typeof mongoSketches>, options: AnalyticsStoreOptions = {}): Pick<AnalyticsStore, 'summary' | 'breakdown' | 'exportPage'> {
   const edgeDay = async (code: string, order: 1 | -1) =>
     (await c.dayTotals.find({ code }, { projection: { day: 1 } }).sort({ day: order }).limit(1).next())?.day
 
@@ -84,12 +86,9 @@ export function createMongoReads(c: AnalyticsCollections): Pick<AnalyticsStore, 
         const [t, days, dims] = await Promise.all([allTime(code), c.dayTotals.find({ code }).toArray(), c.codeDims.find({ code }).toArray()])
         return breakdownOf(t, days.map(dayCount), dims.map(dimCount))
       }
-      const [days, dims, uniques] = await Promise.all([
-        c.dayTotals.find(how).toArray(),
-        dimsIn(how),
-        visitorsIn(how),
-      ])
-      return breakdownOf({ scans: days.reduce((sum, d) => sum + d.scans, 0), uniques }, days.map(dayCount), dims)
+      const [days, dims] = await Promise.all([c.dayTotals.find(how).toArray().then((docs) => docs.map(dayCount)), dimsIn(how)])
+      const uniques = await uniquesOver(days, { exact: () => visitorsIn(how), sketches: () => sketches.ofDays(code, days.map((d) => d.day)) }, options.exactVisitorDays)
+      return breakdownOf({ scans: days.reduce((sum, d) => sum + d.scans, 0), uniques }, days, dims)
     },
 
     async exportPage(code, { range, after, limit }) {

@@ -5,6 +5,8 @@ import { breakdownOf, type DayCount, type DimCount, emptyBreakdown } from '../ag
 import { coversAll, type DayRange, msRange } from '../days'
 import type { AnalyticsStore, StoredScan } from '../ports'
 import { parsePosition, positionOf } from '../position'
+import { type AnalyticsStoreOptions, uniquesOver } from '../range-uniques'
+import { addVisitor, newSketch, type Sketch, sketchOf } from '../sketch'
 
 type Totals = { scans: number; uniques: number }
 type Days = { code: string; from: string; to: string }
@@ -16,11 +18,30 @@ function seqPosition(position: string): { at: number; seq: number } {
   return { at, seq: +tie }
 }
 
+/**
+ * The stored visitor sketch of a (code, day), or one built from the day's visitor rows when the
+ * day has none (a day stored before sketches existed), which is then stored unless a writer
+ * stored one meanwhile: a writer's sketch is built from the same rows plus its own visitors.
+ */
+export function daySketches(db: Database): (code: string, day: string) => Sketch {
+  const stored = db.prepare<{ regs: Uint8Array }, [string, string]>('SELECT regs FROM day_sketches WHERE code = ? AND day = ?')
+  const visitors = db.prepare<{ visitor_id: string }, [string, string]>('SELECT visitor_id FROM day_visitors WHERE code = ? AND day = ?')
+  const keep = db.prepare<never, [string, string, Uint8Array]>('INSERT OR IGNORE INTO day_sketches (code, day, regs) VALUES (?, ?, ?)')
+  return (code, day) => {
+    const row = stored.get(code, day)
+    if (row) return sketchOf(row.regs)
+    const sketch = newSketch()
+    for (const { visitor_id } of visitors.iterate(code, day)) addVisitor(sketch, visitor_id)
+    keep.run(code, day, sketch)
+    return sketch
+  }
+}
+
 const LOWEST = '0000-00-00'
 const HIGHEST = '9999-99-99'
 
 /** The read half of the SQLite AnalyticsStore (tables: see analytics-store.sqlite.ts). */
-export function createSqliteReads(db: Database): Pick<AnalyticsStore, 'summary' | 'breakdown' | 'exportPage'> {
+export function createSqliteReads(db: Database, options: AnalyticsStoreOptions = {}): Pick<AnalyticsStore, 'summary' | 'breakdown' | 'exportPage'> {
   const first = db.prepare<{ day: string }, [string]>('SELECT day FROM day_totals WHERE code = ? ORDER BY day LIMIT 1')
   const last = db.prepare<{ day: string }, [string]>('SELECT day FROM day_totals WHERE code = ? ORDER BY day DESC LIMIT 1')
   const allTime = db.prepare<Totals, [string]>('SELECT scans, uniques FROM code_totals WHERE code = ?')
@@ -31,9 +52,6 @@ export function createSqliteReads(db: Database): Pick<AnalyticsStore, 'summary' 
   const allDims = db.prepare<DimCount, [string]>('SELECT dim, value, scans FROM code_dims WHERE code = ?')
   const someDays = db.prepare<DayCount, Days>(
     'SELECT day, scans, uniques FROM day_totals WHERE code = $code AND day BETWEEN $from AND $to ORDER BY day',
-  )
-  const someScans = db.prepare<{ scans: number | null }, Days>(
-    'SELECT sum(scans) AS scans FROM day_totals WHERE code = $code AND day BETWEEN $from AND $to',
   )
   const someVisitors = db.prepare<{ uniques: number }, Days>(
     'SELECT count(DISTINCT visitor_id) AS uniques FROM day_visitors WHERE code = $code AND day BETWEEN $from AND $to',
@@ -55,17 +73,23 @@ export function createSqliteReads(db: Database): Pick<AnalyticsStore, 'summary' 
     return { code, from: range.from ?? LOWEST, to: range.to ?? HIGHEST }
   }
 
-  function totals(code: string, range: DayRange): Totals {
+  const sketchOfDay = daySketches(db)
+  /** Distinct visitors over some days of a code: exact or estimated (range-uniques.ts). */
+  const uniquesIn = (how: Days, days: DayCount[]) =>
+    uniquesOver(days, { exact: () => someVisitors.get(how)!.uniques, sketches: () => days.map((d) => sketchOfDay(how.code, d.day)) }, options.exactVisitorDays)
+
+  async function totals(code: string, range: DayRange): Promise<Totals> {
     const how = plan(code, range)
     if (how === 'none') return { scans: 0, uniques: 0 }
     if (how === 'all') return allTime.get(code) ?? { scans: 0, uniques: 0 }
-    return { scans: someScans.get(how)?.scans ?? 0, uniques: someVisitors.get(how)!.uniques }
+    const days = someDays.all(how)
+    return { scans: days.reduce((sum, d) => sum + d.scans, 0), uniques: await uniquesIn(how, days) }
   }
 
   return {
     async summary(codes, range) {
       const summary = (code: string, t: Totals): CodeSummary => ({ code, total_scans: t.scans, unique_scans: t.uniques })
-      if (range.from !== null || range.to !== null) return codes.map((code) => summary(code, totals(code, range)))
+      if (range.from !== null || range.to !== null) return Promise.all(codes.map(async (code) => summary(code, await totals(code, range))))
       const known = new Map(allTimeOf.all(JSON.stringify(codes)).map((row) => [row.code, row]))
       return codes.map((code) => summary(code, known.get(code) ?? { scans: 0, uniques: 0 }))
     },
@@ -76,7 +100,7 @@ export function createSqliteReads(db: Database): Pick<AnalyticsStore, 'summary' 
       if (how === 'all') return breakdownOf(allTime.get(code)!, allDays.all(code), allDims.all(code))
       const days = someDays.all(how)
       const scans = days.reduce((sum, d) => sum + d.scans, 0)
-      return breakdownOf({ scans, uniques: someVisitors.get(how)!.uniques }, days, someDims.all(how))
+      return breakdownOf({ scans, uniques: await uniquesIn(how, days) }, days, someDims.all(how))
     },
 
     async exportPage(code, { range, after, limit }) {

@@ -8,6 +8,8 @@ import type { AnalyticsStore, StoredScan } from '../ports'
 import { createMongoReads } from './analytics-reads.mongo'
 import { type AnalyticsCollections, analyticsCollections } from './analytics-collections.mongo'
 import { createJournaledApply, keyOf } from './analytics-journal.mongo'
+import { mongoSketches } from './analytics-sketches.mongo'
+import type { AnalyticsStoreOptions } from '../range-uniques'
 
 type Session = mongo.ClientSession | undefined
 
@@ -25,6 +27,7 @@ async function createIndexes(c: AnalyticsCollections): Promise<void> {
     c.dayTotals.createIndex({ code: 1, day: 1 }),
     c.codeDims.createIndex({ code: 1 }),
     c.dayDims.createIndex({ code: 1, day: 1 }),
+    c.daySketches.createIndex({ code: 1, day: 1 }),
   ])
 }
 
@@ -67,11 +70,12 @@ const inc = <R extends { scans: number; uniques?: number }>(rows: Iterable<R>, k
  * (the ingest lease) applies each batch through a journal instead (analytics-journal.mongo.ts),
  * so a crash half-way loses and doubles nothing either.
  */
-export async function createMongoAnalyticsStore(conn: Connection): Promise<AnalyticsStore> {
+export async function createMongoAnalyticsStore(conn: Connection, options: AnalyticsStoreOptions = {}): Promise<AnalyticsStore> {
   const c = analyticsCollections(conn.db!)
   await createIndexes(c)
   const transactions = await supportsTransactions(conn)
-  const journaled = transactions ? undefined : createJournaledApply(conn.db!, c)
+  const sketches = mongoSketches(c)
+  const journaled = transactions ? undefined : createJournaledApply(conn.db!, c, sketches)
   await journaled?.recover()
 
   async function apply(scans: StoredScan[], session: Session): Promise<number> {
@@ -80,6 +84,7 @@ export async function createMongoAnalyticsStore(conn: Connection): Promise<Analy
     const days = fresh.map((s) => dayOf(s.scanned_at))
     const visitors = await insertNew(c.codeVisitors, fresh.map((s) => ({ key: { _id: keyOf(s.code, s.visitor_id) }, rest: { code: s.code, visitor_id: s.visitor_id } })), session)
     const dayVisitors = await insertNew(c.dayVisitors, fresh.map((s, i) => ({ key: { _id: keyOf(s.code, days[i]!, s.visitor_id) }, rest: { code: s.code, day: days[i], visitor_id: s.visitor_id } })), session)
+    await sketches.add(fresh.filter((_, i) => dayVisitors.has(i)).map((s) => ({ code: s.code, day: dayOf(s.scanned_at), visitor_id: s.visitor_id })), session)
     const tally = createTally()
     fresh.forEach((scan, i) => tally.add(scan, days[i]!, visitors.has(i), dayVisitors.has(i)))
     // One operation at a time: a transaction's session must not run operations concurrently.
@@ -106,7 +111,7 @@ export async function createMongoAnalyticsStore(conn: Connection): Promise<Analy
       })
       return fresh
     },
-    ...createMongoReads(c),
+    ...createMongoReads(c, sketches, options),
     async ping() {
       return conn.readyState === 1 && (await conn.db!.admin().ping().then(() => true, () => false))
     },

@@ -1,14 +1,17 @@
 import type { Database } from 'bun:sqlite'
 import { createTally } from '../aggregates'
+import { addVisitor } from '../sketch'
+import type { AnalyticsStoreOptions } from '../range-uniques'
 import { dayOf } from '../days'
 import type { AnalyticsStore, StoredScan } from '../ports'
-import { createSqliteReads } from './analytics-reads.sqlite'
+import { createSqliteReads, daySketches } from './analytics-reads.sqlite'
 
 // Raw scans in a rowid table (appends are cheap; a random scan_id as the key would make every
 // insert a page split), unique on scan_id; the time index carries the rowid, so export order is
 // (scanned_at, seq). The other tables are looked up by their key only: WITHOUT ROWID. Visitor
 // tables make unique counting an insert-or-ignore; totals and per-day rows make reads
-// independent of the number of scans.
+// independent of the number of scans. A day's visitor sketch (sketch.ts) lets a range of days
+// estimate its distinct visitors without reading every visitor row of the range.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS scans (
   seq INTEGER PRIMARY KEY, scan_id TEXT NOT NULL UNIQUE, code TEXT NOT NULL, scanned_at INTEGER NOT NULL,
@@ -29,14 +32,15 @@ CREATE TABLE IF NOT EXISTS code_dims (
 CREATE TABLE IF NOT EXISTS day_dims (
   code TEXT NOT NULL, day TEXT NOT NULL, dim TEXT NOT NULL, value TEXT NOT NULL, scans INTEGER NOT NULL,
   PRIMARY KEY (code, day, dim, value)
-) WITHOUT ROWID;`
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS day_sketches (code TEXT NOT NULL, day TEXT NOT NULL, regs BLOB NOT NULL, PRIMARY KEY (code, day)) WITHOUT ROWID;`
 
 const add = (table: string, keys: string[], counters: string[]) =>
   `INSERT INTO ${table} (${[...keys, ...counters].join(', ')}) VALUES (${[...keys, ...counters].map((c) => `$${c}`).join(', ')})
    ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${counters.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`
 
 /** An AnalyticsStore in an embedded SQLite database (see openSqlite); creates its tables if needed. */
-export function createSqliteAnalyticsStore(db: Database): AnalyticsStore {
+export function createSqliteAnalyticsStore(db: Database, options: AnalyticsStoreOptions = {}): AnalyticsStore {
   db.exec(SCHEMA)
   const insertScan = db.prepare<never, [string, string, number, string, string, string, string, string]>(
     'INSERT OR IGNORE INTO scans (scan_id, code, scanned_at, country, device, os, browser, visitor_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -47,12 +51,15 @@ export function createSqliteAnalyticsStore(db: Database): AnalyticsStore {
   const addDay = db.prepare(add('day_totals', ['code', 'day'], ['scans', 'uniques']))
   const addCodeDim = db.prepare(add('code_dims', ['code', 'dim', 'value'], ['scans']))
   const addDayDim = db.prepare(add('day_dims', ['code', 'day', 'dim', 'value'], ['scans']))
+  const sketchOfDay = daySketches(db)
+  const saveSketch = db.prepare<never, [string, string, Uint8Array]>('INSERT OR REPLACE INTO day_sketches (code, day, regs) VALUES (?, ?, ?)')
 
   // One transaction per call: the raw scans and every aggregate commit together or not at all.
   const apply = db.transaction((scans: StoredScan[]): number => {
     const tally = createTally()
     // A visitor already met in this batch is not new again: skip its two visitor-table writes.
     const metInBatch = new Set<string>()
+    const newDayVisitors = new Map<string, { code: string; day: string; visitors: string[] }>()
     let fresh = 0
     for (const scan of scans) {
       const { scan_id, code, scanned_at, country, device, os, browser, visitor_id } = scan
@@ -68,6 +75,17 @@ export function createSqliteAnalyticsStore(db: Database): AnalyticsStore {
       const newVisitor = insertVisitor.run(code, visitor_id).changes > 0
       const newDayVisitor = insertDayVisitor.run(code, day, visitor_id).changes > 0
       tally.add(scan, day, newVisitor, newDayVisitor)
+      if (newDayVisitor) {
+        const key = `${code}\u0000${day}`
+        let entry = newDayVisitors.get(key)
+        if (!entry) newDayVisitors.set(key, (entry = { code, day, visitors: [] }))
+        entry.visitors.push(visitor_id)
+      }
+    }
+    for (const { code, day, visitors } of newDayVisitors.values()) {
+      const sketch = sketchOfDay(code, day)
+      for (const visitor of visitors) addVisitor(sketch, visitor)
+      saveSketch.run(code, day, sketch)
     }
     for (const row of tally.codes.values()) addCode.run(row)
     for (const row of tally.days.values()) addDay.run(row)
@@ -80,7 +98,7 @@ export function createSqliteAnalyticsStore(db: Database): AnalyticsStore {
     async applyScans(scans) {
       return scans.length === 0 ? 0 : apply(scans)
     },
-    ...createSqliteReads(db),
+    ...createSqliteReads(db, options),
     async ping() {
       try {
         return db.query('SELECT 1 AS ok').get() !== null

@@ -1,0 +1,63 @@
+import { mongo } from 'mongoose'
+import { keyOf } from './analytics-journal.mongo'
+import type { AnalyticsCollections } from './analytics-collections.mongo'
+import { addVisitor, newSketch, type Sketch, sketchOf } from '../sketch'
+
+type Session = mongo.ClientSession | undefined
+const bytesOf = (regs: mongo.Binary) => regs.buffer.subarray(0, regs.position)
+
+/**
+ * Visitor sketches per (code, day) in Mongo (sketch.ts): `_id` = keyOf(code, day), `regs` the
+ * registers as binary. A day without a stored sketch (stored before sketches existed) gets one
+ * built from its visitor documents.
+ */
+export function mongoSketches(c: AnalyticsCollections) {
+  async function built(code: string, day: string, session: Session): Promise<Sketch> {
+    const sketch = newSketch()
+    for await (const { visitor_id } of c.dayVisitors.find({ code, day }, { projection: { visitor_id: 1 }, session })) addVisitor(sketch, visitor_id)
+    return sketch
+  }
+
+  async function load(code: string, day: string, session: Session): Promise<Sketch | null> {
+    const doc = await c.daySketches.findOne({ _id: keyOf(code, day) }, { session })
+    return doc ? sketchOf(bytesOf(doc.regs)) : null
+  }
+
+  return {
+    /**
+     * Adds a batch's new day visitors, already inserted as visitor documents, to their days'
+     * sketches. Adding is idempotent (a replayed journal adds them again harmlessly); only the
+     * ingest lease holder writes, so the read-modify-write has no concurrent writer.
+     */
+    async add(newDayVisitors: { code: string; day: string; visitor_id: string }[], session: Session): Promise<void> {
+      const byDay = new Map<string, { code: string; day: string; visitors: string[] }>()
+      for (const { code, day, visitor_id } of newDayVisitors) {
+        const key = keyOf(code, day)
+        let entry = byDay.get(key)
+        if (!entry) byDay.set(key, (entry = { code, day, visitors: [] }))
+        entry.visitors.push(visitor_id)
+      }
+      for (const [_id, { code, day, visitors }] of byDay) {
+        const sketch = (await load(code, day, session)) ?? (await built(code, day, session))
+        for (const visitor of visitors) addVisitor(sketch, visitor)
+        await c.daySketches.replaceOne({ _id }, { code, day, regs: new mongo.Binary(sketch) }, { upsert: true, session })
+      }
+    },
+
+    /**
+     * The sketch of each day; one missing is built and stored unless a writer stored one
+     * meanwhile (the writer's is built from the same documents plus its own visitors).
+     */
+    async ofDays(code: string, days: string[]): Promise<Sketch[]> {
+      const stored = new Map<string, Sketch>()
+      for await (const doc of c.daySketches.find({ code, day: { $in: days } })) stored.set(doc.day, sketchOf(bytesOf(doc.regs)))
+      return Promise.all(days.map(async (day) => {
+        const found = stored.get(day)
+        if (found) return found
+        const sketch = await built(code, day, undefined)
+        await c.daySketches.updateOne({ _id: keyOf(code, day) }, { $setOnInsert: { code, day, regs: new mongo.Binary(sketch) } }, { upsert: true })
+        return sketch
+      }))
+    },
+  }
+}
