@@ -97,7 +97,8 @@ export function createMongoReads(c: AnalyticsCollections, sketches: ReturnType<t
       const docs = await c.scans
         .find({
           code,
-          scanned_at: { $gte: start, $lt: end },
+          // Bounded below by the cursor too, so each page seeks instead of rescanning (O(n²)).
+          scanned_at: { $gte: from ? Math.max(start, from.at) : start, $lt: end },
           ...(from ? { $or: [{ scanned_at: { $gt: from.at } }, { scanned_at: from.at, _id: { $gt: from.tie } }] } : {}),
         })
         .sort({ scanned_at: 1, _id: 1 })

@@ -105,7 +105,10 @@ export function createSqliteReads(db: Database, options: AnalyticsStoreOptions =
 
     async exportPage(code, { range, after, limit }) {
       const from = after === undefined ? { at: -1, seq: 0 } : seqPosition(after)
-      const rows = page.all({ code, ...msRange(range), ...from, limit: limit + 1 })
+      const { start, end } = msRange(range)
+      // The lower bound seeks to the cursor: SQLite does not seek on the row-value comparison,
+      // so with the range's start alone every page would rescan all earlier scans (O(n²)).
+      const rows = page.all({ code, start: Math.max(start, from.at), end, ...from, limit: limit + 1 })
       const more = rows.length > limit
       if (more) rows.pop()
       const last = rows[rows.length - 1]
