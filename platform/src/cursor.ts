@@ -53,7 +53,8 @@ export function createCursors(secret: string): Cursors {
     },
     open(scope, cursor) {
       const raw = /^[A-Za-z0-9_-]{23,40}$/.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0)
-      if (raw.length <= TAG_BYTES) throw badCursor()
+      // Only the canonical text: base64url ignores stray trailing bits, which would let two texts open alike.
+      if (raw.length <= TAG_BYTES || raw.toString('base64url') !== cursor) throw badCursor()
       const tag = raw.subarray(0, TAG_BYTES)
       const position = crypt(tag, raw.subarray(TAG_BYTES)).toString('latin1')
       if (!POSITION.test(position) || !timingSafeEqual(tag, tagOf(scope, position))) throw badCursor()
