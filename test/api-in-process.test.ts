@@ -7,6 +7,7 @@ import { largeRowsSuite } from './api/large-rows.suite'
 import { bodyFieldsSuite } from './api/body-fields.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
+import { syncSuite } from './api/sync.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { type Stack, startInProcessStack } from './harness/stack'
 
@@ -24,6 +25,7 @@ describe('API, one process', () => {
   bodyFieldsSuite(() => stack)
   idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
   dynamicSuite(() => stack)
+  syncSuite(() => stack)
   shortLinksSuite(() => stack)
 })
 

@@ -4,6 +4,7 @@ import { idempotencySuite, STATIC_CREATES } from './api/idempotency.suite'
 import { staticSuite } from './api/static.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
+import { syncSuite } from './api/sync.suite'
 import { resolverReplicasSuite } from './api/resolver-replicas.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { LIMITS_ENV, limitsSuite } from './api/limits.suite'
@@ -28,6 +29,7 @@ else {
     staticSuite(() => stack)
     idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
     dynamicSuite(() => stack)
+    syncSuite(() => stack)
     shortLinksSuite(() => stack)
     resolverReplicasSuite(() => stack)
   })

@@ -24,3 +24,9 @@ export function principalOf(request: Request): Principal {
   if (!principal) throw new Error('principalOf called on a request the auth plugin did not verify')
   return principal
 }
+
+/** The client's If-Match header, forwarded to the service with a PATCH or DELETE (412 on a stale version). */
+export function ifMatchOf(request: Request): { if_match?: string } {
+  const tag = request.headers.get('if-match')
+  return tag === null ? {} : { if_match: tag }
+}

@@ -12,6 +12,11 @@ export async function supportsTransactions(conn: Connection): Promise<boolean> {
   return Boolean(hello.setName) || hello.msg === 'isdbgrid'
 }
 
+export interface AtomicInsertOptions {
+  /** Fields that also get a new document's position (the record stores' change position `rev`). */
+  alsoPositioned?: string[]
+}
+
 /**
  * All-or-nothing insertion of a batch of documents, with its idempotency receipt, for the Mongo
  * record stores. Each document gets the next list position of `scope` (mongo-position.ts), a
@@ -26,7 +31,9 @@ export async function supportsTransactions(conn: Connection): Promise<boolean> {
  * writes whichever of them are missing before the answer is replayed. Every replayed 201 is
  * then stored, and nothing is stored twice: a document already written clashes on its unique id.
  */
-export async function createAtomicInsert<D extends { _id: Types.ObjectId; position: number }>(conn: Connection, model: Model<D>, scope: string) {
+export async function createAtomicInsert<D extends { _id: Types.ObjectId; position: number }>(conn: Connection, model: Model<D>, scope: string, opts: AtomicInsertOptions = {}) {
+  const fields = ['position', ...(opts.alsoPositioned ?? [])]
+  const placed = <T extends object>(doc: T, position: number) => ({ ...doc, ...Object.fromEntries(fields.map((field) => [field, position])) })
   const transactions = await supportsTransactions(conn)
   const receipts = await mongoReceipts(conn)
   const positions = await mongoPositions(conn, scope)
@@ -36,7 +43,7 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
     const block = await positions.allocate(pending.length)
     try {
       for (const [i, doc] of pending.entries()) {
-        await model.collection.insertOne({ ...doc, _id: new Types.ObjectId(), position: block.first + i } as never).catch((error: { code?: number }) => {
+        await model.collection.insertOne(placed({ ...doc, _id: new Types.ObjectId() }, block.first + i) as never).catch((error: { code?: number }) => {
           if (error.code !== 11000) throw error // 11000: the dead writer got this one in
         })
       }
@@ -67,7 +74,7 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
     async insert(unplaced: Omit<D, 'position'>[], receipt?: Receipt): Promise<void> {
       // Outside any transaction: the counter is shared by every writer and must not wait on one.
       const block = await positions.allocate(unplaced.length)
-      const docs = unplaced.map((doc, i) => ({ ...doc, position: block.first + i }))
+      const docs = unplaced.map((doc, i) => placed(doc, block.first + i))
       try {
         if (transactions) {
           await conn.transaction(async (session) => {
@@ -76,7 +83,7 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
           })
           return
         }
-        // The documents as a later reader would write them: without _id and position, which it assigns anew.
+        // The documents as a later reader would write them: without _id and positions, which it assigns anew.
         if (receipt) await receipts.write(receipt, undefined, unplaced.map(({ _id, ...rest }) => rest))
         try {
           await model.insertMany(docs, { ordered: true })

@@ -32,6 +32,12 @@ export const ConfigSchema = T.Object({
   TRUST_PROXY: T.Integer({ minimum: 0, maximum: 1, default: 0 }),
   /** Secret for the pseudonymous visitor id of a scan (keyed hash). */
   VISITOR_HASH_KEY: T.String({ minLength: 16, default: 'dev-only-visitor-hash-key-change-me' }),
+  /**
+   * Key of the list cursors (HMAC-SHA256, platform/src/cursor.ts). Unset: a random key per
+   * process with TRANSPORT=memory; with TRANSPORT=nats every replica must share one, so unset
+   * there falls back to a development value and the process logs a warning.
+   */
+  CURSOR_SECRET: T.Optional(T.String({ minLength: 16 })),
   /** Where the resolver keeps scans the broker cannot take yet; default `${DATA_DIR}/scan-spool`. */
   SCAN_SPOOL_DIR: T.Optional(T.String({ minLength: 1 })),
   /** Bound of that spool on disk, in MiB; beyond it scans are dropped (and counted). */

@@ -7,8 +7,9 @@ export const WithPrincipal = T.Object({ principal: Principal })
 /** A create; `idempotency_key` is the client's Idempotency-Key header, when sent. */
 export const BodyRequest = T.Object({ principal: Principal, body: T.Unknown(), idempotency_key: T.Optional(T.String()) })
 export const ListRequest = T.Object({ principal: Principal, query: ListQuery })
-export const IdRequest = T.Object({ principal: Principal, id: T.String() })
-export const UpdateRequest = T.Object({ principal: Principal, id: T.String(), body: T.Unknown() })
+/** `if_match`: the client's If-Match header, forwarded on PATCH and DELETE (a stale tag is 412). */
+export const IdRequest = T.Object({ principal: Principal, id: T.String(), if_match: T.Optional(T.String()) })
+export const UpdateRequest = T.Object({ principal: Principal, id: T.String(), body: T.Unknown(), if_match: T.Optional(T.String()) })
 export const ExportRequest = T.Object({ principal: Principal, cursor: T.Union([T.String(), T.Null()]) })
 export type ExportRequest = Static<typeof ExportRequest>
 

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** If-Match named a version the record no longer has (PATCH, DELETE): nothing was changed. */
+  precondition_failed: 412,
   idempotency_conflict: 422,
   rate_limited: 429,
   internal: 500,

@@ -14,7 +14,16 @@ export interface ListOptions {
   after?: string
   updatedSince?: number
   status?: Status
+  /** Changes only (LibraryStore.changes): deleted records too, as tombstones. */
+  includeDeleted?: boolean
 }
+
+/**
+ * A deleted record in a list of changes (`include_deleted=true`): its id under the kind's id
+ * field (`qr_id`, `code`), when it was deleted, and `updated_at`, which a delete sets to the same
+ * time. A live record never carries `deleted_at` (docs/decisions.md §4, "Sync").
+ */
+export type Tombstone = { [idField: string]: string | number } & { deleted_at: number; updated_at: number }
 
 export interface Page<T> {
   items: T[]

@@ -9,7 +9,7 @@ const NOT_PROVIDED: Record<string, string> = {
   DATA_DIR: 'only the embedded SQLite store (STORE=sqlite) reads it; the manifests run STORE=mongo',
 }
 /** Settings that come from the Secret, never from the ConfigMap. */
-const SECRET_SETTINGS = ['NATS_URL', 'REDIS_URL', 'MONGODB_URL', 'VISITOR_HASH_KEY']
+const SECRET_SETTINGS = ['NATS_URL', 'REDIS_URL', 'MONGODB_URL', 'VISITOR_HASH_KEY', 'CURSOR_SECRET']
 const SECRET_NAME = 'library-records-secrets'
 
 const READ = Object.keys(ConfigSchema.properties).sort()
@@ -48,7 +48,7 @@ function checkSettings(dir: string) {
     expect(sorted(keys)).toEqual(READ.filter((key) => !(key in NOT_PROVIDED) && !(key in PER_PROCESS) && !SECRET_SETTINGS.includes(key)))
   })
 
-  it('takes the URLs and the visitor-hash key from the Secret, by their setting names', each((d) => {
+  it('takes the URLs, the visitor-hash key and the cursor key from the Secret, by their setting names', each((d) => {
     for (const entry of d.spec.template.spec.containers[0].env) {
       if (!SECRET_SETTINGS.includes(entry.name)) continue
       expect(entry.valueFrom.secretKeyRef).toEqual({ name: SECRET_NAME, key: entry.name })
@@ -69,6 +69,7 @@ const SECRET_EXAMPLES: Record<string, string> = {
   REDIS_URL: 'redis://:password@redis-master.library-records.svc:6379',
   MONGODB_URL: 'mongodb://library-records:password@library-records-mongodb-svc.library-records.svc:27017/library-records?replicaSet=library-records-mongodb&authSource=admin',
   VISITOR_HASH_KEY: 'a-long-random-secret-value',
+  CURSOR_SECRET: 'another-long-random-secret-value',
 }
 
 const skip = kubectlSkipReason()

@@ -56,6 +56,8 @@ export async function startScaleOutStack(mongoUrl: string, extra: Record<string,
     MONGODB_URL: url.href,
     LIMITER: 'redis',
     REDIS_URL: redis.url,
+    // One cursor key for every replica, as the manifests give them (the Secret).
+    CURSOR_SECRET: 'scale-out-test-cursor-secret',
     ...extra,
   }
   const gatewayPorts = await Promise.all(Array.from({ length: REPLICAS }, freePort))

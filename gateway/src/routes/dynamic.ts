@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import { Type as T } from '@sinclair/typebox'
 import { type Bus, Created, DYNAMIC_SUBJECTS as S, DynamicBatchBody, DynamicCreateBody, DynamicList, DynamicPatchBody, DynamicRecord } from '@lr/proto'
-import { createRequest, principalOf } from '../context'
+import { createRequest, ifMatchOf, principalOf } from '../context'
+import { tagged } from './etag'
 import { csvResponse } from './csv-stream'
 import { doc, queryOf } from './openapi'
 
@@ -23,9 +24,9 @@ export const dynamicRoutes = (bus: Bus) =>
     }, { detail: doc(tag, 'Create up to 50 dynamic QR codes, all or nothing', { body: DynamicBatchBody, ok: Created(DynamicRecord), status: 201 }) })
     .get('/export', ({ request }) => csvResponse(bus, S.export, { principal: principalOf(request) }, 'dynqrcodes.csv'),
       { detail: doc(tag, 'Export every dynamic QR code as CSV', { csv: true }) })
-    .get('/:code', ({ request, params }) => bus.request(S.get, { principal: principalOf(request), id: params.code }),
+    .get('/:code', ({ request, params, set }) => tagged(request, set, bus.request(S.get, { principal: principalOf(request), id: params.code })),
       { detail: doc(tag, 'Get one dynamic QR code', { ok: DynamicRecord }) })
-    .patch('/:code', ({ request, params, body }) => bus.request(S.update, { principal: principalOf(request), id: params.code, body }),
+    .patch('/:code', ({ request, params, body, set }) => tagged(request, set, bus.request(S.update, { principal: principalOf(request), id: params.code, body, ...ifMatchOf(request) })),
       { detail: doc(tag, 'Change destination_url, name, status or style', { body: DynamicPatchBody, ok: DynamicRecord }) })
-    .delete('/:code', ({ request, params }) => bus.request(S.delete, { principal: principalOf(request), id: params.code }),
+    .delete('/:code', ({ request, params }) => bus.request(S.delete, { principal: principalOf(request), id: params.code, ...ifMatchOf(request) }),
       { detail: doc(tag, 'Soft-delete a dynamic QR code: it stops resolving (410), its code is never reissued', { ok: Deleted }) })

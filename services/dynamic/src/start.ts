@@ -2,6 +2,8 @@ import type { Connection } from 'mongoose'
 import { type Config, dynamicChangedSubject, REPLY_ENVELOPE_BYTES } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
+import { createCursors, cursorSecretOf } from '@lr/platform/cursor'
+import { log } from '@lr/platform/log'
 import { createSqliteDynamicStore } from './adapters/dynamic-store.sqlite'
 import { serveDynamic } from './handlers'
 import type { DynamicStore } from './ports'
@@ -31,6 +33,7 @@ export async function startDynamic({ bus, config, mongo }: ServiceContext, opts:
     now: opts.now ?? (() => Math.floor(Date.now() / 1000)),
     shortBaseUrl: config.SHORT_BASE_URL,
     maxReplyBytes: bus.maxPayload - REPLY_ENVELOPE_BYTES,
+    cursors: createCursors(cursorSecretOf(config, (message) => log().warn({ setting: 'CURSOR_SECRET' }, message))),
     announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry),
   })
   const unsubscribe = serveDynamic(bus, service)

@@ -19,4 +19,4 @@ export const record = (n: number, over: Partial<StoredDynamic> = {}): StoredDyna
 export const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => record(from + i))
 
 /** Dynamic records for the shared store contract: soft deletes. */
-export const dynamicFixture: StoreFixture<StoredDynamic> = { idField: 'code', urlField: 'destination_url', softDelete: true, record }
+export const dynamicFixture: StoreFixture<StoredDynamic> = { idField: 'code', urlField: 'destination_url', record }

@@ -27,6 +27,7 @@ export function countingStore(inner: DynamicStore) {
     insertMany: count('insertMany', inner.insertMany),
     get: count('get', inner.get),
     list: count('list', inner.list),
+    changes: count('changes', inner.changes),
     update: count('update', inner.update),
     delete: count('delete', inner.delete),
     resolve: count('resolve', inner.resolve),

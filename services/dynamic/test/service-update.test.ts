@@ -26,6 +26,13 @@ describe('update (PATCH)', () => {
     expect(announced).toEqual([{ code: record.code, destination_url: 'https://new.example/', status: 'active', deleted: false }])
   })
 
+  it('announces nothing and writes nothing for a PATCH that changes nothing', async () => {
+    const { service, record, announced, calls } = await withRecord()
+    const writes = calls.update ?? 0
+    expect(await service.update(personal, record.code, { destination_url: record.destination_url, name: 'Menu', status: 'active' })).toEqual(record)
+    expect([announced, calls.update ?? 0]).toEqual([[], writes])
+  })
+
   it('answers even when the announcement fails: the change is stored (and logged)', async () => {
     const { service } = setup({ announce: async () => { throw new Error('bus down') } })
     const [record] = (await service.create(personal, valid)).created

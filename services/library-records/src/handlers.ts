@@ -18,8 +18,8 @@ export interface LibraryOperations {
   batch(principal: Principal, body: unknown, idempotencyKey?: string): Promise<unknown>
   list(principal: Principal, query: Record<string, string>): Promise<unknown>
   get(principal: Principal, id: string): Promise<unknown>
-  update(principal: Principal, id: string, body: unknown): Promise<unknown>
-  delete(principal: Principal, id: string): Promise<unknown>
+  update(principal: Principal, id: string, body: unknown, ifMatch?: string): Promise<unknown>
+  delete(principal: Principal, id: string, ifMatch?: string): Promise<unknown>
   exportPage(principal: Principal, cursor: string | null): Promise<unknown>
 }
 
@@ -44,12 +44,12 @@ export function serveLibrary(bus: Bus, subjects: LibrarySubjects, queue: string,
       return service.get(principal, id)
     }, opts),
     bus.serve(subjects.update, async (p) => {
-      const { principal, id, body } = decode(UpdateRequest, p)
-      return service.update(principal, id, body)
+      const { principal, id, body, if_match } = decode(UpdateRequest, p)
+      return service.update(principal, id, body, if_match)
     }, opts),
     bus.serve(subjects.delete, async (p) => {
-      const { principal, id } = decode(IdRequest, p)
-      return service.delete(principal, id)
+      const { principal, id, if_match } = decode(IdRequest, p)
+      return service.delete(principal, id, if_match)
     }, opts),
     bus.serve(subjects.export, async (p) => {
       const { principal, cursor } = decode(ExportRequest, p)

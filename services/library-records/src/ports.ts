@@ -1,4 +1,4 @@
-import type { ListOptions, Page, Receipt, ReceiptStore, Status } from '@lr/proto'
+import type { ListOptions, Page, Receipt, ReceiptStore, Status, Tombstone } from '@lr/proto'
 
 /** What every library record carries, whatever its kind (plus its id and URL fields). */
 export interface RecordBase {
@@ -14,8 +14,12 @@ export interface RecordBase {
 /**
  * Persistence of one kind of library record, `R` as stored, `P` the fields a PATCH may change.
  * Every record is stored under its library (`libraryOf(principal)`) and every call is scoped by
- * it: a record of another library (or a soft-deleted one) is indistinguishable from one that
- * does not exist (null), never an error.
+ * it: a record of another library (or a deleted one) is indistinguishable from one that does not
+ * exist (null), never an error. A delete is soft for every kind: the row stays as a tombstone,
+ * seen only by `changes` with includeDeleted, so an id is never issued again.
+ *
+ * Positions: each record has two, drawn from one monotonic sequence of the store: where it was
+ * inserted (`list`) and where it last changed (`changes`: its insert, an update, its delete).
  * Cores: createSqliteLibraryStore (`@lr/library-records/sqlite`), createMongoLibraryStore (`/mongo`).
  */
 export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
@@ -40,14 +44,29 @@ export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
    */
   list(library: string, options: ListOptions): Promise<Page<R>>
 
-  /** Applies the patch and sets updated_at; the updated record, or null when not in this library. */
-  update(library: string, id: string, patch: P, updatedAt: number): Promise<R | null>
+  /**
+   * A page of the library's changes, oldest change first: every record once, at the position of
+   * its last change, so a record changed after a reader passed it comes again, later. Same
+   * `after`, `updatedSince`, `status` and horizon rules as `list`, over change positions (a
+   * position of `list` is not one of these). With `includeDeleted`, deleted records come too, as
+   * tombstones, whatever `status`.
+   */
+  changes(library: string, options: ListOptions): Promise<Page<R | Tombstone>>
 
   /**
-   * Deletes the record at `deletedAt`: for good, or for a soft-deleting kind by marking it (its
-   * updated_at too; the id is never issued again). The record as the delete left it, or null when not in this library.
+   * Applies the patch, sets updated_at and gives the record a new change position; the updated
+   * record, or null when not in this library. With `expected`, a compare-and-set: it applies
+   * only while the stored record still equals `expected` field by field (as `get` returned it),
+   * else null and nothing changes.
    */
-  delete(library: string, id: string, deletedAt: number): Promise<R | null>
+  update(library: string, id: string, patch: P, updatedAt: number, expected?: R): Promise<R | null>
+
+  /**
+   * Deletes the record at `deletedAt`: its row stays as a tombstone (deleted_at and updated_at
+   * set, a new change position; the id is never issued again). The record as the delete left
+   * it, or null when not in this library; with `expected`, only while it still equals it.
+   */
+  delete(library: string, id: string, deletedAt: number, expected?: R): Promise<R | null>
 
   /** True while the store answers (readiness); never rejects. */
   ping(): Promise<boolean>

@@ -1,5 +1,6 @@
-import { AppError, DEFAULT_MAX_PAYLOAD, type ExportChunk, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status } from '@lr/proto'
-import { decodeCursor, nextCursor } from '@lr/platform/cursor'
+import { randomBytes } from 'node:crypto'
+import { AppError, DEFAULT_MAX_PAYLOAD, type ExportChunk, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status, type Tombstone } from '@lr/proto'
+import { createCursors, type Cursors } from '@lr/platform/cursor'
 import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
 import { batchItems, checkBatch } from './batch'
 import { batchEnvelopeOf } from './batch-envelope'
@@ -10,7 +11,7 @@ import { createInsert } from './insert'
 import type { RecordKind } from './kind'
 import { parseListQuery } from './list-query'
 import type { LibraryStore, RecordBase } from './ports'
-import { checkStatusChange } from './review'
+import { createWrites } from './write'
 
 /** The not-found answer of every record route: a record of another library is one that does not exist. */
 export const notFoundIn = (noun: string, id: string) => new AppError('not_found', `no ${noun} ${JSON.stringify(id.slice(0, 100))} in this library`)
@@ -29,7 +30,11 @@ export interface LibraryDeps<R extends RecordBase, P> {
    * A page over it comes back shorter, with a next_cursor (docs/decisions.md §4).
    */
   maxReplyBytes?: number
+  /** Seals the cursors of lists and exports (CURSOR_SECRET); default: a random key of this service. */
+  cursors?: Cursors
 }
+
+const isTombstone = (item: object): item is Tombstone => 'deleted_at' in item
 
 /** A bound on one record's JSON (2048-character URL, 200-character name, 8 KiB style, the rest). */
 const RECORD_MAX_BYTES = 16 * 1024
@@ -45,6 +50,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
   deps: LibraryDeps<R, P>,
 ) {
   const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES } = deps
+  const cursors = deps.cursors ?? createCursors(randomBytes(32).toString('hex'))
   const rules = recordRules(kind.urlField)
   const checkCreate = compileBodyCheck(kind.bodies.create, rules)
   const checkPatch = compileBodyCheck(kind.bodies.patch, rules)
@@ -59,6 +65,9 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
     if (!record) throw notFound(id)
     return record
   }
+  const writes = createWrites(kind, store, now, found)
+  // What a cursor is sealed under: it opens only in the same library, kind and listing.
+  const scopeOf = (principal: Principal, listing: string) => `${libraryOf(principal)}\n${kind.name}\n${listing}`
 
   return {
     async create(principal: Principal, body: unknown, idempotencyKey?: string) {
@@ -71,16 +80,24 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
       return insert(principal, `${kind.name}.batch`, body, idempotencyKey, items)
     },
 
-    /** One page; cut shorter (with a next_cursor) when `limit` records would not fit one reply. */
+    /**
+     * One page; cut shorter (with a next_cursor) when `limit` records would not fit one reply.
+     * With updated_since or include_deleted, the list of changes (tombstones included on request).
+     */
     async list(principal: Principal, query: ListQuery) {
-      const options = parseListQuery(query, { status: kind.statusFilter })
+      const { options, changes, cursor, scope } = parseListQuery(query, { status: kind.statusFilter })
+      const sealedUnder = scopeOf(principal, scope)
+      if (cursor !== undefined) options.after = cursors.open(sealedUnder, cursor)
       for (let limit = options.limit; ; ) {
-        const page = await store.list(libraryOf(principal), { ...options, limit })
-        const items = page.items.map(kind.present)
+        const read = { ...options, limit }
+        const page = changes ? await store.changes(libraryOf(principal), read) : await store.list(libraryOf(principal), read)
+        const items = page.items.map((item) => (isTombstone(item) ? item : kind.present(item)))
         // Measured only when the page could be too large: most pages cannot.
         const bytes = items.length * RECORD_MAX_BYTES <= maxReplyBytes ? 0 : Buffer.byteLength(JSON.stringify(items))
-        if (bytes <= maxReplyBytes || limit === 1)
-          return { [kind.listKey]: items, next_cursor: nextCursor(page) } as Record<L, W[]> & { next_cursor: string | null }
+        if (bytes <= maxReplyBytes || limit === 1) {
+          const next_cursor = page.next === null ? null : cursors.seal(sealedUnder, page.next)
+          return { [kind.listKey]: items, next_cursor } as Record<L, (W | Tombstone)[]> & { next_cursor: string | null }
+        }
         limit = Math.max(1, Math.min(limit - 1, Math.floor((limit * maxReplyBytes) / bytes)))
       }
     },
@@ -89,35 +106,30 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
       return kind.present(await found(principal, id))
     },
 
-    async update(principal: Principal, id: string, body: unknown): Promise<W> {
+    /**
+     * Only fields that differ are written (an unchanged status too, so a writer's no-op `active`
+     * cannot race a move to draft); `ifMatch`, the client's If-Match, must name the current version.
+     */
+    async update(principal: Principal, id: string, body: unknown, ifMatch?: string): Promise<W> {
       const patch = orBadRequest(() => checkPatch(body)) as P
-      const current = await found(principal, id)
-      if (patch.status !== undefined) {
-        checkStatusChange(principal, current.status, patch.status)
-        // An unchanged status is not written, so a writer's no-op `active` cannot race a move to draft.
-        if (patch.status === current.status) delete patch.status
-      }
-      const updated = await store.update(libraryOf(principal), id, patch, now())
-      if (!updated) throw notFound(id)
-      await kind.changed?.([updated], false)
-      return kind.present(updated)
+      return writes.update(principal, id, patch, ifMatch)
     },
 
-    async delete(principal: Principal, id: string): Promise<{ deleted: string }> {
-      const deleted = isPossibleId(id) ? await store.delete(libraryOf(principal), id, now()) : null
-      if (!deleted) throw notFound(id)
-      await kind.changed?.([deleted], true)
-      return { deleted: id }
+    async delete(principal: Principal, id: string, ifMatch?: string): Promise<{ deleted: string }> {
+      if (!isPossibleId(id)) throw notFound(id)
+      return writes.delete(principal, id, ifMatch)
     },
 
-    /** One chunk of the CSV export; `cursor` null starts it (and only that chunk has the header). */
+    /** One chunk of the CSV export; `cursor` null starts it (and only that chunk has the header). Live records only. */
     async exportPage(principal: Principal, cursor: string | null): Promise<ExportChunk> {
-      const after = cursor === null ? undefined : decodeCursor(cursor)
+      const sealedUnder = scopeOf(principal, 'export')
+      const after = cursor === null ? undefined : cursors.open(sealedUnder, cursor)
       const read = async (limit: number) => {
         const page = await store.list(libraryOf(principal), { limit, after })
         return { items: page.items.map(kind.present), next: page.next }
       }
-      return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null, Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2)))
+      const maxBytes = Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2))
+      return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null, maxBytes, (page) => (page.next === null ? null : cursors.seal(sealedUnder, page.next)))
     },
 
     /** The compiled body checks; each one's `schema` is the @lr/proto object the gateway documents. */

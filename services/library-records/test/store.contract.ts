@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { StoreConflict } from '@lr/proto'
 import type { RecordBase } from '../src/ports'
 import { A, type AnyLibraryStore, B, idOf, rangeOf, type StoreFixture, type StoreHarness } from './store.fixture'
+import { changesContract } from './store.changes.contract'
 import { listContract } from './store.list.contract'
 
 export { A, B, type StoreFixture, type StoreHarness } from './store.fixture'
@@ -64,6 +65,7 @@ export function libraryStoreContract<R extends RecordBase>(fixture: StoreFixture
   })
 
   listContract(fixture, () => store)
+  changesContract(fixture, () => store)
 
   describe('update', () => {
     it('changes only the given fields and sets updated_at', async () => {
@@ -96,7 +98,7 @@ export function libraryStoreContract<R extends RecordBase>(fixture: StoreFixture
   describe('delete', () => {
     it('returns the record once, then hides it from get and list, and answers null the second time', async () => {
       await store.insertMany(A, range(1, 2))
-      const left = fixture.softDelete ? { ...record(1), updated_at: 1_800_000_000 } : record(1)
+      const left = { ...record(1), updated_at: 1_800_000_000 }
       expect(await store.delete(A, id(1), 1_800_000_000)).toEqual(left)
       expect(await store.get(A, id(1))).toBeNull()
       expect(await store.delete(A, id(1), 1_800_000_001)).toBeNull()
@@ -109,7 +111,7 @@ export function libraryStoreContract<R extends RecordBase>(fixture: StoreFixture
       expect(await store.get(A, id(1))).toEqual(record(1))
     })
 
-    if (fixture.softDelete) it('never accepts the id of a soft-deleted record again', async () => {
+    it('never accepts the id of a deleted record again', async () => {
       await store.insertMany(A, [record(1)])
       await store.delete(A, id(1), 1_800_000_000)
       expect((await conflictOf(store.insertMany(A, [record(1, { name: 'reborn' })])))[0]).toBe(fixture.idField)

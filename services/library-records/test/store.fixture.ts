@@ -4,8 +4,6 @@ import type { LibraryStore, RecordBase } from '../src/ports'
 export interface StoreFixture<R extends RecordBase> {
   idField: keyof R & string
   urlField: keyof R & string
-  /** A delete hides the record but keeps its id taken for ever (dynamic). */
-  softDelete: boolean
   /** A deterministic record numbered `n` (ids, URLs and times grow with n). */
   record(n: number, over?: Partial<RecordBase> & Record<string, unknown>): R
 }

@@ -10,7 +10,7 @@ export const EXPORT_COLUMNS = [
 /** A new opaque, unique qr_id. */
 export const randomQrId = () => `qr_${nanoid()}`
 
-/** Static QR codes as a kind of library record: hard deletes, answered as stored. */
+/** Static QR codes as a kind of library record: answered as stored. */
 export const staticKind = (newId: () => string = randomQrId): RecordKind<StaticRecord, StaticRecord, 'qrcodes'> => ({
   name: 'records',
   noun: 'QR code',

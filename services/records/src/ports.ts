@@ -5,8 +5,8 @@ import type { StaticRecord } from '@lr/proto'
 export type StaticPatch = Partial<Pick<StaticRecord, 'url' | 'name' | 'status' | 'style'>>
 
 /**
- * Persistence of static QR code records: the shared LibraryStore, id `qr_id`. A delete is for
- * good (static deletes are hard deletes). Adapters: createSqliteRecordStore (bun:sqlite),
+ * Persistence of static QR code records: the shared LibraryStore, id `qr_id`. A delete leaves a
+ * tombstone that only the list of changes shows (include_deleted); the id is never issued again. Adapters: createSqliteRecordStore (bun:sqlite),
  * createMongoRecordStore (mongoose).
  */
 export type RecordStore = LibraryStore<StaticRecord, StaticPatch>

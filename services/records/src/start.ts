@@ -2,6 +2,8 @@ import type { Connection } from 'mongoose'
 import { type Config, REPLY_ENVELOPE_BYTES } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
+import { createCursors, cursorSecretOf } from '@lr/platform/cursor'
+import { log } from '@lr/platform/log'
 import { createSqliteRecordStore } from './adapters/record-store.sqlite'
 import { serveRecords } from './handlers'
 import type { RecordStore } from './ports'
@@ -23,7 +25,12 @@ export interface StartRecordsOptions {
 /** Starts the records service on a bus: opens its store and serves every records subject. */
 export async function startRecords({ bus, config, mongo }: ServiceContext, opts: StartRecordsOptions = {}): Promise<RunningService> {
   const { store, close } = await openRecordStore(config, mongo)
-  const service = createRecordsService({ store, now: opts.now ?? (() => Math.floor(Date.now() / 1000)), maxReplyBytes: bus.maxPayload - REPLY_ENVELOPE_BYTES })
+  const service = createRecordsService({
+    store,
+    now: opts.now ?? (() => Math.floor(Date.now() / 1000)),
+    maxReplyBytes: bus.maxPayload - REPLY_ENVELOPE_BYTES,
+    cursors: createCursors(cursorSecretOf(config, (message) => log().warn({ setting: 'CURSOR_SECRET' }, message))),
+  })
   const unsubscribe = serveRecords(bus, service)
   return {
     ready: () => store.ping(),

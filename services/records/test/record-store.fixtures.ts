@@ -17,5 +17,5 @@ export const record = (n: number, over: Partial<StaticRecord> = {}): StaticRecor
   ...over,
 })
 
-/** Static records for the shared store contract: hard deletes. */
-export const staticFixture: StoreFixture<StaticRecord> = { idField: 'qr_id', urlField: 'url', softDelete: false, record }
+/** Static records for the shared store contract. */
+export const staticFixture: StoreFixture<StaticRecord> = { idField: 'qr_id', urlField: 'url', record }

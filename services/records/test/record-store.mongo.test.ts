@@ -1,4 +1,4 @@
-import { describe } from 'bun:test'
+import { describe, expect, it } from 'bun:test'
 import { createMongoRecordStore } from '../src/adapters/record-store.mongo'
 import type { RecordStore } from '../src/ports'
 import { receiptContract } from '@lr/platform/testing/receipts'
@@ -17,6 +17,23 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
   libraryStoreContract(staticFixture, async () => {
     const db = await freshDatabase(url(), 'lr_records_test')
     return { store: await createMongoRecordStore(db.conn), cleanup: db.cleanup }
+  })
+
+  it('gives documents stored before tombstones and change positions (no deleted_at, no rev) their change positions', async () => {
+    const db = await freshDatabase(url(), 'lr_records_old')
+    try {
+      await (await createMongoRecordStore(db.conn)).insertMany(A, [record(1), record(2), record(3)])
+      await db.conn.db!.collection('static_records').updateMany({}, { $unset: { rev: '', deleted_at: '' } })
+      const store = await createMongoRecordStore(db.conn)
+      expect((await store.list(A, { limit: 10 })).items).toEqual([record(1), record(2), record(3)])
+      expect(await store.get(A, record(2).qr_id)).toEqual(record(2))
+      await store.delete(A, record(2).qr_id, 1_800_000_000)
+      expect((await store.changes(A, { limit: 10, includeDeleted: true })).items).toEqual([
+        record(1), record(3), { qr_id: record(2).qr_id, deleted_at: 1_800_000_000, updated_at: 1_800_000_000 },
+      ])
+    } finally {
+      await db.cleanup()
+    }
   })
 
   describe('receipts', () => {

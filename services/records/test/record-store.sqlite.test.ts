@@ -1,4 +1,4 @@
-import { describe } from 'bun:test'
+import { describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,6 +8,11 @@ import { receiptContract } from '@lr/platform/testing/receipts'
 import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
 import { libraryStoreContract } from '@lr/library-records/testing/store-contract'
 import { A, record, staticFixture } from './record-store.fixtures'
+
+// The table as stores before tombstones made it: no deleted_at (deletes were hard), no rev.
+const OLD_TABLE = `CREATE TABLE static_records (seq INTEGER PRIMARY KEY AUTOINCREMENT, qr_id TEXT NOT NULL UNIQUE,
+  library TEXT NOT NULL, url TEXT NOT NULL, name TEXT NOT NULL, style TEXT NOT NULL, status TEXT NOT NULL, team_id TEXT,
+  created_by TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`
 
 describe('RecordStore on SQLite', () => {
   libraryStoreContract(staticFixture, async () => {
@@ -47,5 +52,25 @@ describe('RecordStore on SQLite, several connections to one file', () => {
         rmSync(dir, { recursive: true, force: true })
       },
     }
+  })
+})
+
+describe('RecordStore on SQLite, a file from before tombstones', () => {
+  it('adds the columns and keeps every record listed, in order, with change positions', async () => {
+    const db = openSqlite(':memory:')
+    db.exec(OLD_TABLE)
+    const insert = db.prepare('INSERT INTO static_records (qr_id, library, url, name, style, status, team_id, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    for (const n of [1, 2, 3]) {
+      const r = record(n)
+      insert.run(r.qr_id, A, r.url, r.name, '{}', r.status, null, r.created_by, r.created_at, r.updated_at)
+    }
+    const store = createSqliteRecordStore(db)
+    expect((await store.list(A, { limit: 10 })).items).toEqual([record(1), record(2), record(3)])
+    await store.delete(A, record(2).qr_id, 1_800_000_000)
+    await store.insertMany(A, [record(4)])
+    expect((await store.changes(A, { limit: 10, includeDeleted: true })).items).toEqual([
+      record(1), record(3), { qr_id: record(2).qr_id, deleted_at: 1_800_000_000, updated_at: 1_800_000_000 }, record(4),
+    ])
+    db.close()
   })
 })

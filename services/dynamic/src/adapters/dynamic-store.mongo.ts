@@ -4,7 +4,7 @@ import { pageRange, positionText } from '@lr/platform/mongo-position'
 import type { Status } from '@lr/proto'
 import type { DynamicPatch, DynamicStore, StoredDynamic } from '../ports'
 
-export const DYNAMIC_MONGO: MongoKind = { model: 'DynamicCode', collection: 'dynamic_codes', idField: 'code', urlField: 'destination_url', softDelete: true }
+export const DYNAMIC_MONGO: MongoKind = { model: 'DynamicCode', collection: 'dynamic_codes', idField: 'code', urlField: 'destination_url' }
 
 type DynamicDoc = LibraryDoc & { code: string; destination_url: string; status: Status; deleted_at: number | null }
 

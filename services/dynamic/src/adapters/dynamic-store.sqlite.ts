@@ -3,7 +3,7 @@ import { createSqliteLibraryStore, type SqliteKind } from '@lr/library-records/s
 import { seqOf } from '@lr/platform/sqlite'
 import type { DynamicPatch, DynamicStore, StoredDynamic } from '../ports'
 
-export const DYNAMIC_SQLITE: SqliteKind = { table: 'dynamic_codes', idField: 'code', urlField: 'destination_url', softDelete: true }
+export const DYNAMIC_SQLITE: SqliteKind = { table: 'dynamic_codes', idField: 'code', urlField: 'destination_url' }
 
 /**
  * A DynamicStore in an embedded SQLite database (see openSqlite): the shared store core, plus

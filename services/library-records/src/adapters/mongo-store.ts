@@ -1,27 +1,27 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
-import { type ListOptions, StoreConflict } from '@lr/proto'
+import { type ListOptions, StoreConflict, type Tombstone } from '@lr/proto'
 import { createAtomicInsert } from '@lr/platform/mongo-insert'
 import { type MongoPositions, pageRange, positionText } from '@lr/platform/mongo-position'
 import type { LibraryStore, RecordBase } from '../ports'
 
-/** Where and how one kind of record lives in MongoDB. */
+/** Where one kind of record lives in MongoDB. */
 export interface MongoKind {
   model: string
   collection: string
   idField: string
   urlField: string
-  /** Soft delete: documents stay with deleted_at set, so an id is never issued again. */
-  softDelete: boolean
 }
 
 /** A record as stored: style as JSON text (keeps key order and allows any key; Mongo rejects some, e.g. leading `$`). */
-/** `position`: the list position, claimed in blocks from the server (platform/src/mongo-position.ts). */
-export type LibraryDoc = Record<string, unknown> & { _id: Types.ObjectId; position: number; library: string; style: string; deleted_at?: number | null }
+/** `position` (insert) and `rev` (last change): list positions, claimed in blocks from the server (platform/src/mongo-position.ts). */
+/** `deleted_at` set: a tombstone (a static document stored before tombstones has no field: live). */
+export type LibraryDoc = Record<string, unknown> & { _id: Types.ObjectId; position: number; rev: number; library: string; style: string; deleted_at?: number | null }
 
-function schemaOf({ idField, urlField, softDelete }: MongoKind) {
+function schemaOf({ idField, urlField }: MongoKind) {
   const schema = new Schema<LibraryDoc>(
     {
       position: { type: Number, required: true },
+      rev: { type: Number, required: true },
       library: { type: String, required: true },
       [idField]: { type: String, required: true },
       [urlField]: { type: String, required: true },
@@ -32,11 +32,12 @@ function schemaOf({ idField, urlField, softDelete }: MongoKind) {
       created_by: { type: String, required: true },
       created_at: { type: Number, required: true },
       updated_at: { type: Number, required: true },
-      ...(softDelete ? { deleted_at: { type: Number, default: null } } : {}),
+      deleted_at: { type: Number, default: null },
     },
     { versionKey: false, autoIndex: false, strict: 'throw' },
   )
   schema.index({ library: 1, position: 1 })
+  schema.index({ library: 1, rev: 1 })
   // What keeps an id unique for ever, across every replica of the service.
   schema.index({ [idField]: 1 }, { unique: true })
   return schema
@@ -50,17 +51,50 @@ const isDuplicateKey = (error: unknown) =>
 export const libraryModel = (conn: Connection, kind: MongoKind): Model<LibraryDoc> =>
   (conn.models[kind.model] as Model<LibraryDoc> | undefined) ?? conn.model<LibraryDoc>(kind.model, schemaOf(kind), kind.collection)
 
+/** Documents stored before change positions existed get theirs: their insert position. */
+async function placeChanges(Model: Model<LibraryDoc>): Promise<void> {
+  const docs = await Model.collection.find({ rev: { $exists: false } }, { projection: { position: 1 } }).toArray()
+  if (docs.length === 0) return
+  await Model.collection.bulkWrite(docs.map(({ _id, position }) => ({ updateOne: { filter: { _id, rev: { $exists: false } }, update: { $set: { rev: position } } } })))
+}
+
 /**
  * The LibraryStore of one kind in MongoDB over a shared mongoose connection (autoIndex is off,
- * so the indexes are created here). Position = its `position` (mongo-position.ts) as hex.
+ * so the indexes are created here). Positions (mongo-position.ts) as hex: `position` for list,
+ * `rev` for changes, from one allocator, so one horizon holds both back.
  */
 export async function createMongoLibraryStore<R extends RecordBase, P extends Partial<R>>(conn: Connection, kind: MongoKind): Promise<LibraryStore<R, P> & { positions: MongoPositions }> {
-  const { idField, softDelete } = kind
+  const { idField, urlField } = kind
   const Model = libraryModel(conn, kind)
   await Model.createIndexes()
-  const atomic = await createAtomicInsert(conn, Model, kind.collection)
-  const toRecord = ({ _id, position: _position, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => ({ ...rest, style: JSON.parse(style) }) as unknown as R
-  const live = (library: string, id: string) => ({ library, [idField]: id, ...(softDelete ? { deleted_at: null } : {}) })
+  const atomic = await createAtomicInsert(conn, Model, kind.collection, { alsoPositioned: ['rev'] })
+  await placeChanges(Model)
+  const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => ({ ...rest, style: JSON.parse(style) }) as unknown as R
+  const toItem = (doc: LibraryDoc): R | Tombstone =>
+    doc.deleted_at == null ? toRecord(doc) : { [idField]: doc[idField] as string, deleted_at: doc.deleted_at, updated_at: doc.updated_at as number }
+  // `deleted_at: null` also matches a document without the field.
+  const live = (library: string, id: string, expected?: R) => {
+    const e = expected as unknown as Record<string, unknown> | undefined
+    const unchanged = e && { [urlField]: e[urlField], name: e.name, style: JSON.stringify(e.style), status: e.status, updated_at: e.updated_at }
+    return { library, [idField]: id, deleted_at: null, ...unchanged }
+  }
+  /** Gives one document a new change position while `set` applies: the block stays open (holding readers back) until written. */
+  async function change(filter: QueryFilter<LibraryDoc>, set: Record<string, unknown>): Promise<LibraryDoc | null> {
+    const block = await atomic.positions.allocate(1)
+    try {
+      return await Model.findOneAndUpdate(filter, { $set: { ...set, rev: block.first } }, { returnDocument: 'after' }).lean<LibraryDoc>()
+    } finally {
+      await block.release()
+    }
+  }
+  async function page(library: string, options: ListOptions, by: 'position' | 'rev', filter: QueryFilter<LibraryDoc>) {
+    filter[by] = await pageRange(atomic.positions, options.after)
+    if (options.updatedSince !== undefined) filter.updated_at = { $gte: options.updatedSince }
+    const docs = await Model.find({ library, ...filter }).sort({ [by]: 1 }).limit(options.limit + 1).lean<LibraryDoc[]>()
+    const more = docs.length > options.limit
+    if (more) docs.pop()
+    return { docs, next: more ? positionText(docs[docs.length - 1]![by]) : null }
+  }
 
   return {
     /** The kind's positions, for the queries a kind adds on the same collection. */
@@ -68,8 +102,8 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
 
     async insertMany(library, records, receipt) {
       try {
-        const docs = records.map((r): Omit<LibraryDoc, 'position'> => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), ...(softDelete ? { deleted_at: null } : {}) }))
-        await atomic.insert(docs, receipt)
+        const docs = records.map((r) => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), deleted_at: null }))
+        await atomic.insert(docs as unknown as Omit<LibraryDoc, 'position'>[], receipt)
       } catch (error) {
         throw isDuplicateKey(error) ? new StoreConflict(idField, (error as DuplicateKey).keyValue?.[idField]) : error
       }
@@ -83,27 +117,25 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     },
 
     async list(library, options: ListOptions) {
-      const filter: QueryFilter<LibraryDoc> = { library, ...(softDelete ? { deleted_at: null } : {}) }
-      filter.position = await pageRange(atomic.positions, options.after)
-      if (options.updatedSince !== undefined) filter.updated_at = { $gte: options.updatedSince }
-      if (options.status !== undefined) filter.status = options.status
-      const docs = await Model.find(filter).sort({ position: 1 }).limit(options.limit + 1).lean<LibraryDoc[]>()
-      const more = docs.length > options.limit
-      if (more) docs.pop()
-      return { items: docs.map(toRecord), next: more ? positionText(docs[docs.length - 1]!.position) : null }
+      const { docs, next } = await page(library, options, 'position', { deleted_at: null, ...(options.status && { status: options.status }) })
+      return { items: docs.map(toRecord), next }
     },
 
-    async update(library, id, patch, updatedAt) {
+    async changes(library, options: ListOptions) {
+      const status = options.status && { status: options.status }
+      const filter = options.includeDeleted ? (status ? { $or: [{ deleted_at: null, ...status }, { deleted_at: { $ne: null } }] } : {}) : { deleted_at: null, ...status }
+      const { docs, next } = await page(library, options, 'rev', filter)
+      return { items: docs.map(toItem), next }
+    },
+
+    async update(library, id, patch, updatedAt, expected) {
       const { style, ...plain } = patch
-      const set = { ...plain, ...(style === undefined ? {} : { style: JSON.stringify(style) }), updated_at: updatedAt }
-      const doc = await Model.findOneAndUpdate(live(library, id), { $set: set }, { returnDocument: 'after' }).lean<LibraryDoc>()
+      const doc = await change(live(library, id, expected), { ...plain, ...(style === undefined ? {} : { style: JSON.stringify(style) }), updated_at: updatedAt })
       return doc ? toRecord(doc) : null
     },
 
-    async delete(library, id, deletedAt) {
-      const doc = softDelete
-        ? await Model.findOneAndUpdate(live(library, id), { $set: { deleted_at: deletedAt, updated_at: deletedAt } }, { returnDocument: 'after' }).lean<LibraryDoc>()
-        : await Model.findOneAndDelete(live(library, id)).lean<LibraryDoc>()
+    async delete(library, id, deletedAt, expected) {
+      const doc = await change(live(library, id, expected), { deleted_at: deletedAt, updated_at: deletedAt })
       return doc ? toRecord(doc) : null
     },
 

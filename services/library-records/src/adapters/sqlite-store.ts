@@ -1,22 +1,22 @@
 import type { Database } from 'bun:sqlite'
-import { type ListOptions, type Receipt, StoreConflict } from '@lr/proto'
+import { type ListOptions, type Receipt, StoreConflict, type Tombstone } from '@lr/proto'
 import { sqliteReceipts } from '@lr/platform/idempotency-sqlite'
 import { seqOf } from '@lr/platform/sqlite'
 import type { LibraryStore, RecordBase } from '../ports'
 
-/** Where and how one kind of record lives in SQLite. */
+/** Where one kind of record lives in SQLite. */
 export interface SqliteKind {
   table: string
   idField: string
   urlField: string
-  /** Soft delete: rows stay with deleted_at set, so an id is never issued again. */
-  softDelete: boolean
 }
 
-// `id UNIQUE` is what keeps an id unique for ever (a soft delete only sets deleted_at, the row
-// stays). AUTOINCREMENT: a seq is never reused, even after the newest row is deleted, so a
-// cursor holding it can never skip a later insert. SQLite has one writer, so seq order is commit order.
-const schemaOf = ({ table, idField, urlField, softDelete }: SqliteKind) => `
+// `id UNIQUE` is what keeps an id unique for ever (a delete only sets deleted_at, the row stays
+// as a tombstone). AUTOINCREMENT: a seq is never reused, even after the newest row is deleted,
+// so a cursor holding it can never skip a later insert. `rev`, the change position, is drawn
+// from the same sequence (sqlite_sequence) on every change. SQLite has one writer, so the order
+// of both is commit order.
+const schemaOf = ({ table, idField, urlField }: SqliteKind) => `
 CREATE TABLE IF NOT EXISTS ${table} (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   ${idField} TEXT NOT NULL UNIQUE,
@@ -28,33 +28,59 @@ CREATE TABLE IF NOT EXISTS ${table} (
   team_id TEXT,
   created_by TEXT NOT NULL,
   created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL${softDelete ? ',\n  deleted_at INTEGER' : ''}
+  updated_at INTEGER NOT NULL,
+  deleted_at INTEGER,
+  rev INTEGER
 );
 CREATE INDEX IF NOT EXISTS ${table}_library_seq ON ${table} (library, seq);`
 
-type Row = Record<string, string | number | null> & { style: string; seq?: number }
+/** Tables made before tombstones (static: hard deletes) and change positions get their columns. */
+function migrate(db: Database, table: string) {
+  const columns = new Set(db.query<{ name: string }, []>(`PRAGMA table_info(${table})`).all().map((c) => c.name))
+  if (!columns.has('deleted_at')) db.exec(`ALTER TABLE ${table} ADD COLUMN deleted_at INTEGER`)
+  if (!columns.has('rev')) db.exec(`ALTER TABLE ${table} ADD COLUMN rev INTEGER; UPDATE ${table} SET rev = seq`)
+  db.exec(`CREATE INDEX IF NOT EXISTS ${table}_library_rev ON ${table} (library, rev)`)
+}
+
+type Row = Record<string, string | number | null> & { style: string; seq?: number; rev?: number; deleted_at?: number | null }
+type Params = Record<string, string | number | null>
 
 /**
  * The LibraryStore of one kind in an embedded SQLite database (see openSqlite); creates its
  * table if needed. A kind's own queries (dynamic's directory) run on the same `db` and `table`.
  */
 export function createSqliteLibraryStore<R extends RecordBase, P extends Partial<R>>(db: Database, kind: SqliteKind): LibraryStore<R, P> {
-  const { table, idField, urlField, softDelete } = kind
-  db.exec(schemaOf(kind))
+  const { table, idField, urlField } = kind
+  // Immediate: several connections opening one file at once must not add a column twice.
+  db.transaction(() => {
+    db.exec(schemaOf(kind))
+    migrate(db, table)
+  }).immediate()
   const FIELDS = `${idField}, ${urlField}, name, style, status, team_id, created_by, created_at, updated_at`
-  const LIVE = `library = $library AND ${idField} = $id${softDelete ? ' AND deleted_at IS NULL' : ''}`
-  const toRecord = ({ seq: _seq, ...row }: Row) => ({ ...row, style: JSON.parse(row.style) }) as unknown as R
+  const LIVE = `library = $library AND ${idField} = $id AND deleted_at IS NULL`
+  // With $check, a compare-and-set: the row must still hold what the caller read (LibraryStore.update).
+  const UNCHANGED = `($check = 0 OR (${urlField} = $e_url AND name = $e_name AND style = $e_style AND status = $e_status AND updated_at = $e_updated_at))`
+  const toRecord = ({ seq: _seq, rev: _rev, deleted_at: _deleted, ...row }: Row) => ({ ...row, style: JSON.parse(row.style) }) as unknown as R
+  const toItem = (row: Row): R | Tombstone =>
+    row.deleted_at == null ? toRecord(row) : { [idField]: row[idField] as string, deleted_at: row.deleted_at, updated_at: row.updated_at as number }
   const isIdClash = (error: unknown) =>
     (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE' && String((error as Error).message).includes(`${table}.${idField}`)
+  const expectation = (expected: R | undefined): Params => {
+    const e = expected as unknown as Record<string, unknown> | undefined
+    return e === undefined
+      ? { check: 0, e_url: null, e_name: null, e_style: null, e_status: null, e_updated_at: null }
+      : { check: 1, e_url: e[urlField] as string, e_name: e.name as string, e_style: JSON.stringify(e.style), e_status: e.status as string, e_updated_at: e.updated_at as number }
+  }
 
-  const insert = db.prepare(
-    `INSERT INTO ${table} (library, ${FIELDS}) VALUES ($library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at)`,
+  const insert = db.prepare<{ seq: number }, Params>(
+    `INSERT INTO ${table} (library, ${FIELDS}) VALUES ($library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at) RETURNING seq`,
   )
+  const placeChange = db.prepare<unknown, { seq: number }>(`UPDATE ${table} SET rev = $seq WHERE seq = $seq`)
   const receipts = sqliteReceipts(db)
   const insertAll = db.transaction((library: string, records: R[], receipt?: Receipt) => {
     for (const record of records) {
       try {
-        insert.run({ ...record, library, style: JSON.stringify(record.style) } as never)
+        placeChange.run(insert.get({ ...record, library, style: JSON.stringify(record.style) } as never)!)
       } catch (error) {
         throw isIdClash(error) ? new StoreConflict(idField, (record as unknown as Record<string, string>)[idField]) : error
       }
@@ -64,18 +90,32 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   const getOne = db.prepare<Row, { library: string; id: string }>(`SELECT ${FIELDS} FROM ${table} WHERE ${LIVE}`)
   const page = db.prepare<Row, { library: string; after: number; since: number | null; status: string | null; limit: number }>(
     `SELECT seq, ${FIELDS} FROM ${table}
-     WHERE library = $library AND seq > $after${softDelete ? ' AND deleted_at IS NULL' : ''}
+     WHERE library = $library AND seq > $after AND deleted_at IS NULL
        AND ($since IS NULL OR updated_at >= $since) AND ($status IS NULL OR status = $status)
      ORDER BY seq LIMIT $limit`,
   )
-  const patch = db.prepare<Row, Record<string, string | number | null>>(
-    `UPDATE ${table} SET ${urlField} = coalesce($url, ${urlField}), name = coalesce($name, name),
-       status = coalesce($status, status), style = coalesce($style, style), updated_at = $updated_at
-     WHERE ${LIVE} RETURNING ${FIELDS}`,
+  const changePage = db.prepare<Row, { library: string; after: number; since: number | null; status: string | null; deleted: number; limit: number }>(
+    `SELECT rev, ${FIELDS}, deleted_at FROM ${table}
+     WHERE library = $library AND rev > $after AND ($since IS NULL OR updated_at >= $since)
+       AND CASE WHEN deleted_at IS NULL THEN ($status IS NULL OR status = $status) ELSE $deleted END
+     ORDER BY rev LIMIT $limit`,
   )
-  const remove = db.prepare<Row, { library: string; id: string; at: number }>(softDelete
-    ? `UPDATE ${table} SET deleted_at = $at, updated_at = $at WHERE ${LIVE} RETURNING ${FIELDS}`
-    : `DELETE FROM ${table} WHERE ${LIVE} RETURNING ${FIELDS}`)
+  // The next position of the table's sequence: the next insert's seq comes after it.
+  const nextPosition = db.prepare<{ seq: number }, []>(`UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = '${table}' RETURNING seq`)
+  const patch = db.prepare<Row, Params>(
+    `UPDATE ${table} SET ${urlField} = coalesce($url, ${urlField}), name = coalesce($name, name),
+       status = coalesce($status, status), style = coalesce($style, style), updated_at = $updated_at, rev = $rev
+     WHERE ${LIVE} AND ${UNCHANGED} RETURNING ${FIELDS}`,
+  )
+  const remove = db.prepare<Row, Params>(`UPDATE ${table} SET deleted_at = $at, updated_at = $at, rev = $rev WHERE ${LIVE} AND ${UNCHANGED} RETURNING ${FIELDS}`)
+  const change = db.transaction((statement: typeof patch, params: Params) => statement.get({ ...params, rev: nextPosition.get()?.seq ?? 0 }))
+  // (No sequence yet: the table never had a row, so nothing matches and rev 0 is never stored.)
+
+  function pageOf<T>(rows: Row[], limit: number, position: 'seq' | 'rev', map: (row: Row) => T) {
+    const more = rows.length > limit
+    if (more) rows.pop()
+    return { items: rows.map(map), next: more ? rows[rows.length - 1]![position]!.toString(16) : null }
+  }
 
   return {
     async insertMany(library, records, receipt) {
@@ -92,13 +132,19 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
     async list(library, options: ListOptions) {
       const after = options.after === undefined ? 0 : seqOf(options.after)
       const rows = page.all({ library, after, since: options.updatedSince ?? null, status: options.status ?? null, limit: options.limit + 1 })
-      const more = rows.length > options.limit
-      if (more) rows.pop()
-      return { items: rows.map(toRecord), next: more ? rows[rows.length - 1]!.seq!.toString(16) : null }
+      return pageOf(rows, options.limit, 'seq', toRecord)
     },
 
-    async update(library, id, changes, updatedAt) {
-      const row = patch.get({
+    async changes(library, options: ListOptions) {
+      const after = options.after === undefined ? 0 : seqOf(options.after)
+      const rows = changePage.all({
+        library, after, since: options.updatedSince ?? null, status: options.status ?? null, deleted: options.includeDeleted ? 1 : 0, limit: options.limit + 1,
+      })
+      return pageOf(rows, options.limit, 'rev', toItem)
+    },
+
+    async update(library, id, changes, updatedAt, expected) {
+      const row = change(patch, {
         library,
         id,
         url: (changes as Record<string, string | undefined>)[urlField] ?? null,
@@ -106,12 +152,13 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
         status: changes.status ?? null,
         style: changes.style === undefined ? null : JSON.stringify(changes.style),
         updated_at: updatedAt,
+        ...expectation(expected),
       })
       return row ? toRecord(row) : null
     },
 
-    async delete(library, id, deletedAt) {
-      const row = remove.get({ library, id, at: deletedAt })
+    async delete(library, id, deletedAt, expected) {
+      const row = change(remove, { library, id, at: deletedAt, ...expectation(expected) })
       return row ? toRecord(row) : null
     },
 

@@ -1,0 +1,69 @@
+import { AppError, libraryOf, type Principal, type Status } from '@lr/proto'
+import { etagOf, ifMatchHolds } from '@lr/platform/etag'
+import type { RecordKind } from './kind'
+import type { LibraryStore, RecordBase } from './ports'
+import { checkStatusChange } from './review'
+
+/** Reads and compare-and-set writes of one PATCH or DELETE before it gives up (another writer kept winning). */
+export const WRITE_ATTEMPTS = 10
+
+export const STALE_VERSION = 'If-Match does not name the current version of this record (its ETag); GET it again'
+
+/** The fields of `patch` whose value differs from `current`'s (style compared as its JSON). */
+export function changedFields<R extends RecordBase, P extends object>(patch: P, current: R): Partial<P> {
+  const stored = current as unknown as Record<string, unknown>
+  return Object.fromEntries(
+    Object.entries(patch).filter(([field, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(stored[field])),
+  ) as Partial<P>
+}
+
+/**
+ * PATCH and DELETE (docs/decisions.md §4, "Versions"). Both write with a compare-and-set on the
+ * record as read, so an If-Match check and the no-op check hold at the moment of the write: a
+ * record that changed meanwhile is read again (and then fails If-Match with 412).
+ */
+export function createWrites<R extends RecordBase, P extends { status?: Status }, W, L extends string>(
+  kind: RecordKind<R, W, L>,
+  store: LibraryStore<R, P>,
+  now: () => number,
+  found: (principal: Principal, id: string) => Promise<R>,
+) {
+  const checkVersion = (current: R, ifMatch: string | undefined) => {
+    if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etagOf(kind.present(current)))) throw new AppError('precondition_failed', STALE_VERSION)
+  }
+  const contended = () => new AppError('unavailable', `the ${kind.noun} kept changing while this request tried to write it; retry`)
+
+  return {
+    /** A PATCH that changes nothing writes nothing: updated_at, the change position and the change event stay. */
+    async update(principal: Principal, id: string, patch: P, ifMatch?: string): Promise<W> {
+      for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+        const current = await found(principal, id)
+        checkVersion(current, ifMatch)
+        if (patch.status !== undefined) checkStatusChange(principal, current.status, patch.status)
+        const changes = changedFields(patch, current)
+        if (Object.keys(changes).length === 0) return kind.present(current)
+        const updated = await store.update(libraryOf(principal), id, changes as P, now(), current)
+        if (updated) {
+          await kind.changed?.([updated], false)
+          return kind.present(updated)
+        }
+      }
+      throw contended()
+    },
+
+    /** Without If-Match a delete needs no read; with it, it deletes only the version named. */
+    async delete(principal: Principal, id: string, ifMatch?: string): Promise<{ deleted: string }> {
+      for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+        const current = ifMatch === undefined ? undefined : await found(principal, id)
+        if (current) checkVersion(current, ifMatch)
+        const deleted = await store.delete(libraryOf(principal), id, now(), current)
+        if (deleted) {
+          await kind.changed?.([deleted], true)
+          return { deleted: id }
+        }
+        if (!current) await found(principal, id) // gone: the 404; else deleted by another since found
+      }
+      throw contended()
+    },
+  }
+}
