@@ -7,6 +7,7 @@ import { largeRowsSuite } from './api/large-rows.suite'
 import { bodyFieldsSuite } from './api/body-fields.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
+import { docsSuite } from './api/docs.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { type Stack, startInProcessStack } from './harness/stack'
 
@@ -25,6 +26,7 @@ describe('API, one process', () => {
   idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
   dynamicSuite(() => stack)
   shortLinksSuite(() => stack)
+  docsSuite(() => stack)
 })
 
 describe('API, one process, with small limits', () => {

@@ -7,6 +7,7 @@ import { largeRowsSuite } from './api/large-rows.suite'
 import { bodyFieldsSuite } from './api/body-fields.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
+import { docsSuite } from './api/docs.suite'
 import { resolverReplicasSuite } from './api/resolver-replicas.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { type RedisServer, startRedis } from './harness/redis'
@@ -31,6 +32,7 @@ else {
     idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
     dynamicSuite(() => stack)
     shortLinksSuite(() => stack)
+    docsSuite(() => stack)
     resolverReplicasSuite(() => stack)
   })
 

@@ -27,7 +27,8 @@ export const ScanExportRequest = T.Object({
 export type ScanExportRequest = Static<typeof ScanExportRequest>
 
 const Count = T.Integer({ minimum: 0 })
-const Day = T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
+/** A UTC day, YYYY-MM-DD. */
+export const Day = T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
 
 /** Totals of one code (docs/decisions.md §6). */
 export const CodeSummary = T.Object({ code: T.String(), total_scans: Count, unique_scans: Count })
