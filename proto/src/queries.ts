@@ -12,7 +12,7 @@ const ListQueryFields = {
   limit: T.Optional(T.Integer({ minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT, description: `records per page, 1 to ${LIMIT_MAX}; a page may hold fewer (it never exceeds one bus message), so page until next_cursor is null`, examples: [100] })),
   cursor: T.Optional(T.String({ description: 'the next_cursor of the previous page, as it came; opaque' })),
   updated_since: T.Optional(T.Integer({ minimum: 0, description: 'epoch seconds: only records whose updated_at is at or after this time', examples: [1735689600] })),
-  include_deleted: T.Optional(T.Boolean({ default: false, description: 'true: also list records deleted at or after updated_since, as tombstones carrying deleted_at (incremental sync)' })),
+  include_deleted: T.Optional(T.Boolean({ default: false, description: 'true: also list deleted records, as tombstones carrying deleted_at, so an incremental sync (updated_since) sees removals' })),
 }
 
 export const StaticListQuery = T.Object(ListQueryFields, { additionalProperties: false })
