@@ -16,7 +16,7 @@ export interface OperationDoc {
   body?: TSchema
   bodyExamples?: Record<string, unknown>
   /** The success answer: a @lr/proto schema (JSON), or CSV with its columns. */
-  ok: TSchema | { csv: readonly string[]; filename: string }
+  ok: TSchema | { csv: readonly string[] }
   okExamples?: Record<string, unknown>
   /** What the success answer is; `status` 201 for creates. */
   answer: string
