@@ -17,7 +17,7 @@ export const headers = {
   'RateLimit-Policy': { description: 'IETF draft: both policies of the key, `"burst"` (a token bucket, q = its size, refilled at the per-second rate) and `"daily"`.', schema: text, example: '"burst";q=10;w=1, "daily";q=2000;w=86400' },
   RateLimit: { description: 'IETF draft: what is left of each policy (r) and the seconds until it is whole again (t).', schema: text, example: '"burst";r=9;t=1, "daily";r=1999;t=43200' },
   'Retry-After': { description: 'Whole seconds to wait before retrying (at least 1).', schema: { type: 'integer', minimum: 1 }, example: 1 },
-  ETag: { description: 'The version of the record (a strong validator); send it back in If-None-Match or If-Match.', schema: text, example: '"3f2a9c1e"' },
+  ETag: { description: 'The version of the record: send it back in If-None-Match (GET) or If-Match (PATCH).', schema: text, example: '"3f2a9c1e"' },
   Location: { description: 'The URL of the record created.', schema: text, example: '/v1/qrcodes/qr_V1StGXR8Z5jdHi6B' },
   'Content-Disposition': { description: 'The CSV is an attachment, with its file name.', schema: text, example: 'attachment; filename="qrcodes.csv"' },
 }
@@ -26,7 +26,7 @@ type HeaderName = keyof typeof headers
 export const headerRefs = (...names: HeaderName[]) =>
   Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]))
 
-/** What every answer to a verified key carries. */
+/** What every answer carries; the rate-limit headers once the key is verified (not on a refused key). */
 export const LIMIT_HEADERS: HeaderName[] = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']
 
 export const parameters = {
@@ -70,15 +70,15 @@ export const responses = {
       envelope: { error: 'a batch holds at most 50 items; this one has 51' },
     }),
   },
-  Forbidden: error('No key, an invalid or revoked key, a key not active yet (with Retry-After), an account without API access, or a change the key may not make (a writer approving a draft).', 'missing API key: send it in the x-api-key header', ['X-Request-Id', 'Retry-After']),
+  Forbidden: error('No key, an invalid or revoked key, a key not active yet (with Retry-After), an account without API access, or a change the key may not make (a writer approving a draft).', 'missing API key: send it in the x-api-key header', [...LIMIT_HEADERS, 'Retry-After']),
   NotFound: error('No such record in this key\'s library.', 'no QR code "qr_V1StGXR8Z5jdHi6B" in this library'),
   PreconditionFailed: error('If-Match names another version of the record; nothing changed.', 'the record has changed since the ETag sent in If-Match'),
   PayloadTooLarge: error('The body is larger than 1 MiB.', 'request body is larger than 1048576 bytes'),
   UnsupportedMediaType: error('The body is not sent as application/json.', 'request body must be JSON: send Content-Type: application/json'),
   IdempotencyConflict: error('This Idempotency-Key was used with another body or route.', 'this Idempotency-Key was already used with a different request'),
   RateLimited: error('The per-second rate (with its burst) or the daily quota of the key is used up; the message says which. Consumes nothing.', 'rate limit exceeded: at most 5 requests per second (burst 10); retry after 1 s', [...LIMIT_HEADERS, 'Retry-After']),
-  Unavailable: error('A service behind the gateway cannot be reached; retry shortly.', 'the service is temporarily unavailable, please retry shortly', ['X-Request-Id', 'Retry-After']),
-  Timeout: error('A service behind the gateway did not answer in time; retry shortly.', 'the service did not answer in time, please retry shortly', ['X-Request-Id', 'Retry-After']),
+  Unavailable: error('A service behind the gateway cannot be reached; retry shortly.', 'the service is temporarily unavailable, please retry shortly', [...LIMIT_HEADERS, 'Retry-After']),
+  Timeout: error('A service behind the gateway did not answer in time; retry shortly.', 'the service did not answer in time, please retry shortly', [...LIMIT_HEADERS, 'Retry-After']),
 }
 export type ResponseName = keyof typeof responses
 
