@@ -8,6 +8,7 @@ import { bodyFieldsSuite } from './api/body-fields.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
 import { syncSuite } from './api/sync.suite'
+import { docsSuite } from './api/docs.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { type Stack, startInProcessStack } from './harness/stack'
 
@@ -27,6 +28,7 @@ describe('API, one process', () => {
   dynamicSuite(() => stack)
   syncSuite(() => stack)
   shortLinksSuite(() => stack)
+  docsSuite(() => stack)
 })
 
 describe('API, one process, with small limits', () => {

@@ -8,6 +8,7 @@ import { bodyFieldsSuite } from './api/body-fields.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
 import { syncSuite } from './api/sync.suite'
+import { docsSuite } from './api/docs.suite'
 import { resolverReplicasSuite } from './api/resolver-replicas.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { type RedisServer, startRedis } from './harness/redis'
@@ -33,6 +34,7 @@ else {
     dynamicSuite(() => stack)
     syncSuite(() => stack)
     shortLinksSuite(() => stack)
+    docsSuite(() => stack)
     resolverReplicasSuite(() => stack)
   })
 

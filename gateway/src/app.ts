@@ -1,11 +1,11 @@
 import { Elysia } from 'elysia'
-import { swagger } from '@elysiajs/swagger'
 import type { Bus } from '@lr/proto'
 import { type Admit, apiKeyAuth } from './plugins/api-key-auth'
 import { errorHandler } from './plugins/error-handler'
 import { jsonBody } from './plugins/json-body'
 import { requestId } from './plugins/request-id'
 import { observe } from './plugins/observe'
+import { docsRoutes } from './routes/docs'
 import { healthRoutes, type ReadinessChecks } from './routes/health'
 import { staticRoutes } from './routes/static'
 import { dynamicRoutes } from './routes/dynamic'
@@ -27,17 +27,7 @@ export function createGateway(deps: GatewayDeps) {
     .use(requestId)
     .use(observe)
     .use(errorHandler)
-    .use(
-      swagger({
-        path: '/docs',
-        provider: 'swagger-ui',
-        exclude: ['/healthz', '/readyz'],
-        documentation: {
-          info: { title: 'Library Records API', version: '1.0.0', description: 'Static and dynamic QR code records, exports and scan analytics.' },
-          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
-        },
-      }),
-    )
+    .use(docsRoutes())
     .use(healthRoutes(deps.readiness ?? { bus: () => deps.bus.ping() }, deps.optional))
     .use(apiKeyAuth(deps.bus, deps.admit))
     .use(jsonBody)

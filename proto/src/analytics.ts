@@ -27,7 +27,8 @@ export const ScanExportRequest = T.Object({
 export type ScanExportRequest = Static<typeof ScanExportRequest>
 
 const Count = T.Integer({ minimum: 0 })
-const Day = T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
+/** A UTC day, YYYY-MM-DD. */
+export const Day = T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
 /** Distinct visitors over the query's range (README "Analytics"). */
 const RangeUniques = T.Integer({ minimum: 0, description: 'Distinct visitors over the range: exact for all time and for every day; over a partial range of more than 20,000 visitor-days, estimated from per-day HyperLogLog sketches (about 0.8 % standard error, never below the busiest day nor above the sum of the days).' })
 

@@ -1,29 +1,106 @@
-import type { TSchema } from '@sinclair/typebox'
+import type { TObject, TSchema } from '@sinclair/typebox'
+import { headerRefs, LIMIT_HEADERS, type ParameterName, type ResponseName } from './openapi-components'
 
-const json = (schema: TSchema) => ({ content: { 'application/json': { schema } } })
-const ErrorBody = { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } as unknown as TSchema
+/** What one route tells the OpenAPI document; `doc` turns it into the operation. */
+export interface OperationDoc {
+  /** Stable and readable: the name generated clients give the call (listStaticCodes). */
+  operationId: string
+  tag: string
+  summary: string
+  description?: string
+  /** Path parameters: name -> description. */
+  path?: Record<string, string>
+  /** The query string as a @lr/proto schema: one query parameter per property. */
+  query?: TObject
+  /** The JSON body: the very @lr/proto schema object the owning service validates with. */
+  body?: TSchema
+  bodyExamples?: Record<string, unknown>
+  /** The success answer: a @lr/proto schema (JSON), or CSV with its columns. */
+  ok: TSchema | { csv: readonly string[] }
+  okExamples?: Record<string, unknown>
+  /** What the success answer is; `status` 201 for creates. */
+  answer: string
+  status?: 200 | 201
+  /** A create: takes Idempotency-Key (422 on reuse); `batch` answers item failures as `{"errors"}`, `single` a Location. */
+  create?: 'single' | 'batch'
+  /** One record: `read` answers its ETag and honours If-None-Match (304); `write` honours If-Match (412). */
+  conditional?: 'read' | 'write'
+  /** 404 when the id is not in the key's library. */
+  notFound?: boolean
+}
+
+const ref = (name: ResponseName) => ({ $ref: `#/components/responses/${name}` })
+const param = (name: ParameterName) => ({ $ref: `#/components/parameters/${name}` })
+const exampleMap = (examples: Record<string, unknown> = {}) =>
+  Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }]))
+
+/** One query parameter per property of a @lr/proto query schema. */
+function queryParameters(query: TObject) {
+  return Object.entries(query.properties).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: query.required?.includes(name) ?? false,
+    description: schema.description,
+    schema,
+    ...(schema.examples ? { example: (schema.examples as unknown[])[0] } : {}),
+  }))
+}
+
+function success(op: OperationDoc) {
+  if ('csv' in op.ok) {
+    const header = op.ok.csv.join(',')
+    return {
+      description: `${op.answer} RFC 4180: a header row (also with no rows), CRLF, UTF-8; streamed. Columns: \`${header}\`.`,
+      headers: headerRefs(...LIMIT_HEADERS, 'Content-Disposition'),
+      content: { 'text/csv': { schema: { type: 'string' }, example: `${header}\r\n` } },
+    }
+  }
+  const extra = [...(op.conditional ? (['ETag'] as const) : []), ...(op.create === 'single' ? (['Location'] as const) : [])]
+  return {
+    description: op.answer,
+    headers: headerRefs(...LIMIT_HEADERS, ...extra),
+    content: { 'application/json': { schema: op.ok, ...(op.okExamples ? { examples: exampleMap(op.okExamples) } : {}) } },
+  }
+}
 
 /**
- * OpenAPI `detail` of one route. Bodies are documented, not validated here: the owning service
- * validates (it must anyway), so the rules and messages live in one place.
+ * The OpenAPI `detail` of one route: parameters, body, the success answer and every error the
+ * route can answer, with their headers (docs/decisions.md §8). Bodies are documented, not
+ * validated here: the owning service validates with the same schema object. Typed loosely:
+ * Elysia types `detail` as OpenAPI 3.0, and these are 3.1 schemas (TypeBox writes 2020-12).
  */
-export function doc(tag: string, summary: string, opts: { body?: TSchema; ok?: TSchema; status?: number; csv?: boolean } = {}) {
-  const status = String(opts.status ?? 200)
+export function doc(op: OperationDoc): Record<string, unknown> {
+  const errors: Partial<Record<string, unknown>> = {}
+  if (op.conditional === 'read') errors['304'] = ref('NotModified')
+  if (op.query || op.body) errors['400'] = ref(op.create === 'batch' ? 'BadBatch' : 'BadRequest')
+  errors['403'] = ref('Forbidden')
+  if (op.notFound) errors['404'] = ref('NotFound')
+  if (op.conditional === 'write') errors['412'] = ref('PreconditionFailed')
+  if (op.body) Object.assign(errors, { '413': ref('PayloadTooLarge'), '415': ref('UnsupportedMediaType') })
+  if (op.create) errors['422'] = ref('IdempotencyConflict')
+  Object.assign(errors, { '429': ref('RateLimited'), '503': ref('Unavailable'), '504': ref('Timeout') })
+  const headerParams = [
+    ...(op.create ? [param('IdempotencyKey')] : []),
+    ...(op.conditional === 'read' ? [param('IfNoneMatch')] : []),
+    ...(op.conditional === 'write' ? [param('IfMatch')] : []),
+    param('RequestId'),
+  ]
   return {
-    tags: [tag],
-    summary,
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
     security: [{ apiKey: [] }],
-    ...(opts.body ? { requestBody: { required: true, ...json(opts.body) } } : {}),
-    responses: {
-      [status]: opts.csv
-        ? { description: 'CSV (RFC 4180)', content: { 'text/csv': { schema: { type: 'string' } } } }
-        : { description: 'Success', ...(opts.ok ? json(opts.ok) : {}) },
-      '400': { description: 'Validation failed', ...json(ErrorBody) },
-      '403': { description: 'Key missing, revoked, not yet active, or no API access', ...json(ErrorBody) },
-      '404': { description: 'Not found in this key\'s library', ...json(ErrorBody) },
-      '429': { description: 'Rate limit or daily quota exceeded', ...json(ErrorBody) },
-    },
-  } as Record<string, unknown>
+    parameters: [
+      ...Object.entries(op.path ?? {}).map(([name, description]) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } })),
+      ...(op.query ? queryParameters(op.query) : []),
+      ...headerParams,
+    ],
+    ...(op.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: op.body, ...(op.bodyExamples ? { examples: exampleMap(op.bodyExamples) } : {}) } } } }
+      : {}),
+    responses: { [String(op.status ?? 200)]: success(op), ...errors },
+  }
 }
 
 /** The query string as the services expect it: one string per name. */

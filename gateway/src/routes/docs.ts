@@ -1,0 +1,70 @@
+import { dirname, join } from 'node:path'
+import { Elysia } from 'elysia'
+import { swagger } from '@elysiajs/swagger'
+import { AppError } from '@lr/proto'
+import { finishDocument, type GeneratedDocument } from './openapi-document'
+
+const info = {
+  title: 'Library Records API',
+  version: '1.0.0',
+  description: 'Static and dynamic QR code records, CSV exports and scan analytics. Every `/v1` request sends its API key in `x-api-key`; the key decides the library. Timestamps are Unix epoch seconds, UTC.',
+}
+
+/** Swagger UI's files, served from the installed swagger-ui-dist: the page needs no internet. */
+const UI_DIR = dirname(Bun.resolveSync('swagger-ui-dist/swagger-ui-bundle.js', import.meta.dir))
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+  'favicon-16x16.png': 'image/png',
+}
+
+/**
+ * The page, with URLs relative to itself so it also works behind a path prefix: from `/docs`
+ * they start with `docs/`, from `/docs/` they do not.
+ */
+const page = (base: string) => `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${info.title}</title>
+  <link rel="stylesheet" href="${base}assets/swagger-ui.css">
+  <link rel="icon" type="image/png" sizes="32x32" href="${base}assets/favicon-32x32.png">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="${base}assets/swagger-ui-bundle.js"></script>
+  <script>
+    // validatorUrl null: no badge fetched from validator.swagger.io.
+    window.ui = SwaggerUIBundle({ url: '${base}json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null })
+  </script>
+</body>
+</html>`
+const html = (base: string) => new Response(page(base), { headers: { 'content-type': 'text/html; charset=utf-8' } })
+const hidden = { detail: { hide: true } }
+
+/**
+ * /docs/json: @elysiajs/swagger generates the document from every route's `detail`
+ * (openapi.ts), and finishDocument makes it the served OpenAPI 3.1 document. The hook is local,
+ * so it wraps only the plugin's own routes.
+ */
+const openApiDocument = () => new Elysia({ name: 'openapi-document' })
+  .onAfterHandle(({ response }) => (response instanceof Response ? undefined : finishDocument(response as GeneratedDocument)))
+  .use(swagger({ path: '/docs', specPath: '/docs/json', provider: 'swagger-ui', exclude: ['/healthz', '/readyz'], documentation: { info } }))
+
+/**
+ * /docs and /docs/: Swagger UI from /docs/assets. These replace the plugin's own page, which
+ * loads Swagger UI from a CDN (Elysia lets a later route replace one of the same method and
+ * path). Public, like the document: the auth plugin guards /v1 only. A new instance per
+ * gateway: the swagger plugin reads the routes of the app it was added to.
+ */
+export const docsRoutes = () => new Elysia({ name: 'docs' })
+  .use(openApiDocument())
+  // Elysia answers /docs/ with this route too; the page's relative URLs must follow the slash.
+  .get('/docs', ({ request }) => html(new URL(request.url).pathname.endsWith('/') ? '' : 'docs/'), hidden)
+  .get('/docs/assets/:file', ({ params }) => {
+    const type = ASSETS[params.file]
+    if (!type) throw new AppError('not_found', `no file ${JSON.stringify(params.file.slice(0, 100))} under /docs/assets`)
+    return new Response(Bun.file(join(UI_DIR, params.file)), { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' } })
+  }, hidden)

@@ -1,0 +1,66 @@
+import type { CodeBreakdown, DynamicRecord, StaticRecord } from '@lr/proto'
+
+/** Example values of the OpenAPI document, typed by the contracts so they cannot fall behind them. */
+
+const at = 1735689600
+const staticRecord: StaticRecord = {
+  qr_id: 'qr_V1StGXR8Z5jdHi6B',
+  url: 'https://example.com/menu',
+  name: 'Menu',
+  style: { fg: '#000000' },
+  status: 'active',
+  team_id: null,
+  created_by: 'acct_4fQx9Lm2Pz',
+  created_at: at,
+  updated_at: at,
+}
+const dynamicRecord: DynamicRecord = {
+  code: 'a1B2c3D4',
+  short_url: 'http://localhost:3001/a1B2c3D4',
+  destination_url: 'https://example.com/spring',
+  name: 'Poster',
+  style: {},
+  status: 'active',
+  team_id: null,
+  created_by: 'acct_4fQx9Lm2Pz',
+  created_at: at,
+  updated_at: at,
+}
+const breakdown: CodeBreakdown = {
+  code: 'a1B2c3D4',
+  total_scans: 42,
+  unique_scans: 30,
+  daily: [{ date: '2025-01-01', scans: 40, unique_scans: 29 }, { date: '2025-01-02', scans: 2, unique_scans: 2 }],
+  countries: [{ country: 'DE', scans: 30 }, { country: 'unknown', scans: 12 }],
+  devices: [{ device: 'mobile', scans: 35 }, { device: 'desktop', scans: 7 }],
+  os: [{ os: 'iOS', scans: 20 }, { os: 'Android', scans: 15 }, { os: 'Windows', scans: 7 }],
+  browsers: [{ browser: 'Mobile Safari', scans: 20 }, { browser: 'Chrome', scans: 22 }],
+}
+
+export const examples = {
+  static: {
+    record: { menu: staticRecord },
+    list: { page: { qrcodes: [staticRecord], next_cursor: 'c2VxOjQy' }, last: { qrcodes: [], next_cursor: null } },
+    created: { created: { created: [staticRecord] } },
+    create: { menu: { url: 'https://example.com/menu', name: 'Menu', style: { fg: '#000000' } } },
+    batch: { two: { qrcodes: [{ url: 'https://a.example', name: 'A' }, { url: 'https://b.example', name: 'B' }] } },
+    patch: { rename: { name: 'Lunch menu' }, approve: { status: 'active' } },
+    deleted: { deleted: { deleted: staticRecord.qr_id } },
+  },
+  dynamic: {
+    record: { poster: dynamicRecord },
+    list: { page: { dynqrcodes: [dynamicRecord], next_cursor: 'c2VxOjQy' }, last: { dynqrcodes: [], next_cursor: null } },
+    created: { created: { created: [dynamicRecord] } },
+    create: { poster: { destination_url: 'https://example.com/spring', name: 'Poster' } },
+    batch: {
+      array: [{ destination_url: 'https://a.example', name: 'A' }, { destination_url: 'https://b.example', name: 'B' }],
+      object: { dynqrcodes: [{ destination_url: 'https://a.example', name: 'A' }] },
+    },
+    patch: { move: { destination_url: 'https://example.com/summer' }, approve: { status: 'active' } },
+    deleted: { deleted: { deleted: dynamicRecord.code } },
+  },
+  analytics: {
+    summary: { summary: { analytics: [{ code: 'a1B2c3D4', total_scans: 42, unique_scans: 30 }, { code: 'Zx9Yw8Vu', total_scans: 0, unique_scans: 0 }] } },
+    breakdown: { breakdown },
+  },
+}
