@@ -111,15 +111,18 @@ export function docsSuite(stack: () => Stack) {
     it('accepts every documented query parameter with a documented value', async () => {
       const created = await call(stack(), 'POST', '/v1/dynqrcodes/batch', { key: own.key, body: [{ destination_url: 'https://a.example', name: 'A' }, { destination_url: 'https://b.example', name: 'B' }] })
       expect(created.status).toBe(201)
-      const cursor = (await call(stack(), 'GET', '/v1/dynqrcodes?limit=1', { key: own.key })).body.next_cursor
-      expect(cursor).toEqual(expect.any(String))
       const code = created.body.created[0].code
-      const valueOf = (p: any) => (p.name === 'cursor' ? cursor : p.name === 'status' ? 'active' : String(p.example ?? p.schema.default))
+      expect((await call(stack(), 'POST', '/v1/qrcodes/batch', { key: own.key, body: { qrcodes: [{ url: 'https://a.example', name: 'A' }, { url: 'https://b.example', name: 'B' }] } })).status).toBe(201)
+      const valueOf = (p: any) => (p.name === 'status' ? 'active' : p.name === 'limit' ? '1' : String(p.example ?? p.schema.default))
       for (const [path, operationPath] of [['/v1/dynqrcodes', '/v1/dynqrcodes'], ['/v1/qrcodes', '/v1/qrcodes'], [`/v1/dynqrcodes/${code}/analytics`, '/v1/dynqrcodes/{code}/analytics'], ['/v1/dynqrcodes/analytics', '/v1/dynqrcodes/analytics']]) {
         const params = operation('GET', operationPath!).parameters.filter((p: any) => p.in === 'query')
-        // The static list cannot take a dynamic list's cursor: its own pages are checked without one.
-        const usable = path === '/v1/qrcodes' ? params.filter((p: any) => p.name !== 'cursor') : params
-        const query = new URLSearchParams(usable.map((p: any) => [p.name, valueOf(p)]))
+        const query = new URLSearchParams(params.filter((p: any) => p.name !== 'cursor').map((p: any) => [p.name, valueOf(p)]))
+        // A cursor belongs to its list and query (README "Paging"): it is the next page of this very query.
+        if (params.some((p: any) => p.name === 'cursor')) {
+          const first = await call(stack(), 'GET', `${path}?${query}`, { key: own.key })
+          expect(first.body.next_cursor).toEqual(expect.any(String))
+          query.set('cursor', first.body.next_cursor)
+        }
         const res = await call(stack(), 'GET', `${path}?${query}`, { key: own.key })
         expect({ path, query: String(query), status: res.status, body: res.status === 200 ? null : res.body }).toEqual({ path, query: String(query), status: 200, body: null })
       }
