@@ -8,6 +8,7 @@ import { bodyFieldsSuite } from './api/body-fields.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
+import { CORS_ORIGIN, httpSuite } from './api/http.suite'
 import { type Stack, startInProcessStack } from './harness/stack'
 
 // The API suite against the whole product in one process (TRANSPORT=memory, SQLite).
@@ -25,6 +26,7 @@ describe('API, one process', () => {
   idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
   dynamicSuite(() => stack)
   shortLinksSuite(() => stack)
+  httpSuite(() => stack, () => startInProcessStack({ CORS_ORIGINS: CORS_ORIGIN }))
 })
 
 describe('API, one process, with small limits', () => {
