@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'bun:test'
+import { createLogger, installLogger } from '@lr/platform/log'
 import { loadConfig, RECORDS_SUBJECTS } from '@lr/proto'
 import { createGateway } from '../src/app'
 import { corsOrigins } from '../src/plugins/cors'
 import { GOOD_KEY, scriptedBus } from './fake-bus'
+
+installLogger(createLogger('gateway', 'warn'))
 
 const APP = 'https://app.example'
 const gatewayWith = (setting: string) => {

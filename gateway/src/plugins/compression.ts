@@ -29,13 +29,14 @@ export const compression = new Elysia({ name: 'compression' }).mapResponse({ as:
 })
 
 function compressed({ request, responseValue, set }: { request: Request; responseValue: unknown; set: { status?: unknown; headers: Record<string, unknown> } }) {
-  if (request.method === 'HEAD' || set.headers.etag) return
+  if (set.headers.etag) return
   const response = responseValue instanceof Response ? responseValue : undefined
   if (response ? !isCsv(response) : !isPlainJson(responseValue)) return
   // Whatever this client gets, another Accept-Encoding may get other bytes at this URL.
   appendVary(set.headers, 'Accept-Encoding')
   const coding = negotiate(request.headers.get('accept-encoding'))
-  if (!coding) return
+  // HEAD has no body to encode (Elysia drops the GET route's).
+  if (!coding || request.method === 'HEAD') return
   if (response) {
     if (!response.body || response.headers.has('content-encoding') || response.headers.has('etag')) return
     const headers = new Headers(response.headers)
