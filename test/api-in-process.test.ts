@@ -10,6 +10,7 @@ import { shortLinksSuite } from './api/short-links.suite'
 import { syncSuite } from './api/sync.suite'
 import { docsSuite } from './api/docs.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
+import { CORS_ORIGIN, httpSuite } from './api/http.suite'
 import { type Stack, startInProcessStack } from './harness/stack'
 
 // The API suite against the whole product in one process (TRANSPORT=memory, SQLite).
@@ -29,6 +30,7 @@ describe('API, one process', () => {
   syncSuite(() => stack)
   shortLinksSuite(() => stack)
   docsSuite(() => stack)
+  httpSuite(() => stack, () => startInProcessStack({ CORS_ORIGINS: CORS_ORIGIN }))
 })
 
 describe('API, one process, with small limits', () => {

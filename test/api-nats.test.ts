@@ -11,6 +11,7 @@ import { syncSuite } from './api/sync.suite'
 import { docsSuite } from './api/docs.suite'
 import { resolverReplicasSuite } from './api/resolver-replicas.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
+import { CORS_ORIGIN, httpSuite } from './api/http.suite'
 import { type RedisServer, startRedis } from './harness/redis'
 import { skipReason } from './harness/servers'
 import { spawnExtraGateway, type Stack, startNatsStack } from './harness/stack'
@@ -36,6 +37,11 @@ else {
     shortLinksSuite(() => stack)
     docsSuite(() => stack)
     resolverReplicasSuite(() => stack)
+    // The CORS gateway is a second gateway process of this deployment: keys made here work there.
+    httpSuite(() => stack, async () => {
+      const gateway = await spawnExtraGateway(stack, { CORS_ORIGINS: CORS_ORIGIN })
+      return { ...stack, request: gateway.request, stop: gateway.stop }
+    })
   })
 
   describe('API over NATS, separate processes, behind a trusted proxy', () => {

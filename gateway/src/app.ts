@@ -2,6 +2,10 @@ import { Elysia } from 'elysia'
 import type { Bus } from '@lr/proto'
 import { type Admit, apiKeyAuth } from './plugins/api-key-auth'
 import { errorHandler } from './plugins/error-handler'
+import { compression } from './plugins/compression'
+import { cors } from './plugins/cors'
+import { location } from './plugins/location'
+import { methodNotAllowed } from './plugins/method-not-allowed'
 import { jsonBody } from './plugins/json-body'
 import { requestId } from './plugins/request-id'
 import { observe } from './plugins/observe'
@@ -19,6 +23,8 @@ export interface GatewayDeps {
   readiness?: ReadinessChecks
   /** Dependencies the gateway serves without (Redis): /readyz lists those failing under `degraded`. */
   optional?: ReadinessChecks
+  /** CORS_ORIGINS as a list (plugins/cors.ts `corsOrigins`); empty or absent: CORS off. */
+  corsOrigins?: readonly string[]
 }
 
 /** The API gateway as an Elysia app; no I/O happens until it handles a request. */
@@ -26,7 +32,13 @@ export function createGateway(deps: GatewayDeps) {
   return new Elysia()
     .use(requestId)
     .use(observe)
+    // Before the error handler: it turns the router's 404 into 405 on a known path.
+    .use(methodNotAllowed)
     .use(errorHandler)
+    // Before the key check: a preflight carries no key.
+    .use(cors(deps.corsOrigins))
+    .use(compression)
+    .use(location)
     .use(docsRoutes())
     .use(healthRoutes(deps.readiness ?? { bus: () => deps.bus.ping() }, deps.optional))
     .use(apiKeyAuth(deps.bus, deps.admit))

@@ -4,6 +4,7 @@ import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platfo
 import { log, startLogging } from '@lr/platform/log'
 import { createGateway } from './app'
 import { createAdmission } from './admission'
+import { corsOrigins } from './plugins/cors'
 
 /** Composition root of the gateway process of TRANSPORT=nats mode; the services run as their own processes. */
 const config = loadConfigOrExit(Bun.env)
@@ -17,7 +18,13 @@ if (config.TRANSPORT !== 'nats') {
 const { bus, admission, server } = await startOrExit('gateway', async () => {
   const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'gateway', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
   const admission = await createAdmission(config)
-  const app = createGateway({ bus, admit: admission.admit, readiness: { nats: () => bus.ping() }, optional: admission.optional })
+  const app = createGateway({
+    bus,
+    admit: admission.admit,
+    readiness: { nats: () => bus.ping() },
+    optional: admission.optional,
+    corsOrigins: corsOrigins(config.CORS_ORIGINS),
+  })
   const server = listening('PORT', config.PORT, () => app.listen({ port: config.PORT, hostname: '0.0.0.0' }))
   return { bus, admission, server }
 })

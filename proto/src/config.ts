@@ -30,6 +30,11 @@ export const ConfigSchema = T.Object({
   LIMIT_BUSINESS_PER_SECOND: count(10),
   LIMIT_BUSINESS_BURST: count(20),
   TRUST_PROXY: T.Integer({ minimum: 0, maximum: 1, default: 0 }),
+  /**
+   * Browser origins the API answers CORS for: `*`, or exact origins (`https://app.example`,
+   * scheme://host[:port], no path) separated by commas; empty: no CORS header at all.
+   */
+  CORS_ORIGINS: T.String({ pattern: '^(\\*|https?://[^/\\s,*]+(\\s*,\\s*https?://[^/\\s,*]+)*)?$', default: '' }),
   /** Secret for the pseudonymous visitor id of a scan (keyed hash). */
   VISITOR_HASH_KEY: T.String({ minLength: 16, default: 'dev-only-visitor-hash-key-change-me' }),
   /**

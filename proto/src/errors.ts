@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   batch_invalid: 400,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -126,10 +126,10 @@ export async function startNatsStack(extra: Record<string, string> = {}): Promis
   }
 }
 
-/** Another gateway process of a NATS deployment, on its own port (for shared-limit tests). */
-export async function spawnExtraGateway(stack: Stack) {
+/** Another gateway process of a NATS deployment, on its own port (shared-limit tests), with settings of its own when given. */
+export async function spawnExtraGateway(stack: Stack, extra: Record<string, string> = {}) {
   const port = await freePort()
-  const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.gateway)], { cwd: ROOT, env: { ...stack.env, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
+  const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.gateway)], { cwd: ROOT, env: { ...stack.env, ...extra, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
   const base = `http://127.0.0.1:${port}`
   await waitUntil(async () => (await fetch(`${base}/healthz`)).ok, 15_000, 'the second gateway')
   return {

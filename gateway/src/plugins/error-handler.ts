@@ -34,9 +34,14 @@ function forClient(error: AppError, request: Request): AppError {
 export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ error, code, request, set }) => {
   const appError = forClient(asAppError(error, code, request), request)
   if (appError.code === 'internal') log().error({ method: request.method, path: new URL(request.url).pathname, ...errorFields(error) }, 'request failed')
+  return writeError(appError, set)
+})
+
+/** Status, headers and JSON body of one error answer; also for plugins that answer an error themselves. */
+export function writeError(appError: AppError, set: { status?: unknown; headers: Record<string, unknown> }) {
   set.status = appError.status
   mergeHeaders(set.headers, appError.details?.headers ?? {})
   if (appError.details?.retryAfter) mergeHeaders(set.headers, { 'retry-after': String(appError.details.retryAfter) })
   set.headers['content-type'] = 'application/json; charset=utf-8'
   return errorBody(appError)
-})
+}

@@ -1,0 +1,51 @@
+import { Elysia } from 'elysia'
+import { compressStream, compressSync, negotiate } from './content-coding'
+import { appendVary } from './vary'
+
+/** Below this a JSON answer goes as it is: compressing it would save a few bytes for the work. */
+export const COMPRESS_MIN_BYTES = 1024
+
+const isPlainJson = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype)
+
+const isCsv = (response: Response) => response.headers.get('content-type')?.startsWith('text/csv') === true
+
+const statusOf = (status: unknown) => (typeof status === 'number' ? status : Number(status) || 200)
+
+/**
+ * gzip or br for the API's JSON answers of at least 1 KiB and for CSV exports, when the client's
+ * Accept-Encoding allows (docs/decisions.md §10). JSON is compressed in one piece; an export as a
+ * stream, so its memory stays flat. Answers that carry an ETag are left alone: one tag must not
+ * name two different byte sequences. Only this API's listener: the resolver is not an Elysia app
+ * and never sees this.
+ */
+export const compression = new Elysia({ name: 'compression' }).mapResponse({ as: 'global' }, (context) => {
+  const response = compressed(context)
+  if (response || !('error' in context)) return response
+  // Elysia 1.4's global error path (a 403 from onRequest, a 404) sends what a mapResponse hook
+  // returns even when it is undefined: an empty body. Only there, hand the answer back as it is;
+  // elsewhere a value would stop the mapResponse hooks after this one.
+  return context.responseValue as Response
+})
+
+function compressed({ request, responseValue, set }: { request: Request; responseValue: unknown; set: { status?: unknown; headers: Record<string, unknown> } }) {
+  if (set.headers.etag) return
+  const response = responseValue instanceof Response ? responseValue : undefined
+  if (response ? !isCsv(response) : !isPlainJson(responseValue)) return
+  // Whatever this client gets, another Accept-Encoding may get other bytes at this URL.
+  appendVary(set.headers, 'Accept-Encoding')
+  const coding = negotiate(request.headers.get('accept-encoding'))
+  // HEAD has no body to encode (Elysia drops the GET route's).
+  if (!coding || request.method === 'HEAD') return
+  if (response) {
+    if (!response.body || response.headers.has('content-encoding') || response.headers.has('etag')) return
+    const headers = new Headers(response.headers)
+    headers.set('content-encoding', coding)
+    headers.delete('content-length')
+    return new Response(compressStream(coding, response.body), { status: response.status, headers })
+  }
+  const json = new TextEncoder().encode(JSON.stringify(responseValue))
+  const headers = { 'content-type': String(set.headers['content-type'] ?? 'application/json; charset=utf-8') }
+  if (json.byteLength < COMPRESS_MIN_BYTES) return new Response(json, { status: statusOf(set.status), headers })
+  return new Response(compressSync(coding, json), { status: statusOf(set.status), headers: { ...headers, 'content-encoding': coding } })
+}
