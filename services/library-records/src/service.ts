@@ -1,4 +1,4 @@
-import { AppError, DEFAULT_MAX_PAYLOAD, type ExportChunk, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status } from '@lr/proto'
+import { AppError, DEFAULT_MAX_PAYLOAD, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status } from '@lr/proto'
 import { decodeCursor, nextCursor } from '@lr/platform/cursor'
 import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
 import { batchItems, checkBatch } from './batch'
@@ -29,6 +29,11 @@ export interface LibraryDeps<R extends RecordBase, P> {
    * A page over it comes back shorter, with a next_cursor (docs/decisions.md §4).
    */
   maxReplyBytes?: number
+  /**
+   * The Idempotency-Key register shared with the other services that create (openKeyClaims),
+   * when their receipts are kept apart (SQLite); absent when they share one collection (Mongo).
+   */
+  claims?: KeyClaims
 }
 
 /** A bound on one record's JSON (2048-character URL, 200-character name, 8 KiB style, the rest). */
@@ -44,12 +49,12 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
   kind: RecordKind<R, W, L>,
   deps: LibraryDeps<R, P>,
 ) {
-  const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES } = deps
+  const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES, claims } = deps
   const rules = recordRules(kind.urlField)
   const checkCreate = compileBodyCheck(kind.bodies.create, rules)
   const checkPatch = compileBodyCheck(kind.bodies.patch, rules)
   const envelope = batchEnvelopeOf(kind.bodies.batch)
-  const insert = createInsert(kind, store, now)
+  const insert = createInsert(kind, store, now, claims)
   const isPossibleId = kind.isPossibleId ?? (() => true)
   const notFound = (id: string) => notFoundIn(kind.noun, id)
 
