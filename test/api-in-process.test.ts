@@ -5,6 +5,7 @@ import { LIMITS_ENV, limitsSuite } from './api/limits.suite'
 import { staticSuite } from './api/static.suite'
 import { largeRowsSuite } from './api/large-rows.suite'
 import { bodyFieldsSuite } from './api/body-fields.suite'
+import { urlRulesSuite } from './api/url-rules.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
 import { syncSuite } from './api/sync.suite'
@@ -25,6 +26,7 @@ describe('API, one process', () => {
   staticSuite(() => stack)
   largeRowsSuite(() => stack)
   bodyFieldsSuite(() => stack)
+  urlRulesSuite(() => stack)
   idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
   dynamicSuite(() => stack)
   syncSuite(() => stack)

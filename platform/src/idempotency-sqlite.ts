@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { IDEMPOTENCY_TTL_S, type Receipt, ReceiptTaken } from '@lr/proto'
+import { IDEMPOTENCY_TTL_S, type KeyClaims, type Receipt, ReceiptTaken } from '@lr/proto'
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS receipts (
@@ -39,6 +39,44 @@ export function sqliteReceipts(db: Database) {
       const { changes } = upsert.run({ ...receipt, response: JSON.stringify(receipt.response), expired })
       if (changes === 0) throw new ReceiptTaken()
       if (++writes % 1000 === 0) purge.run(expired) // keep the table to about a day of receipts
+    },
+  }
+}
+
+const CLAIMS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS key_claims (
+  scope TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX IF NOT EXISTS key_claims_created_at ON key_claims (created_at);`
+
+/**
+ * KeyClaims in a SQLite database every service that creates opens (openKeyClaims): one
+ * transaction claims a free or expired (scope, key) and reads who holds it, so of two services
+ * racing for one key exactly one gets its own fingerprint back.
+ */
+export function sqliteKeyClaims(db: Database): KeyClaims {
+  db.exec(CLAIMS_SCHEMA)
+  const upsert = db.prepare<never, Record<string, string | number>>(
+    `INSERT INTO key_claims (scope, key, fingerprint, created_at) VALUES ($scope, $key, $fingerprint, $at)
+     ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, created_at = excluded.created_at
+     WHERE key_claims.created_at < $since`,
+  )
+  const holder = db.prepare<{ fingerprint: string }, [string, string]>('SELECT fingerprint FROM key_claims WHERE scope = ? AND key = ?')
+  const purge = db.prepare<never, [number]>('DELETE FROM key_claims WHERE created_at < ?')
+  let claims = 0
+  const claim = db.transaction((scope: string, key: string, fingerprint: string, at: number, since: number) => {
+    upsert.run({ scope, key, fingerprint, at, since })
+    if (++claims % 1000 === 0) purge.run(since) // keep the table to about a day of keys
+    return holder.get(scope, key)!.fingerprint
+  })
+  return {
+    async claim(scope, key, fingerprint, at, since) {
+      // IMMEDIATE: take the write lock first, so no other connection slips in between the two statements.
+      return claim.immediate(scope, key, fingerprint, at, since)
     },
   }
 }

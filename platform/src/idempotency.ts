@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { AppError, IDEMPOTENCY_TTL_S, type Receipt, type ReceiptStore, ReceiptTaken } from '@lr/proto'
+import { AppError, IDEMPOTENCY_TTL_S, type KeyClaims, type Receipt, type ReceiptStore, ReceiptTaken } from '@lr/proto'
 
 /** Stable JSON: object keys sorted, so the same body with its keys reordered matches. */
 function canonical(value: unknown): string {
@@ -20,22 +20,27 @@ export function checkIdempotencyKey(key: unknown): string | undefined {
   return key
 }
 
+const usedElsewhere = () => new AppError('idempotency_conflict', 'this Idempotency-Key was already used with a different request')
+
 /** The first answer again, or 422 when the key was used with another route or body. */
 export function replay(receipt: Receipt, fingerprint: string): unknown {
-  if (receipt.fingerprint !== fingerprint)
-    throw new AppError('idempotency_conflict', 'this Idempotency-Key was already used with a different request')
+  if (receipt.fingerprint !== fingerprint) throw usedElsewhere()
   return receipt.response
 }
 
 /**
  * Runs a create at most once per (API key, Idempotency-Key) within IDEMPOTENCY_TTL_S.
  * `create(receipt)` must store its records and the receipt atomically, throwing ReceiptTaken
- * when a concurrent twin stored it first; then the twin's answer is replayed.
+ * when a concurrent twin stored it first; then the twin's answer is replayed. With `claims`
+ * (receipts kept apart per service), the key is claimed for this route and body first, so the
+ * same key on another service's route is 422 too; validate the body before calling this, since
+ * a claim is never taken back and a refused request must not hold its key.
  */
 export async function idempotent<T>(
   store: ReceiptStore,
   request: { scope: string; key: string | undefined; route: string; body: unknown; now: number },
   create: (receipt: ((response: T) => Receipt) | undefined) => Promise<T>,
+  claims?: KeyClaims,
 ): Promise<T> {
   const key = checkIdempotencyKey(request.key)
   if (!key) return create(undefined)
@@ -43,6 +48,9 @@ export async function idempotent<T>(
   const since = request.now - IDEMPOTENCY_TTL_S
   const earlier = await store.findReceipt(request.scope, key, since)
   if (earlier) return replay(earlier, fingerprint) as T
+  // Claimed before the records are written: a crash in between leaves a claim that a retry of
+  // the same request passes, never records that another route's request could double.
+  if (claims && (await claims.claim(request.scope, key, fingerprint, request.now, since)) !== fingerprint) throw usedElsewhere()
   try {
     return await create((response) => ({ scope: request.scope, key, fingerprint, response, created_at: request.now }))
   } catch (error) {

@@ -6,7 +6,13 @@ export const AUTH_SUBJECTS = {
   verify: 'auth.v1.verify',
   accountCreate: 'auth.v1.account.create',
   accountUpdate: 'auth.v1.account.update',
+  /** AccountShowRequest -> Account, or 404. */
+  accountShow: 'auth.v1.account.show',
+  /** AccountListRequest -> AccountList. */
+  accountList: 'auth.v1.account.list',
   teamCreate: 'auth.v1.team.create',
+  /** TeamShowRequest -> TeamDetails, or 404 (400 when a name is shared). */
+  teamShow: 'auth.v1.team.show',
   teamAddMember: 'auth.v1.team.add-member',
   teamRemoveMember: 'auth.v1.team.remove-member',
   keyCreate: 'auth.v1.key.create',
@@ -48,6 +54,19 @@ export const AccountUpdateRequest = T.Object({
 })
 export type AccountUpdateRequest = Static<typeof AccountUpdateRequest>
 
+/** One account, by email or by id (exactly one of them). */
+export const AccountShowRequest = T.Object({ email: T.Optional(T.String({ minLength: 1, maxLength: 320 })), account_id: T.Optional(Id) })
+export type AccountShowRequest = Static<typeof AccountShowRequest>
+export const ACCOUNT_LIST_MAX = 1000
+/** A page of every account, by email; `cursor` is a page's `next_cursor`. */
+export const AccountListRequest = T.Object({
+  limit: T.Optional(T.Integer({ minimum: 1, maximum: ACCOUNT_LIST_MAX })),
+  cursor: T.Optional(T.String({ minLength: 1, maxLength: 320 })),
+})
+export type AccountListRequest = Static<typeof AccountListRequest>
+export const AccountList = T.Object({ accounts: T.Array(Account), next_cursor: T.Union([T.String(), T.Null()]) })
+export type AccountList = Static<typeof AccountList>
+
 export const Team = T.Object({ team_id: T.String(), name: T.String() })
 export type Team = Static<typeof Team>
 /** `admin` (an account of tier business) becomes the team's first admin. */
@@ -62,14 +81,28 @@ export const MemberRemoved = T.Object({ team_id: T.String(), account_id: T.Strin
 export type MemberRemoved = Static<typeof MemberRemoved>
 export const Membership = T.Object({ team_id: T.String(), account_id: T.String(), role: TeamRole })
 export type Membership = Static<typeof Membership>
+/** A team by its id, or by its name when no team has that id. */
+export const TeamShowRequest = T.Object({ team: T.String({ minLength: 1, maxLength: 200 }) })
+export type TeamShowRequest = Static<typeof TeamShowRequest>
+/** A team and its members (by account id), each with the account's email. */
+export const TeamDetails = T.Object({
+  team_id: T.String(),
+  name: T.String(),
+  members: T.Array(T.Object({ account_id: T.String(), email: T.String(), role: TeamRole })),
+})
+export type TeamDetails = Static<typeof TeamDetails>
 
-/** `team_id` is required for a business key and refused for a personal one. */
-export const KeyCreateRequest = T.Object({ account_id: Id, scope: KeyScope, team_id: T.Optional(Id) })
+export const KEY_NAME_MAX = 100
+/** A key's label for people ("CI", "Zapier"): 1 to KEY_NAME_MAX characters after trimming; null when none was given. */
+export const KeyName = T.Union([T.String(), T.Null()])
+/** `team_id` is required for a business key and refused for a personal one; `name` is optional. */
+export const KeyCreateRequest = T.Object({ account_id: Id, scope: KeyScope, team_id: T.Optional(Id), name: T.Optional(T.String({ maxLength: 4 * KEY_NAME_MAX })) })
 export type KeyCreateRequest = Static<typeof KeyCreateRequest>
 /** The one answer that holds the secret; it is never shown again. */
 export const CreatedKey = T.Object({
   key_id: T.String(),
   key: T.String(),
+  name: KeyName,
   scope: KeyScope,
   team_id: T.Union([T.String(), T.Null()]),
   created_at: Epoch,
@@ -85,6 +118,7 @@ export const KeyListRequest = T.Object({ account_id: Id })
 export type KeyListRequest = Static<typeof KeyListRequest>
 export const KeyInfo = T.Object({
   key_id: T.String(),
+  name: KeyName,
   scope: KeyScope,
   team_id: T.Union([T.String(), T.Null()]),
   last_four: T.String(),

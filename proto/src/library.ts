@@ -29,11 +29,21 @@ export const BATCH_MAX = 50
  * @lr/library-records beside the compiled check.
  */
 export const RecordBodyFields = {
-  name: T.String({ minLength: 1, maxLength: NAME_MAX, description: `trimmed; 1 to ${NAME_MAX} characters after trimming` }),
+  name: T.String({
+    minLength: 1,
+    maxLength: NAME_MAX,
+    description: `trimmed; 1 to ${NAME_MAX} characters after trimming, counted as Unicode code points (as JSON Schema counts a string's length): 200 emoji are 200 characters`,
+  }),
   style: T.Optional(T.Record(T.String(), T.Unknown(), { description: `any JSON object, at most ${STYLE_MAX_BYTES} bytes as JSON` })),
 }
-/** A URL a record points to: an absolute http or https URL with a host. */
-export const RecordUrl = T.String({ maxLength: URL_MAX, description: 'absolute http or https URL with a host' })
+/**
+ * A URL a record points to: an absolute http or https URL with a host and no user name or
+ * password, stored and answered in its normal form (docs/decisions.md §3).
+ */
+export const RecordUrl = T.String({
+  maxLength: URL_MAX,
+  description: `absolute http or https URL with a host; no user name or password (\`https://user@host\` is refused); stored, answered and redirected to in its normal form (WHATWG URL serialisation, \`new URL(url).href\`: \`HTTPS://Example.com\` becomes \`https://example.com/\`), which must fit ${URL_MAX} characters too`,
+})
 
 /** The answer of every create: `{"created": [record, ...]}` in the order sent. */
 export const Created = <S extends ReturnType<typeof T.Object>>(record: S) => T.Object({ created: T.Array(record) })

@@ -30,3 +30,19 @@ export interface ReceiptStore {
   findReceipt(scope: string, key: string, since: number): Promise<Receipt | null>
 }
 
+
+/**
+ * Which request first used each Idempotency-Key of an API key, one register for every service
+ * that creates, so a key answers for one request across routes and services (docs/decisions.md
+ * §8). Needed where each service keeps its receipts apart (SQLite: one file per service); on
+ * MongoDB every service's receipts share one collection, which already decides.
+ * Adapter: sqliteKeyClaims (`@lr/platform/idempotency-sqlite`), opened by openKeyClaims.
+ */
+export interface KeyClaims {
+  /**
+   * Claims (scope, key) for `fingerprint` at `at`, unless a claim made at or after `since`
+   * holds it. Resolves with the fingerprint of the claim holding it now: this one, or the
+   * earlier request's. Committed before the create runs, and never taken back.
+   */
+  claim(scope: string, key: string, fingerprint: string, at: number, since: number): Promise<string>
+}

@@ -69,6 +69,35 @@ export function idempotencySuite(stack: () => Stack, routes: CreateRoute[] = STA
       })
     }
 
+    // Every pair of create routes, each way round, the first route owning the key.
+    const pairs = routes.flatMap((first) => routes.filter((second) => second !== first).map((second) => [first, second] as const))
+    for (const [first, second] of pairs) {
+      it(`answers 422 and creates nothing when a key of ${first.name} comes back on ${second.name}`, async () => {
+        const idem = `cross-${first.path}-${second.path}-${Date.now()}`
+        const made = await post(first, first.body(8), idem)
+        expect(made.status).toBe(201)
+        const before = await second.count(stack(), member.key)
+        const res = await post(second, second.body(8), idem)
+        expect([res.status, res.body]).toEqual([422, { error: 'this Idempotency-Key was already used with a different request' }])
+        expect(await second.count(stack(), member.key)).toBe(before)
+        // The first route still replays its own answer.
+        expect((await post(first, first.body(8), idem)).body).toEqual(made.body)
+      })
+    }
+
+    it('answers 422 to one of two routes racing with one key, and creates on one only', async () => {
+      const [first, second] = [routes[0]!, routes.at(-1)!]
+      const idem = `cross-race-${Date.now()}`
+      const counters = [...new Set([first.count, second.count])]
+      const held = () => Promise.all(counters.map((count) => count(stack(), member.key)))
+      const before = await held()
+      const answers = await Promise.all([post(first, first.body(9), idem), post(second, second.body(9), idem)])
+      expect(answers.map((a) => a.status).sort()).toEqual([201, 422])
+      const made = (answers.find((a) => a.status === 201)!.body.created as unknown[]).length
+      const after = await held()
+      expect(after.reduce((sum, n, i) => sum + n - before[i]!, 0)).toBe(made)
+    })
+
     it('keeps keys per API key: another key with the same Idempotency-Key creates its own record', async () => {
       const other = await freshMember(stack())
       const route = routes[0]!

@@ -38,22 +38,25 @@ afterAll(async () => {
   rmSync(data, { recursive: true, force: true })
 })
 
+/** The environment of a pod of the image, as the Dockerfile and the manifests give it. */
+const podEnv = (ports: Record<string, number>) => ({
+  PATH: Bun.env.PATH!,
+  HOME: app,
+  NODE_ENV: 'production',
+  BUN_RUNTIME_TRANSPILER_CACHE_PATH: '0',
+  TRANSPORT: 'nats',
+  NATS_URL: nats.url,
+  DATA_DIR: data,
+  ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+})
+
 /** Starts one process from the staged image with the manifests' kind of environment. */
 async function startFromImage(name: ProcessName) {
   const ports = { PORT: await freePort(), SHORT_PORT: await freePort(), HEALTH_PORT: await freePort() }
   let log = ''
   const proc: Subprocess = Bun.spawn(['bun', 'run', 'deploy/entry.ts', name], {
     cwd: app,
-    env: {
-      PATH: Bun.env.PATH,
-      HOME: app,
-      NODE_ENV: 'production',
-      BUN_RUNTIME_TRANSPILER_CACHE_PATH: '0',
-      TRANSPORT: 'nats',
-      NATS_URL: nats.url,
-      DATA_DIR: data,
-      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
-    },
+    env: podEnv(ports),
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -88,6 +91,28 @@ else
         expect(Object.fromEntries(running.map((p, i) => [p.name, codes[i]]))).toEqual(Object.fromEntries(PROCESSES.map((n) => [n, 0])))
       } finally {
         for (const p of running) p.proc.kill('SIGKILL')
+      }
+    }, 40_000)
+
+    // deploy/README.md, "Issue the first key": `kubectl exec deploy/auth -- bun run --silent admin ...`
+    // runs in the auth pod's working directory and environment, and reaches the auth service over NATS.
+    it('issues the first key from inside the auth pod with bun run --silent admin', async () => {
+      const auth = await startFromImage('auth')
+      const exec = async (...args: string[]) => {
+        const proc = Bun.spawn(['bun', 'run', '--silent', 'admin', ...args], { cwd: app, env: podEnv(auth.ports), stdout: 'pipe', stderr: 'pipe' })
+        const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+        return { code, stdout, stderr }
+      }
+      try {
+        await waitUntil(async () => (await fetch(`http://127.0.0.1:${auth.ports.HEALTH_PORT}/readyz`)).status === 200, 20_000, 'auth to be ready')
+        const account = await exec('account', 'create', '--email', 'ops@example.com', '--tier', 'pro')
+        expect([account.code, account.stderr]).toEqual([0, ''])
+        const { account_id } = JSON.parse(account.stdout)
+        const key = await exec('key', 'create', '--account', account_id, '--scope', 'personal', '--name', 'first key')
+        expect([key.code, key.stderr, JSON.parse(key.stdout)]).toEqual([0, '', expect.objectContaining({ key: expect.stringMatching(/^lrp_/), name: 'first key' })])
+        expect((await exec('account', 'show', '--email', 'ops@example.com')).stdout).toBe(account.stdout)
+      } finally {
+        auth.proc.kill('SIGKILL')
       }
     }, 40_000)
   })

@@ -5,6 +5,8 @@ export type StoredKey = {
   key_id: string
   account_id: string
   scope: KeyScope
+  /** A label for people, given at creation; null when none was given. */
+  name: string | null
   /** The team of a business key; null for a personal key. */
   team_id: string | null
   hash: string
@@ -33,11 +35,17 @@ export interface AuthStore {
   getAccount(accountId: string): Promise<Account | null>
   /** Applies the changes and returns the account as stored afterwards; null when no account has this id. */
   updateAccount(accountId: string, changes: AccountChanges): Promise<Account | null>
+  /** null when no account has this email (as stored: trimmed, lower case). */
+  findAccountByEmail(email: string): Promise<Account | null>
+  /** Up to `limit` accounts by email, ascending, those after `afterEmail` when given. */
+  listAccounts(afterEmail: string | null, limit: number): Promise<Account[]>
 
   /** Throws StoreConflict('team_id') for a taken id. */
   insertTeam(team: Team): Promise<void>
   /** null when no team has this id. */
   getTeam(teamId: string): Promise<Team | null>
+  /** Every team with exactly this name, by id (names are not unique). */
+  findTeamsByName(name: string): Promise<Team[]>
 
   /** Adds the membership, or sets its role when the account is already a member (one per team and account). */
   putMembership(membership: Membership): Promise<void>

@@ -1,7 +1,7 @@
-import type { Account, AccountCreateRequest, AccountUpdateRequest, CreatedKey, KeyCreateRequest, KeyList, KeyListRequest, KeyRevoked, KeyRevokeRequest, MemberRemoved, Membership, Principal, Team, TeamCreateRequest, TeamMemberRequest, TeamRemoveMemberRequest } from '@lr/proto'
+import type { Account, AccountCreateRequest, AccountList, AccountListRequest, AccountShowRequest, AccountUpdateRequest, CreatedKey, KeyCreateRequest, KeyList, KeyListRequest, KeyRevoked, KeyRevokeRequest, MemberRemoved, Membership, Principal, Team, TeamCreateRequest, TeamDetails, TeamMemberRequest, TeamRemoveMemberRequest, TeamShowRequest } from '@lr/proto'
 import type { AuthDeps } from './ports'
-import { createAccount, updateAccount } from './operations/accounts'
-import { addMember, createTeam, removeMember } from './operations/teams'
+import { createAccount, listAccounts, showAccount, updateAccount } from './operations/accounts'
+import { addMember, createTeam, removeMember, showTeam } from './operations/teams'
 import { createKey, listKeys, revokeKey } from './operations/keys'
 import { verifyKey } from './operations/verify'
 
@@ -13,7 +13,10 @@ export interface AuthService {
   verify(key: string | null | undefined): Promise<Principal>
   accountCreate(req: AccountCreateRequest): Promise<Account>
   accountUpdate(req: AccountUpdateRequest): Promise<Account>
+  accountShow(req: AccountShowRequest): Promise<Account>
+  accountList(req: AccountListRequest): Promise<AccountList>
   teamCreate(req: TeamCreateRequest): Promise<Team>
+  teamShow(req: TeamShowRequest): Promise<TeamDetails>
   teamAddMember(req: TeamMemberRequest): Promise<Membership>
   teamRemoveMember(req: TeamRemoveMemberRequest): Promise<MemberRemoved>
   keyCreate(req: KeyCreateRequest): Promise<CreatedKey>
@@ -26,7 +29,10 @@ export function createAuthService(deps: AuthDeps): AuthService {
     verify: (key) => verifyKey(deps, key),
     accountCreate: (req) => createAccount(deps, req),
     accountUpdate: (req) => updateAccount(deps, req),
+    accountShow: (req) => showAccount(deps, req),
+    accountList: (req) => listAccounts(deps, req),
     teamCreate: (req) => createTeam(deps, req),
+    teamShow: (req) => showTeam(deps, req),
     teamAddMember: (req) => addMember(deps, req),
     teamRemoveMember: (req) => removeMember(deps, req),
     keyCreate: (req) => createKey(deps, req),

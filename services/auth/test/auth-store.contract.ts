@@ -7,7 +7,7 @@ const account = (n: number, over: Partial<Account> = {}): Account => ({
   account_id: `acct_${n}`, email: `user${n}@example.com`, tier: 'pro', api_grant_until: null, created_at: 1000 + n, ...over,
 })
 const key = (n: number, over: Partial<StoredKey> = {}): StoredKey => ({
-  key_id: `key_${n}`, account_id: 'acct_1', scope: 'personal', team_id: null, hash: `hash_${n}`, last_four: 'abcd',
+  key_id: `key_${n}`, account_id: 'acct_1', scope: 'personal', name: null, team_id: null, hash: `hash_${n}`, last_four: 'abcd',
   created_at: 2000 + n, active_at: 2000 + n, revoked_at: null, last_used_at: null, ...over,
 })
 
@@ -146,6 +146,32 @@ export function authStoreContract(name: string, makeStore: () => Promise<AuthSto
       await store.touchKey('key_1', 3000)
       await store.touchKey('key_1', 2900)
       expect((await store.getKey('key_1'))?.last_used_at).toBe(3000)
+    })
+
+    it('keeps a key\'s name, and lists it', async () => {
+      await store.insertKey(key(1, { name: 'CI \u{1F680}' }))
+      expect(await store.getKey('key_1')).toEqual(key(1, { name: 'CI \u{1F680}' }))
+      expect((await store.listKeys('acct_1')).map((k) => k.name)).toEqual(['CI \u{1F680}'])
+    })
+
+    it('finds an account by its email, or null', async () => {
+      expect(await store.findAccountByEmail('user2@example.com')).toEqual(account(2))
+      expect(await store.findAccountByEmail('nobody@example.com')).toBeNull()
+    })
+
+    it('lists accounts by email, a page at a time after the last email seen', async () => {
+      await store.insertAccount(account(3, { email: 'a3@example.com' }))
+      expect((await store.listAccounts(null, 2)).map((a) => a.email)).toEqual(['a3@example.com', 'user1@example.com'])
+      expect(await store.listAccounts('user1@example.com', 2)).toEqual([account(2)])
+      expect(await store.listAccounts('user2@example.com', 2)).toEqual([])
+    })
+
+    it('finds every team with a name, by id', async () => {
+      await store.insertTeam({ team_id: 'team_3', name: 'Shared' })
+      await store.insertTeam({ team_id: 'team_2', name: 'Shared' })
+      expect(await store.findTeamsByName('Shared')).toEqual([{ team_id: 'team_2', name: 'Shared' }, { team_id: 'team_3', name: 'Shared' }])
+      expect(await store.findTeamsByName('Team one')).toEqual([{ team_id: 'team_1', name: 'Team one' }])
+      expect(await store.findTeamsByName('None')).toEqual([])
     })
 
     it('answers a ping while open', async () => {

@@ -68,6 +68,22 @@ describe.skipIf(!natsServer)('auth process over NATS (needs nats-server)', () =>
     expect([account.code, key.code, key.out.key]).toEqual([0, 0, expect.stringMatching(/^lrp_/)])
   })
 
+  it('answers account show, account list, team show and named keys over NATS', async () => {
+    const boss = await runCli(['account', 'create', '--email', 'boss@example.com', '--tier', 'business'], env)
+    const shown = await runCli(['account', 'show', '--email', 'boss@example.com'], env)
+    expect([shown.code, shown.out]).toEqual([0, boss.out])
+    const list = await runCli(['account', 'list'], env)
+    expect([list.code, list.out.accounts.map((a: { email: string }) => a.email), list.out.next_cursor]).toEqual([0, ['a@example.com', 'boss@example.com'], null])
+    const team = await runCli(['team', 'create', '--name', 'Ops', '--admin', boss.out.account_id], env)
+    const details = await runCli(['team', 'show', 'Ops'], env)
+    expect([details.code, details.out]).toEqual([0, { ...team.out, members: [{ account_id: boss.out.account_id, email: 'boss@example.com', role: 'admin' }] }])
+    const key = await runCli(['key', 'create', '--account', boss.out.account_id, '--scope', 'business', '--team', team.out.team_id, '--name', 'CI'], env)
+    const keys = await runCli(['key', 'list', '--account', boss.out.account_id], env)
+    expect([key.code, key.out.name, keys.out.keys.map((k: { name: string }) => k.name)]).toEqual([0, 'CI', ['CI']])
+    const missing = await runCli(['team', 'show', 'Nobody'], env)
+    expect([missing.code, missing.stdout, missing.err]).toEqual([1, '', { error: 'no team with id or name "Nobody"' }])
+  })
+
   it('exits 0 on SIGTERM', async () => {
     auth!.kill('SIGTERM')
     expect(await auth!.exited).toBe(0)

@@ -28,10 +28,10 @@ export type DynamicService = ReturnType<typeof createDynamicService>
  * directory. All but `resolve` are scoped to the principal's library.
  */
 export function createDynamicService(deps: DynamicDeps) {
-  const { store, now, shortBaseUrl, announce, newCode = randomCode, exportPageSize, maxReplyBytes, cursors, codesPageSize = CODES_PAGE_SIZE } = deps
+  const { store, now, shortBaseUrl, announce, newCode = randomCode, exportPageSize, maxReplyBytes, cursors, claims, codesPageSize = CODES_PAGE_SIZE } = deps
   const kind = dynamicKind({ shortBaseUrl, newCode, announce })
   return {
-    ...createLibraryService(kind, { store, now, exportPageSize, maxReplyBytes, cursors }),
+    ...createLibraryService(kind, { store, now, exportPageSize, maxReplyBytes, cursors, claims }),
 
     /** The resolver's lookup, in any library; null for a code never issued. */
     async resolve(code: string): Promise<ResolveReply> {

@@ -1,6 +1,7 @@
 import type { Connection } from 'mongoose'
 import { type Config, dynamicChangedSubject, REPLY_ENVELOPE_BYTES } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
+import { openKeyClaims } from '@lr/platform/key-claims'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
 import { createCursors, cursorSecretOf } from '@lr/platform/cursor'
 import { log } from '@lr/platform/log'
@@ -28,8 +29,10 @@ export interface StartDynamicOptions {
  */
 export async function startDynamic({ bus, config, mongo }: ServiceContext, opts: StartDynamicOptions = {}): Promise<RunningService> {
   const { store, close } = await openDynamicStore(config, mongo)
+  const keys = openKeyClaims(config)
   const service = createDynamicService({
     store,
+    claims: keys.claims,
     now: opts.now ?? (() => Math.floor(Date.now() / 1000)),
     shortBaseUrl: config.SHORT_BASE_URL,
     maxReplyBytes: bus.maxPayload - REPLY_ENVELOPE_BYTES,
@@ -42,6 +45,7 @@ export async function startDynamic({ bus, config, mongo }: ServiceContext, opts:
     async stop() {
       unsubscribe()
       await close()
+      keys.close()
     },
   }
 }

@@ -1,13 +1,13 @@
-import type { Static, TObject } from '@sinclair/typebox'
+import { KindGuard, type Static, type TObject, type TString } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler, type ValueError, ValueErrorType } from '@sinclair/typebox/compiler'
 import type { FieldRules } from './field-rules'
 import { FieldError, isPlainObject } from './fields'
-import { messageOf } from './body-messages'
+import { lengthMessage, messageOf } from './body-messages'
 
 /** A compiled body check; `schema` is the very object it compiled (and the route documents). */
 export interface BodyCheck<S extends TObject> {
   readonly schema: S
-  /** The clean body (own keys of the schema only, trimmed where a rule says); throws FieldError. */
+  /** The clean body (own keys of the schema only, trimmed and normalised where a rule says); throws FieldError. */
   (body: unknown): Static<S>
 }
 
@@ -18,12 +18,42 @@ const RANK: Partial<Record<ValueErrorType, number>> = {
   [ValueErrorType.ObjectMinProperties]: 3,
 }
 
+/** The top-level string fields of `schema` that bound their length, by name. */
+const boundedStrings = (schema: TObject): [string, TString][] =>
+  Object.entries(schema.properties).filter((entry): entry is [string, TString] => {
+    const field = entry[1]
+    return KindGuard.IsString(field) && (field.minLength !== undefined || field.maxLength !== undefined)
+  })
+
+/**
+ * JSON Schema counts a string's length in characters (Unicode code points, RFC 8259), so a
+ * 200-emoji name is 200 characters; TypeBox counts UTF-16 units (400). The compiled copy leaves
+ * those bounds out and `check` applies them in code points: the documented schema stays exact.
+ */
+function withoutStringLengths<S extends TObject>(schema: S): S {
+  const bounded = boundedStrings(schema)
+  if (bounded.length === 0) return schema
+  const properties = { ...schema.properties }
+  for (const [field, string] of bounded) {
+    const { minLength: _min, maxLength: _max, ...rest } = string
+    properties[field] = rest as TString
+  }
+  return { ...schema, properties }
+}
+
 // Every service instance (and every test's) checks the same few schemas: compile each once.
 const compiledOnce = new WeakMap<TObject, TypeCheck<TObject>>()
 function compiled<S extends TObject>(schema: S): TypeCheck<S> {
   let check = compiledOnce.get(schema)
-  if (!check) compiledOnce.set(schema, (check = TypeCompiler.Compile(schema)))
+  if (!check) compiledOnce.set(schema, (check = TypeCompiler.Compile(withoutStringLengths(schema))))
   return check as TypeCheck<S>
+}
+
+/** Code points, counted only when the UTF-16 length (between 1 and 2 units each) leaves the bounds in doubt. */
+function withinLength(value: string, { minLength = 0, maxLength = Number.POSITIVE_INFINITY }: TString): boolean {
+  if (value.length >= 2 * minLength && value.length <= maxLength) return true
+  const characters = [...value].length
+  return characters >= minLength && characters <= maxLength
 }
 
 /**
@@ -33,6 +63,7 @@ function compiled<S extends TObject>(schema: S): TypeCheck<S> {
  */
 export function compileBodyCheck<S extends TObject>(schema: S, rules: FieldRules = {}): BodyCheck<S> {
   const typeCheck = compiled(schema)
+  const lengths = new Map(boundedStrings(schema))
   const check = (body: unknown): Static<S> => {
     if (!isPlainObject(body)) throw new FieldError('body must be a JSON object')
     // A spread copies own properties as data, `__proto__` included, and never touches a prototype.
@@ -41,8 +72,14 @@ export function compileBodyCheck<S extends TObject>(schema: S, rules: FieldRules
       if (rule.trim && Object.hasOwn(input, field) && typeof input[field] === 'string') input[field] = (input[field] as string).trim()
     }
     if (!typeCheck.Check(input)) throw new FieldError(firstProblem(schema, rules, input, [...typeCheck.Errors(input)]))
-    for (const [field, value] of Object.entries(input)) rules[field]?.check?.(field, value)
-    return input as Static<S>
+    const clean: Record<string, unknown> = input
+    for (const [field, value] of Object.entries(clean)) {
+      const bounds = lengths.get(field)
+      if (bounds && typeof value === 'string' && !withinLength(value, bounds)) throw new FieldError(lengthMessage(field, bounds, Boolean(rules[field]?.trim)))
+      const normalise = rules[field]?.check
+      if (normalise) clean[field] = normalise(field, value)
+    }
+    return clean as Static<S>
   }
   return Object.assign(check, { schema })
 }

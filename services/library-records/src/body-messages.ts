@@ -18,9 +18,7 @@ export function messageOf(schema: TObject, error: ValueError, field: string, tri
       return error.value === null && schema.required?.includes(field) ? `${field} is required` : `${field} must be a string`
     case ValueErrorType.StringMinLength:
     case ValueErrorType.StringMaxLength:
-      return failing.minLength === undefined
-        ? `${field} must be at most ${failing.maxLength} characters`
-        : `${field} must be ${failing.minLength} to ${failing.maxLength} characters${trimmed ? ' after trimming' : ''}`
+      return lengthMessage(field, failing as { minLength?: number; maxLength?: number }, trimmed)
     case ValueErrorType.Union: {
       const literals = (failing.anyOf as TSchema[]).map((option) => JSON.stringify(option.const))
       return `${field} must be ${literals.join(' or ')}`
@@ -28,4 +26,11 @@ export function messageOf(schema: TObject, error: ValueError, field: string, tri
     default:
       return `${field}: ${error.message}`
   }
+}
+
+/** A string field outside its bounds; lengths are in characters (code points), see body-check.ts. */
+export function lengthMessage(field: string, bounds: { minLength?: number; maxLength?: number }, trimmed: boolean): string {
+  if (bounds.minLength === undefined) return `${field} must be at most ${bounds.maxLength} characters`
+  if (bounds.maxLength === undefined) return `${field} must be at least ${bounds.minLength} characters${trimmed ? ' after trimming' : ''}`
+  return `${field} must be ${bounds.minLength} to ${bounds.maxLength} characters${trimmed ? ' after trimming' : ''}`
 }

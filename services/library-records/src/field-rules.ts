@@ -1,18 +1,26 @@
-import { STYLE_MAX_BYTES } from '@lr/proto'
+import { STYLE_MAX_BYTES, URL_MAX } from '@lr/proto'
 import { FieldError } from './fields'
 
 /**
  * What a body's TypeBox schema cannot say about one field. `trim` cleans a string before the
- * schema counts its length; `check` runs after the schema passed and throws FieldError.
+ * schema counts its length; `check` runs after the schema passed, throws FieldError, and returns
+ * the value to keep (a field's normal form, or the value as sent).
  */
 export interface FieldRule {
   trim?: boolean
-  check?: (field: string, value: unknown) => void
+  check?: (field: string, value: unknown) => unknown
 }
 export type FieldRules = Record<string, FieldRule>
 
-/** An absolute http or https URL with a host (its type and length are the schema's). */
-export function checkHttpUrl(field: string, value: unknown): void {
+/** The authority as written: after `scheme:` and any slashes or backslashes, up to a path, query or fragment. */
+const AUTHORITY = /^[a-z][a-z\d+.-]*:[/\\]*([^/\\?#]*)/i
+
+/**
+ * An absolute http or https URL with a host and no user name or password, returned in its normal
+ * form (`new URL(x).href`): what is stored, answered and redirected to (docs/decisions.md §3).
+ * Its type and length as sent are the schema's; the normal form must fit URL_MAX as well.
+ */
+export function normaliseHttpUrl(field: string, value: unknown): string {
   const text = value as string
   // Whitespace or control characters would be silently trimmed or escaped by URL parsing.
   if (/[\s\u0000-\u001f\u007f]/.test(text) || !URL.canParse(text))
@@ -20,17 +28,25 @@ export function checkHttpUrl(field: string, value: unknown): void {
   const url = new URL(text)
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '')
     throw new FieldError(`${field} must be an absolute http or https URL with a host`)
+  // `https://paypal.com@evil.example` reads as paypal.com and opens evil.example. An empty
+  // userinfo (`https://@x.example`) is refused too: the rule is "no @ before the host".
+  if (url.username !== '' || url.password !== '' || AUTHORITY.exec(text)?.[1]?.includes('@'))
+    throw new FieldError(`${field} must not carry a user name or password (user@host)`)
+  if (url.href.length > URL_MAX)
+    throw new FieldError(`${field} must be at most ${URL_MAX} characters once normalised; this one has ${url.href.length}`)
+  return url.href
 }
 
 /** Style is stored and returned as it is, so its size as JSON is bounded. */
-export function checkStyleSize(field: string, value: unknown): void {
+export function checkStyleSize(field: string, value: unknown): unknown {
   if (new TextEncoder().encode(JSON.stringify(value)).length > STYLE_MAX_BYTES)
     throw new FieldError(`${field} must be at most ${STYLE_MAX_BYTES} bytes as JSON`)
+  return value
 }
 
 /** The rules of every record body (RecordBodyFields in @lr/proto), given the kind's URL field. */
 export const recordRules = (urlField: string): FieldRules => ({
-  [urlField]: { check: checkHttpUrl },
+  [urlField]: { check: normaliseHttpUrl },
   name: { trim: true },
   style: { check: checkStyleSize },
 })

@@ -1,4 +1,4 @@
-import { AppError, libraryOf, type Principal, type Receipt, StoreConflict } from '@lr/proto'
+import { AppError, type KeyClaims, libraryOf, type Principal, type Receipt, StoreConflict } from '@lr/proto'
 import { idempotent } from '@lr/platform/idempotency'
 import type { RecordKind } from './kind'
 import type { LibraryStore, RecordBase } from './ports'
@@ -11,9 +11,10 @@ type Created<W> = { created: W[] }
 
 /**
  * How a kind stores new records: fresh ids, drawn again when the store reports one as taken
- * (StoreConflict on the id); with an Idempotency-Key, at most once per key (the answer is replayed).
+ * (StoreConflict on the id); with an Idempotency-Key, at most once per key (the answer is replayed),
+ * the key claimed in `claims` when given (see idempotent).
  */
-export function createInsert<R extends RecordBase, P, W, L extends string>(kind: RecordKind<R, W, L>, store: LibraryStore<R, P>, now: () => number) {
+export function createInsert<R extends RecordBase, P, W, L extends string>(kind: RecordKind<R, W, L>, store: LibraryStore<R, P>, now: () => number, claims?: KeyClaims) {
   const fieldOrder = Object.keys(kind.bodies.create.properties)
 
   function build(principal: Principal, id: string, fields: Record<string, unknown>, at: number): R {
@@ -38,9 +39,11 @@ export function createInsert<R extends RecordBase, P, W, L extends string>(kind:
     }
   }
 
-  return (principal: Principal, route: string, body: unknown, key: string | undefined, check: () => Record<string, unknown>[]) => {
+  return async (principal: Principal, route: string, body: unknown, key: string | undefined, check: () => Record<string, unknown>[]) => {
     const at = now()
+    // Checked before the key is looked at: a refused request leaves no claim (docs/decisions.md §8).
+    const items = check()
     return idempotent<Created<W>>(store, { scope: principal.key_id, key, route, body, now: at }, (receiptFor) =>
-      insertFresh(principal, check(), at, receiptFor))
+      insertFresh(principal, items, at, receiptFor), claims)
   }
 }

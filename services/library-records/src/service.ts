@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { AppError, DEFAULT_MAX_PAYLOAD, type ExportChunk, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status, type Tombstone } from '@lr/proto'
+import { AppError, DEFAULT_MAX_PAYLOAD, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status, type Tombstone } from '@lr/proto'
 import { createCursors, type Cursors } from '@lr/platform/cursor'
 import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
 import { batchItems, checkBatch } from './batch'
@@ -32,6 +32,11 @@ export interface LibraryDeps<R extends RecordBase, P> {
   maxReplyBytes?: number
   /** Seals the cursors of lists and exports (CURSOR_SECRET); default: a random key of this service. */
   cursors?: Cursors
+  /**
+   * The Idempotency-Key register shared with the other services that create (openKeyClaims),
+   * when their receipts are kept apart (SQLite); absent when they share one collection (Mongo).
+   */
+  claims?: KeyClaims
 }
 
 const isTombstone = (item: object): item is Tombstone => 'deleted_at' in item
@@ -49,13 +54,13 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
   kind: RecordKind<R, W, L>,
   deps: LibraryDeps<R, P>,
 ) {
-  const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES } = deps
+  const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES, claims } = deps
   const cursors = deps.cursors ?? createCursors(randomBytes(32).toString('hex'))
   const rules = recordRules(kind.urlField)
   const checkCreate = compileBodyCheck(kind.bodies.create, rules)
   const checkPatch = compileBodyCheck(kind.bodies.patch, rules)
   const envelope = batchEnvelopeOf(kind.bodies.batch)
-  const insert = createInsert(kind, store, now)
+  const insert = createInsert(kind, store, now, claims)
   const isPossibleId = kind.isPossibleId ?? (() => true)
   const notFound = (id: string) => notFoundIn(kind.noun, id)
 

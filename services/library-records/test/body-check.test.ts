@@ -61,4 +61,40 @@ describe('compileBodyCheck', () => {
     expect(problem(checkCreate, { ...valid, url: 'ftp://example.com/' })).toBe('url must be an absolute http or https URL with a host')
     expect(problem(checkCreate, { ...valid, url: 5 })).toBe('url must be a string')
   })
+
+  it('counts a name in characters (code points), not UTF-16 units', () => {
+    const emoji = '\u{1F600}'
+    expect(checkCreate({ ...valid, name: emoji.repeat(200) }).name).toBe(emoji.repeat(200))
+    expect(problem(checkCreate, { ...valid, name: emoji.repeat(201) })).toBe('name must be 1 to 200 characters after trimming')
+    expect(problem(checkPatch, { name: emoji.repeat(201) })).toBe('name must be 1 to 200 characters after trimming')
+    expect(problem(checkCreate, { ...valid, name: '   ' })).toBe('name must be 1 to 200 characters after trimming')
+  })
+
+  it('keeps a URL in its normal form, on create and on PATCH', () => {
+    for (const [sent, kept] of [
+      ['HTTPS://Example.COM', 'https://example.com/'],
+      ['https:\\\\evil.example', 'https://evil.example/'],
+      ['https:/\\evil.example/a', 'https://evil.example/a'],
+      ['https:evil.example', 'https://evil.example/'],
+      ['https:///evil.example', 'https://evil.example/'],
+      ['https://bücher.example/ü?q=ü', 'https://xn--bcher-kva.example/%C3%BC?q=%C3%BC'],
+    ]) {
+      expect(checkCreate({ ...valid, url: sent }).url).toBe(kept!)
+      expect(checkPatch({ url: sent }).url).toBe(kept!)
+    }
+  })
+
+  it('refuses a URL with a user name or password, even an empty one', () => {
+    for (const url of ['https://paypal.com@evil.example', 'https://user:pass@x.example/', 'https://@x.example', 'https://:@x.example', 'https:\\\\paypal.com@evil.example']) {
+      expect(problem(checkCreate, { ...valid, url })).toBe('url must not carry a user name or password (user@host)')
+      expect(problem(checkPatch, { url })).toBe('url must not carry a user name or password (user@host)')
+    }
+    // An @ after the host is part of the path, query or fragment.
+    expect(checkCreate({ ...valid, url: 'https://x.example/a@b?c=d@e#@f' }).url).toBe('https://x.example/a@b?c=d@e#@f')
+  })
+
+  it('refuses a URL whose normal form exceeds 2048 characters', () => {
+    const url = `https://example.com/${'é'.repeat(2000)}`
+    expect(problem(checkCreate, { ...valid, url })).toBe('url must be at most 2048 characters once normalised; this one has 12020')
+  })
 })

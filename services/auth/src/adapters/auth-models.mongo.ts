@@ -21,6 +21,8 @@ export interface KeyDoc {
   _id: string
   account_id: string
   scope: KeyScope
+  /** Absent on keys stored before names existed: read as null. */
+  name?: string | null
   team_id: string | null
   hash: string
   last_four: string
@@ -52,6 +54,7 @@ const accounts = new Schema<AccountDoc>(
 accounts.index({ email: 1 }, { unique: true })
 
 const teams = new Schema<TeamDoc>({ _id: String, name: { type: String, required: true } }, { ...options, collection: 'auth_teams' })
+teams.index({ name: 1 })
 
 const members = new Schema<MemberDoc>(
   { team_id: { type: String, required: true }, account_id: { type: String, required: true }, role: { type: String, required: true } },
@@ -64,6 +67,7 @@ const keys = new Schema<KeyDoc>(
     _id: String,
     account_id: { type: String, required: true },
     scope: { type: String, required: true },
+    name: { type: String, default: null },
     team_id: { type: String, default: null },
     hash: { type: String, required: true },
     last_four: { type: String, required: true },

@@ -9,7 +9,7 @@ import { authModels, type KeyDoc, liveSlot, revokedSlot } from './auth-models.mo
  */
 const isDuplicateKey = (error: unknown) => (error as { code?: unknown })?.code === 11000
 
-const toKey = ({ _id, live: _live, slot: _slot, ...rest }: KeyDoc): StoredKey => ({ key_id: _id, ...rest })
+const toKey = ({ _id, live: _live, slot: _slot, ...rest }: KeyDoc): StoredKey => ({ key_id: _id, ...rest, name: rest.name ?? null })
 const toAccount = (d: { _id: string; email: string; tier: Account['tier']; api_grant_until: number | null; created_at: number }): Account => ({
   account_id: d._id,
   email: d.email,
@@ -53,6 +53,14 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
       const doc = await Accounts.findById(accountId).lean()
       return doc ? toAccount(doc) : null
     },
+    async findAccountByEmail(email) {
+      const doc = await Accounts.findOne({ email }).lean()
+      return doc ? toAccount(doc) : null
+    },
+    async listAccounts(afterEmail, limit) {
+      const docs = await Accounts.find(afterEmail === null ? {} : { email: { $gt: afterEmail } }).sort({ email: 1 }).limit(limit).lean()
+      return docs.map(toAccount)
+    },
     async updateAccount(accountId, changes: AccountChanges) {
       const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined))
       const doc =
@@ -74,6 +82,7 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
       const doc = await Teams.findById(teamId).lean()
       return doc ? ({ team_id: doc._id, name: doc.name } satisfies Team) : null
     },
+    findTeamsByName: async (name) => (await Teams.find({ name }).sort({ _id: 1 }).lean()).map((doc) => ({ team_id: doc._id, name: doc.name })),
 
     async putMembership({ team_id, account_id, role }) {
       const upsert = () => Members.updateOne({ team_id, account_id }, { $set: { role } }, { upsert: true })

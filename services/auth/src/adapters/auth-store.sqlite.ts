@@ -16,7 +16,14 @@ CREATE TABLE IF NOT EXISTS api_keys (
   created_at INTEGER NOT NULL, active_at INTEGER NOT NULL, revoked_at INTEGER, last_used_at INTEGER);
 CREATE UNIQUE INDEX IF NOT EXISTS api_keys_one_live ON api_keys (account_id, scope) WHERE revoked_at IS NULL;
 CREATE INDEX IF NOT EXISTS api_keys_by_account ON api_keys (account_id, created_at);
+CREATE INDEX IF NOT EXISTS teams_by_name ON teams (name);
 `
+
+/** Columns added after the first release, added to a database that predates them. */
+function migrate(db: Database) {
+  const columns = db.query<{ name: string }, []>('PRAGMA table_info(api_keys)').all().map((c) => c.name)
+  if (!columns.includes('name')) db.exec('ALTER TABLE api_keys ADD COLUMN name TEXT')
+}
 
 /** The columns a UNIQUE / PRIMARY KEY violation names, or null for any other error. */
 function violatedColumns(error: unknown): string | null {
@@ -28,14 +35,18 @@ function violatedColumns(error: unknown): string | null {
 /** AuthStore over bun:sqlite; creates its tables. Open `db` with openSqlite from @lr/proto/sqlite. */
 export function createSqliteAuthStore(db: Database): AuthStore {
   db.exec(SCHEMA)
+  migrate(db)
   const keyBy = (column: 'key_id' | 'hash') => db.query<StoredKey, [string]>(`SELECT * FROM api_keys WHERE ${column} = ?`)
   const q = {
     insertAccount: db.query(
       'INSERT INTO accounts VALUES ($account_id, $email, $tier, $api_grant_until, $created_at)',
     ),
     getAccount: db.query<Account, [string]>('SELECT * FROM accounts WHERE account_id = ?'),
+    findAccountByEmail: db.query<Account, [string]>('SELECT * FROM accounts WHERE email = ?'),
+    listAccounts: db.query<Account, [string, number]>('SELECT * FROM accounts WHERE email > ? ORDER BY email LIMIT ?'),
     insertTeam: db.query('INSERT INTO teams VALUES ($team_id, $name)'),
     getTeam: db.query<Team, [string]>('SELECT * FROM teams WHERE team_id = ?'),
+    findTeamsByName: db.query<Team, [string]>('SELECT * FROM teams WHERE name = ? ORDER BY team_id'),
     putMembership: db.query(
       `INSERT INTO memberships VALUES ($team_id, $account_id, $role)
        ON CONFLICT (team_id, account_id) DO UPDATE SET role = excluded.role`,
@@ -44,8 +55,8 @@ export function createSqliteAuthStore(db: Database): AuthStore {
     listMembers: db.query<Membership, [string]>('SELECT * FROM memberships WHERE team_id = ? ORDER BY account_id'),
     removeMembership: db.query('DELETE FROM memberships WHERE team_id = ? AND account_id = ?'),
     insertKey: db.query(
-      `INSERT INTO api_keys VALUES ($key_id, $account_id, $scope, $team_id, $hash, $last_four,
-       $created_at, $active_at, $revoked_at, $last_used_at)`,
+      `INSERT INTO api_keys (key_id, account_id, scope, name, team_id, hash, last_four, created_at, active_at, revoked_at, last_used_at)
+       VALUES ($key_id, $account_id, $scope, $name, $team_id, $hash, $last_four, $created_at, $active_at, $revoked_at, $last_used_at)`,
     ),
     getKey: keyBy('key_id'),
     findKeyByHash: keyBy('hash'),
@@ -71,6 +82,8 @@ export function createSqliteAuthStore(db: Database): AuthStore {
       }
     },
     getAccount: async (accountId) => q.getAccount.get(accountId),
+    findAccountByEmail: async (email) => q.findAccountByEmail.get(email),
+    listAccounts: async (afterEmail, limit) => q.listAccounts.all(afterEmail ?? '', limit),
     async updateAccount(accountId, changes: AccountChanges) {
       const sets = (['tier', 'api_grant_until'] as const).filter((column) => changes[column] !== undefined)
       if (sets.length > 0) {
@@ -92,6 +105,7 @@ export function createSqliteAuthStore(db: Database): AuthStore {
       }
     },
     getTeam: async (teamId) => q.getTeam.get(teamId),
+    findTeamsByName: async (name) => q.findTeamsByName.all(name),
 
     putMembership: async (membership) => void q.putMembership.run(membership),
     getMembership: async (teamId, accountId) => q.getMembership.get(teamId, accountId),

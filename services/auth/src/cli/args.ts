@@ -1,26 +1,40 @@
-import { AppError } from '@lr/proto'
+/**
+ * A command line that cannot be run as typed: an unknown command, a missing, repeated or unknown
+ * flag, a value the flag cannot take. The command line exits 2 with its message as {"error"};
+ * everything the auth service refuses exits 1 (docs/decisions.md §2).
+ */
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
 
-/** Thrown for a command line that cannot be run; its message goes to stderr as {"error"}. */
-export const usageError = (message: string) => new AppError('bad_request', message)
+export const usageError = (message: string) => new UsageError(message)
 
 /**
  * Reads `--name value` and `--name=value` pairs. Every flag must be in `allowed`, appear once
- * and carry a non-empty value; anything else is a usage error.
+ * and carry a non-empty value; anything else is a usage error. With `positional`, one bare word
+ * (before or after the flags) is the value of that flag.
  */
-export function parseFlags(args: string[], allowed: readonly string[]): Record<string, string> {
+export function parseFlags(args: string[], allowed: readonly string[], positional?: string): Record<string, string> {
   const flags: Record<string, string> = {}
+  const set = (name: string, value: string | undefined) => {
+    if (!allowed.includes(name)) throw usageError(`unknown flag --${name}; this command takes ${allowed.map((f) => `--${f}`).join(', ') || 'no flags'}`)
+    if (name in flags) throw usageError(`--${name} is given twice`)
+    if (value === undefined || value.trim() === '') throw usageError(`--${name} needs a value`)
+    flags[name] = value
+  }
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
-    if (!arg.startsWith('--')) throw usageError(`unexpected argument "${arg}"`)
+    if (!arg.startsWith('--')) {
+      if (positional === undefined) throw usageError(`unexpected argument "${arg}"`)
+      set(positional, arg)
+      continue
+    }
     const eq = arg.indexOf('=')
     const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
     let value: string | undefined
     if (eq !== -1) value = arg.slice(eq + 1)
     else if (args[i + 1] !== undefined && !args[i + 1]!.startsWith('--')) value = args[++i]
-    if (!allowed.includes(name)) throw usageError(`unknown flag --${name}; this command takes ${allowed.map((f) => `--${f}`).join(', ')}`)
-    if (name in flags) throw usageError(`--${name} is given twice`)
-    if (value === undefined || value.trim() === '') throw usageError(`--${name} needs a value`)
-    flags[name] = value
+    set(name, value)
   }
   return flags
 }
@@ -36,4 +50,11 @@ export function grantUntil(value: string): number | null {
   if (value === 'none') return null
   if (/^\d{1,12}$/.test(value)) return Number(value)
   throw usageError('--api-grant-until must be epoch seconds or "none"')
+}
+
+/** A whole number from `min` to `max`. */
+export function integerIn(flag: string, value: string, min: number, max: number): number {
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN
+  if (n >= min && n <= max) return n
+  throw usageError(`--${flag} must be a whole number from ${min} to ${max}`)
 }

@@ -1,5 +1,5 @@
-import { AUTH_SUBJECTS } from '@lr/proto'
-import { grantUntil, oneOf, usageError } from './args'
+import { ACCOUNT_LIST_MAX, AUTH_SUBJECTS, KEY_NAME_MAX } from '@lr/proto'
+import { grantUntil, integerIn, oneOf, usageError } from './args'
 
 const TIERS = ['basic', 'advanced', 'pro', 'business'] as const
 const ROLES = ['admin', 'writer', 'viewer'] as const
@@ -7,25 +7,51 @@ const SCOPES = ['personal', 'business'] as const
 
 type Flags = Record<string, string>
 
-interface Command {
+/** One flag of a command, as its help shows it. */
+export interface Flag {
+  name: string
+  /** The value's placeholder in the synopsis (`EMAIL`). */
+  value: string
+  help: string
+  required?: boolean
+}
+
+export interface Command {
   subject: string
-  required: string[]
-  optional?: string[]
+  /** One line for the tool's help. */
+  summary: string
+  flags: Flag[]
+  /** A flag whose value may also be given as a bare word (`team show Marketing`). */
+  positional?: string
+  /** What it prints, for the command's help. */
+  prints: string
   /** The request payload; throws a usage error for values the flags cannot carry. */
   payload(flags: Flags): unknown
 }
+
+const account: Flag = { name: 'account', value: 'ACCOUNT_ID', help: 'the account (acct_...)', required: true }
 
 /** The admin commands of docs/decisions.md §2, keyed by "<group> <action>". */
 export const COMMANDS: Record<string, Command> = {
   'account create': {
     subject: AUTH_SUBJECTS.accountCreate,
-    required: ['email', 'tier'],
+    summary: 'create an account',
+    flags: [
+      { name: 'email', value: 'EMAIL', help: 'its email, unique (stored trimmed, in lower case)', required: true },
+      { name: 'tier', value: 'TIER', help: `${TIERS.join('|')}; basic has no API access`, required: true },
+    ],
+    prints: '{"account_id", "email", "tier", "api_grant_until", "created_at"}',
     payload: (f) => ({ email: f.email, tier: oneOf('tier', f.tier!, TIERS) }),
   },
   'account update': {
     subject: AUTH_SUBJECTS.accountUpdate,
-    required: ['account'],
-    optional: ['tier', 'api-grant-until'],
+    summary: "change an account's tier or temporary API grant",
+    flags: [
+      account,
+      { name: 'tier', value: 'TIER', help: TIERS.join('|') },
+      { name: 'api-grant-until', value: 'EPOCH|none', help: 'API access until this epoch second for a tier without it; none clears it' },
+    ],
+    prints: 'the account',
     payload(f) {
       if (f.tier === undefined && f['api-grant-until'] === undefined)
         throw usageError('account update needs --tier and/or --api-grant-until')
@@ -36,41 +62,100 @@ export const COMMANDS: Record<string, Command> = {
       }
     },
   },
+  'account show': {
+    subject: AUTH_SUBJECTS.accountShow,
+    summary: 'show one account, by email or id',
+    flags: [
+      { name: 'email', value: 'EMAIL', help: 'its email (any case)' },
+      { name: 'account', value: 'ACCOUNT_ID', help: 'or its id' },
+    ],
+    prints: 'the account',
+    payload(f) {
+      if ((f.email === undefined) === (f.account === undefined)) throw usageError('account show needs --email or --account (one of them)')
+      return f.email !== undefined ? { email: f.email } : { account_id: f.account }
+    },
+  },
+  'account list': {
+    subject: AUTH_SUBJECTS.accountList,
+    summary: 'list every account, by email',
+    flags: [
+      { name: 'limit', value: 'N', help: `accounts per page, 1 to ${ACCOUNT_LIST_MAX} (default 100)` },
+      { name: 'cursor', value: 'CURSOR', help: "the previous page's next_cursor" },
+    ],
+    prints: '{"accounts": [account, ...], "next_cursor": null | "..."}; page until next_cursor is null',
+    payload: (f) => ({
+      ...(f.limit !== undefined && { limit: integerIn('limit', f.limit, 1, ACCOUNT_LIST_MAX) }),
+      ...(f.cursor !== undefined && { cursor: f.cursor }),
+    }),
+  },
   'team create': {
     subject: AUTH_SUBJECTS.teamCreate,
-    required: ['name', 'admin'],
+    summary: 'create a team with its first admin',
+    flags: [
+      { name: 'name', value: 'NAME', help: 'the team name', required: true },
+      { name: 'admin', value: 'ACCOUNT_ID', help: 'its first admin; the account must be of tier business', required: true },
+    ],
+    prints: '{"team_id", "name"}',
     payload: (f) => ({ name: f.name, admin: f.admin }),
+  },
+  'team show': {
+    subject: AUTH_SUBJECTS.teamShow,
+    summary: 'show a team and its members, by id or name',
+    flags: [{ name: 'team', value: 'TEAM_ID|NAME', help: 'the team id, or its name when one team bears it (also as a bare word)', required: true }],
+    positional: 'team',
+    prints: '{"team_id", "name", "members": [{"account_id", "email", "role"}]}',
+    payload: (f) => ({ team: f.team }),
   },
   'team add-member': {
     subject: AUTH_SUBJECTS.teamAddMember,
-    required: ['team', 'account', 'role'],
+    summary: "add an account to a team, or change its role",
+    flags: [
+      { name: 'team', value: 'TEAM_ID', help: 'the team', required: true },
+      account,
+      { name: 'role', value: 'ROLE', help: ROLES.join('|'), required: true },
+    ],
+    prints: '{"team_id", "account_id", "role"}',
     payload: (f) => ({ team_id: f.team, account_id: f.account, role: oneOf('role', f.role!, ROLES) }),
   },
   'team remove-member': {
     subject: AUTH_SUBJECTS.teamRemoveMember,
-    required: ['team', 'account'],
+    summary: 'remove an account from a team',
+    flags: [{ name: 'team', value: 'TEAM_ID', help: 'the team', required: true }, account],
+    prints: '{"team_id", "account_id", "removed": true}',
     payload: (f) => ({ team_id: f.team, account_id: f.account }),
   },
   'key create': {
     subject: AUTH_SUBJECTS.keyCreate,
-    required: ['account', 'scope'],
-    optional: ['team'],
+    summary: 'create an API key; its secret is printed only here',
+    flags: [
+      { ...account, help: 'the account the key belongs to' },
+      { name: 'scope', value: 'SCOPE', help: 'personal (its own library) or business (the team library)', required: true },
+      { name: 'team', value: 'TEAM_ID', help: 'the team of a business key; the account must be its writer or admin' },
+      { name: 'name', value: 'NAME', help: `a label for people ("CI", "Zapier"), 1 to ${KEY_NAME_MAX} characters` },
+    ],
+    prints: '{"key_id", "key", "name", "scope", "team_id", "created_at", "active_at"}',
     payload(f) {
       const scope = oneOf('scope', f.scope!, SCOPES)
       if (scope === 'business' && f.team === undefined) throw usageError('a business key needs --team TEAM_ID')
       if (scope === 'personal' && f.team !== undefined) throw usageError('a personal key belongs to no team: leave --team out')
-      return { account_id: f.account, scope, ...(f.team !== undefined && { team_id: f.team }) }
+      return { account_id: f.account, scope, ...(f.team !== undefined && { team_id: f.team }), ...(f.name !== undefined && { name: f.name }) }
     },
   },
   'key revoke': {
     subject: AUTH_SUBJECTS.keyRevoke,
-    required: ['key-id'],
-    optional: ['by'],
+    summary: 'revoke a key; the next request with it is refused',
+    flags: [
+      { name: 'key-id', value: 'KEY_ID', help: 'the key (key_...)', required: true },
+      { name: 'by', value: 'ACCOUNT_ID', help: "who revokes: the key's owner or an admin of its team; left out: the operator" },
+    ],
+    prints: '{"key_id", "revoked_at"}',
     payload: (f) => ({ key_id: f['key-id'], ...(f.by !== undefined && { by: f.by }) }),
   },
   'key list': {
     subject: AUTH_SUBJECTS.keyList,
-    required: ['account'],
+    summary: "list an account's keys, never their secrets",
+    flags: [account],
+    prints: '{"keys": [{"key_id", "name", "scope", "team_id", "last_four", "created_at", "active_at", "revoked_at", "last_used_at"}]}',
     payload: (f) => ({ account_id: f.account }),
   },
 }

@@ -1,20 +1,32 @@
 import { loadConfig } from '@lr/proto'
+import { createLogger, installLogger } from '@lr/platform/log'
+import { UsageError } from './args'
 import { type AdminConnection, connectAdmin } from './connect'
+import { helpFor } from './help'
 import { runAdmin } from './run-admin'
 
-// `bun run admin ...`: prints one JSON object on stdout and exits 0, or {"error"} on stderr and exits 1.
+// `bun run --silent admin ...` (docs/decisions.md §2): stdout carries only the result (one JSON
+// object) or the help asked for; a failure is one {"error"} line on stderr, exit 2 for a command
+// line that cannot be run, 1 for anything else.
+// The auth service this may run in-process logs nothing here: its lines would mix with the JSON.
+installLogger(createLogger('admin', 'silent'))
 let connection: AdminConnection | undefined
 let code = 0
 try {
-  const config = loadConfig(Bun.env)
-  // Connect only once the command line is valid, so a typo never waits on NATS or Mongo.
-  const result = await runAdmin(Bun.argv.slice(2), async (subject, payload) => {
-    connection = await connectAdmin(config)
-    return connection.call(subject, payload)
-  })
-  await Bun.write(Bun.stdout, `${JSON.stringify(result)}\n`)
+  const argv = Bun.argv.slice(2)
+  const help = helpFor(argv)
+  if (help !== null) await Bun.write(Bun.stdout, `${help}\n`)
+  else {
+    const config = loadConfig(Bun.env)
+    // Connect only once the command line is valid, so a typo never waits on NATS or Mongo.
+    const result = await runAdmin(argv, async (subject, payload) => {
+      connection = await connectAdmin(config)
+      return connection.call(subject, payload)
+    })
+    await Bun.write(Bun.stdout, `${JSON.stringify(result)}\n`)
+  }
 } catch (error) {
-  code = 1
+  code = error instanceof UsageError ? 2 : 1
   const message = error instanceof Error ? error.message : String(error)
   await Bun.write(Bun.stderr, `${JSON.stringify({ error: message })}\n`)
 } finally {

@@ -4,12 +4,12 @@ import { COMMANDS } from './commands'
 /** Sends one request to the auth service and resolves with its answer (a Bus's `request`). */
 export type AdminCall = (subject: string, payload: unknown) => Promise<unknown>
 
-export const USAGE = `usage: bun run admin <command> [flags]; commands: ${Object.keys(COMMANDS).join(', ')}`
+export const USAGE = `usage: bun run --silent admin <command> [flags]; commands: ${Object.keys(COMMANDS).join(', ')}; --help for more`
 
 /**
  * Runs one admin command line (the words after `bun run admin`) and resolves with the JSON
- * object to print; rejects with an AppError whose message is the `{"error"}` to print.
- * A bad command line is refused before `call` is made.
+ * object to print. A command line that cannot be run rejects with a UsageError before `call`
+ * is made; what the service refuses rejects with its AppError.
  */
 export async function runAdmin(argv: string[], call: AdminCall): Promise<unknown> {
   const [group, action, ...rest] = argv
@@ -18,8 +18,8 @@ export async function runAdmin(argv: string[], call: AdminCall): Promise<unknown
     const named = [group, action].filter(Boolean).join(' ')
     throw usageError(named ? `unknown command "${named}"; ${USAGE}` : USAGE)
   }
-  const flags = parseFlags(rest, [...command.required, ...(command.optional ?? [])])
-  const missing = command.required.filter((name) => flags[name] === undefined)
-  if (missing.length > 0) throw usageError(`missing ${missing.map((name) => `--${name}`).join(', ')}`)
+  const flags = parseFlags(rest, command.flags.map((f) => f.name), command.positional)
+  const missing = command.flags.filter((f) => f.required && flags[f.name] === undefined)
+  if (missing.length > 0) throw usageError(`missing ${missing.map((f) => `--${f.name}`).join(', ')}`)
   return call(command.subject, command.payload(flags))
 }

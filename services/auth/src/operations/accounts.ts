@@ -1,4 +1,4 @@
-import { type Account, type AccountCreateRequest, type AccountUpdateRequest, AppError } from '@lr/proto'
+import { type Account, type AccountCreateRequest, type AccountList, type AccountListRequest, type AccountShowRequest, type AccountUpdateRequest, AppError } from '@lr/proto'
 import type { AuthDeps } from '../ports'
 import { normaliseEmail } from '../rules'
 import { newId } from '../secret'
@@ -23,4 +23,25 @@ export async function updateAccount({ store }: AuthDeps, req: AccountUpdateReque
   const updated = await store.updateAccount(req.account_id, { tier: req.tier, api_grant_until: req.api_grant_until })
   if (!updated) throw new AppError('not_found', `account ${req.account_id} not found`)
   return updated
+}
+
+/** One account by email (compared as stored: trimmed, lower case) or by id. */
+export async function showAccount({ store }: AuthDeps, req: AccountShowRequest): Promise<Account> {
+  if ((req.email === undefined) === (req.account_id === undefined)) throw new AppError('bad_request', 'give exactly one of email and account_id')
+  if (req.account_id !== undefined) return requireAccount(store, req.account_id)
+  const email = normaliseEmail(req.email!)
+  const account = email ? await store.findAccountByEmail(email) : null
+  if (!account) throw new AppError('not_found', `no account with email ${JSON.stringify(req.email)}`)
+  return account
+}
+
+export const ACCOUNT_PAGE_DEFAULT = 100
+
+/** A page of every account by email; `next_cursor` (the page's last email) is null on the last page. */
+export async function listAccounts({ store }: AuthDeps, req: AccountListRequest): Promise<AccountList> {
+  const limit = req.limit ?? ACCOUNT_PAGE_DEFAULT
+  // One more than asked tells whether another page follows.
+  const accounts = await store.listAccounts(req.cursor ?? null, limit + 1)
+  const page = accounts.slice(0, limit)
+  return { accounts: page, next_cursor: accounts.length > limit ? page.at(-1)!.email : null }
 }

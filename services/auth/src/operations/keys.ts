@@ -1,4 +1,4 @@
-import { AppError, type CreatedKey, type KeyCreateRequest, type KeyList, type KeyListRequest, type KeyRevoked, type KeyRevokeRequest } from '@lr/proto'
+import { AppError, type CreatedKey, KEY_NAME_MAX, type KeyCreateRequest, type KeyList, type KeyListRequest, type KeyRevoked, type KeyRevokeRequest } from '@lr/proto'
 import type { StoredKey } from '../ports'
 import type { AuthDeps } from '../ports'
 import { canHoldBusinessKey, hasApiAccess } from '../rules'
@@ -11,6 +11,7 @@ export async function createKey({ store, now, activationDelayS }: AuthDeps, req:
     throw new AppError('bad_request', 'a personal key belongs to no team: leave team_id out')
   if (req.scope === 'business' && req.team_id === undefined)
     throw new AppError('bad_request', 'a business key needs the team_id of its shared library')
+  const name = keyName(req.name)
   const account = await requireAccount(store, req.account_id)
   const at = now()
   if (!hasApiAccess(account, at))
@@ -30,6 +31,7 @@ export async function createKey({ store, now, activationDelayS }: AuthDeps, req:
     key_id: newId('key'),
     account_id: account.account_id,
     scope: req.scope,
+    name,
     team_id: req.team_id ?? null,
     hash: hashSecret(secret),
     last_four: secret.slice(-4),
@@ -45,7 +47,17 @@ export async function createKey({ store, now, activationDelayS }: AuthDeps, req:
     hash: () => duplicateId('key', key.key_id),
   })
   const { key_id, scope, team_id, created_at, active_at } = key
-  return { key_id, key: secret, scope, team_id, created_at, active_at }
+  return { key_id, key: secret, name, scope, team_id, created_at, active_at }
+}
+
+/** A key's name trimmed, 1 to KEY_NAME_MAX characters (code points), printable; null when none. */
+function keyName(name: string | undefined): string | null {
+  if (name === undefined) return null
+  const clean = name.trim()
+  const length = [...clean].length
+  if (length < 1 || length > KEY_NAME_MAX) throw new AppError('bad_request', `a key name must be 1 to ${KEY_NAME_MAX} characters after trimming`)
+  if (/[\u0000-\u001f\u007f]/.test(clean)) throw new AppError('bad_request', 'a key name must not contain control characters')
+  return clean
 }
 
 /** Without `by` the operator revokes; with it, only the key's owner or an admin of the key's team may. */
@@ -67,8 +79,8 @@ export async function listKeys({ store }: AuthDeps, req: KeyListRequest): Promis
   await requireAccount(store, req.account_id)
   const keys = await store.listKeys(req.account_id)
   return {
-    keys: keys.map(({ key_id, scope, team_id, last_four, created_at, active_at, revoked_at, last_used_at }) => ({
-      key_id, scope, team_id, last_four, created_at, active_at, revoked_at, last_used_at,
+    keys: keys.map(({ key_id, name, scope, team_id, last_four, created_at, active_at, revoked_at, last_used_at }) => ({
+      key_id, name, scope, team_id, last_four, created_at, active_at, revoked_at, last_used_at,
     })),
   }
 }

@@ -1,4 +1,4 @@
-import { AppError, type MemberRemoved, type Membership, type Team, type TeamCreateRequest, type TeamMemberRequest, type TeamRemoveMemberRequest } from '@lr/proto'
+import { AppError, type MemberRemoved, type Membership, type Team, type TeamCreateRequest, type TeamDetails, type TeamMemberRequest, type TeamRemoveMemberRequest, type TeamShowRequest } from '@lr/proto'
 import type { AuthStore } from '../ports'
 import type { AuthDeps } from '../ports'
 import { newId } from '../secret'
@@ -36,6 +36,22 @@ export async function removeMember({ store }: AuthDeps, req: TeamRemoveMemberReq
   if (current.role === 'admin') await keepAnAdmin(store, req.team_id, req.account_id)
   if (!(await store.removeMembership(req.team_id, req.account_id))) throw notMember()
   return { team_id: req.team_id, account_id: req.account_id, removed: true }
+}
+
+/** A team by id, else by name (one team must bear it), with its members and their emails. */
+export async function showTeam({ store }: AuthDeps, req: TeamShowRequest): Promise<TeamDetails> {
+  let team = await store.getTeam(req.team)
+  if (!team) {
+    const named = await store.findTeamsByName(req.team.trim())
+    if (named.length === 0) throw new AppError('not_found', `no team with id or name ${JSON.stringify(req.team)}`)
+    if (named.length > 1)
+      throw new AppError('bad_request', `${named.length} teams are named ${JSON.stringify(req.team)}: ${named.map((t) => t.team_id).join(', ')}; give the team id`)
+    team = named[0]!
+  }
+  const members = await Promise.all(
+    (await store.listMembers(team.team_id)).map(async ({ account_id, role }) => ({ account_id, email: (await store.getAccount(account_id))?.email ?? '', role })),
+  )
+  return { team_id: team.team_id, name: team.name, members }
 }
 
 // A team without an admin could no longer approve drafts or revoke a teammate's key.

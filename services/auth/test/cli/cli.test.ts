@@ -54,11 +54,33 @@ describe('bun run admin, the whole flow on the embedded store', () => {
     expect([r.code, r.out]).toEqual([0, { team_id: ids.team, account_id: ids.writer, role: 'writer' }])
   })
 
-  it('creates a personal key shown once with its prefix', async () => {
-    const r = await admin('key', 'create', '--account', ids.writer!, '--scope', 'personal')
+  it('shows an account by email, and lists every account by email', async () => {
+    const shown = await admin('account', 'show', '--email', 'Writer@Example.com')
+    expect([shown.code, shown.stderr, shown.out]).toEqual([0, '', { account_id: ids.writer, email: 'writer@example.com', tier: 'pro', api_grant_until: null, created_at: expect.any(Number) }])
+    const page = await admin('account', 'list', '--limit', '2')
+    expect([page.code, page.out.accounts.map((a: { email: string }) => a.email), page.out.next_cursor]).toEqual([0, ['basic@example.com', 'boss@example.com'], 'boss@example.com'])
+    const rest = await admin('account', 'list', '--cursor', page.out.next_cursor)
+    expect([rest.code, rest.out]).toEqual([0, { accounts: [shown.out], next_cursor: null }])
+  })
+
+  it('exits 1 with {"error"} for an email no account has', async () => {
+    const r = await admin('account', 'show', '--email', 'nobody@example.com')
+    expect([r.code, r.stdout, r.err]).toEqual([1, '', { error: 'no account with email "nobody@example.com"' }])
+  })
+
+  it('shows the team by name and by id, with its members', async () => {
+    const byName = await admin('team', 'show', 'Branch library')
+    expect([byName.code, byName.out.team_id, byName.out.members.map((m: { email: string; role: string }) => [m.email, m.role]).sort()]).toEqual([
+      0, ids.team, [['boss@example.com', 'admin'], ['writer@example.com', 'writer']],
+    ])
+    expect((await admin('team', 'show', '--team', ids.team!)).out).toEqual(byName.out)
+  })
+
+  it('creates a personal key shown once with its prefix and name', async () => {
+    const r = await admin('key', 'create', '--account', ids.writer!, '--scope', 'personal', '--name', 'Laptop')
     secrets.personal = r.out.key
     expect(r.code).toBe(0)
-    expect(r.out).toEqual({ key_id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^lrp_[0-9A-Za-z]{32}$/), scope: 'personal', team_id: null, created_at: expect.any(Number), active_at: r.out.created_at })
+    expect(r.out).toEqual({ key_id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^lrp_[0-9A-Za-z]{32}$/), name: 'Laptop', scope: 'personal', team_id: null, created_at: expect.any(Number), active_at: r.out.created_at })
   })
 
   it('creates a business key for the team', async () => {
@@ -74,11 +96,11 @@ describe('bun run admin, the whole flow on the embedded store', () => {
     expect(r.err.error).toContain('already has an unrevoked personal key')
   })
 
-  it('lists the keys without their secrets', async () => {
+  it('lists the keys with their names, without their secrets', async () => {
     const r = await admin('key', 'list', '--account', ids.writer!)
     expect(r.code).toBe(0)
-    expect(r.out.keys.map((k: { scope: string }) => k.scope)).toEqual(['personal', 'business'])
-    expect(Object.keys(r.out.keys[0]).sort()).toEqual(['active_at', 'created_at', 'key_id', 'last_four', 'last_used_at', 'revoked_at', 'scope', 'team_id'])
+    expect(r.out.keys.map((k: { scope: string; name: string | null }) => [k.scope, k.name])).toEqual([['personal', 'Laptop'], ['business', null]])
+    expect(Object.keys(r.out.keys[0]).sort()).toEqual(['active_at', 'created_at', 'key_id', 'last_four', 'last_used_at', 'name', 'revoked_at', 'scope', 'team_id'])
     expect(r.stdout).not.toContain(secrets.personal!.slice(4))
   })
 
@@ -106,19 +128,57 @@ describe('bun run admin, the whole flow on the embedded store', () => {
 })
 
 describe('bun run admin, a bad command line', () => {
-  it('exits 1 with {"error"} naming the unknown command', async () => {
-    const r = await admin('key', 'destroy', '--key-id', 'key_x')
-    expect([r.code, r.stdout]).toEqual([1, ''])
-    expect(r.err.error).toStartWith('unknown command "key destroy"')
+  const usage = async (...args: string[]) => {
+    const r = await admin(...args)
+    expect([r.code, r.stdout, r.stderr.trim().split('\n')]).toEqual([2, '', [expect.stringMatching(/^\{"error":".*"\}$/)]])
+    return r.err.error as string
+  }
+
+  it('exits 2 with one {"error"} line naming the unknown command', async () => {
+    expect(await usage('key', 'destroy', '--key-id', 'key_x')).toStartWith('unknown command "key destroy"')
   })
 
-  it('exits 1 naming a missing flag', async () => {
-    const r = await admin('account', 'create', '--email', 'x@example.com')
-    expect([r.code, r.err]).toEqual([1, { error: 'missing --tier' }])
+  it('exits 2 with the usage when no command is given', async () => {
+    expect(await usage()).toStartWith('usage: bun run --silent admin <command> [flags]; commands: account create,')
   })
 
-  it('exits 1 naming the allowed values of a bad one', async () => {
-    const r = await admin('account', 'create', '--email', 'x@example.com', '--tier', 'gold')
-    expect([r.code, r.err]).toEqual([1, { error: '--tier must be one of basic, advanced, pro, business' }])
+  it('exits 2 naming a missing flag', async () => {
+    expect(await usage('account', 'create', '--email', 'x@example.com')).toBe('missing --tier')
+  })
+
+  it('exits 2 naming the allowed values of a bad one', async () => {
+    expect(await usage('account', 'create', '--email', 'x@example.com', '--tier', 'gold')).toBe('--tier must be one of basic, advanced, pro, business')
+  })
+
+  it('exits 2 for an unknown flag, and for account show with neither email nor id', async () => {
+    expect(await usage('key', 'list', '--acount', 'acct_1')).toBe('unknown flag --acount; this command takes --account')
+    expect(await usage('account', 'show')).toBe('account show needs --email or --account (one of them)')
+  })
+})
+
+describe('bun run admin --help', () => {
+  it('prints the usage of every command on stdout and exits 0, for --help, -h and help', async () => {
+    for (const flag of ['--help', '-h', 'help']) {
+      const r = await admin(flag)
+      expect([r.code, r.stderr]).toEqual([0, ''])
+      expect(r.stdout).toStartWith('usage: bun run --silent admin <command> [flags]\n')
+      for (const name of ['account create', 'account update', 'account show', 'account list', 'team create', 'team show', 'team add-member', 'team remove-member', 'key create', 'key revoke', 'key list'])
+        expect(r.stdout).toContain(`\n  ${name} `)
+    }
+  })
+
+  it("prints each command's usage, flags and output, and exits 0", async () => {
+    const r = await admin('key', 'create', '--help')
+    expect([r.code, r.stderr]).toEqual([0, ''])
+    expect(r.stdout.split('\n')[0]).toBe('usage: bun run --silent admin key create --account ACCOUNT_ID --scope SCOPE [--team TEAM_ID] [--name NAME]')
+    expect(r.stdout).toContain('  --name NAME ')
+    expect(r.stdout).toContain('prints: {"key_id", "key", "name", "scope", "team_id", "created_at", "active_at"}')
+    const show = await admin('team', 'show', '--help')
+    expect([show.code, show.stdout.split('\n')[0]]).toEqual([0, 'usage: bun run --silent admin team show --team TEAM_ID|NAME'])
+  })
+
+  it('exits 2 for the help of a command that does not exist', async () => {
+    const r = await admin('key', 'destroy', '--help')
+    expect([r.code, r.stdout, r.err.error]).toEqual([2, '', expect.stringMatching(/^unknown command "key destroy"/)])
   })
 })

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'bun:test'
 import { AUTH_SUBJECTS } from '@lr/proto'
-import { runAdmin } from '../../src/cli/run-admin'
-import { rejection } from '../rejection'
+import { UsageError } from '../../src/cli/args'
+import { helpFor } from '../../src/cli/help'
+import { runAdmin, USAGE } from '../../src/cli/run-admin'
 
 /** A call that records what it was asked and answers `{ok: true}`. */
 function recorder() {
@@ -31,12 +32,40 @@ describe('runAdmin', () => {
     expect(calls).toEqual([[AUTH_SUBJECTS.keyRevoke, { key_id: 'key_1', by: 'acct_2' }]])
   })
 
+  it('sends key create --name with the key', async () => {
+    const { calls, call } = recorder()
+    await runAdmin(['key', 'create', '--account', 'acct_1', '--scope', 'personal', '--name', 'CI deploys'], call)
+    expect(calls).toEqual([[AUTH_SUBJECTS.keyCreate, { account_id: 'acct_1', scope: 'personal', name: 'CI deploys' }]])
+  })
+
+  it('sends account show by email or by id, and account list with its page', async () => {
+    const { calls, call } = recorder()
+    await runAdmin(split('account show --email ada@example.com'), call)
+    await runAdmin(split('account show --account acct_1'), call)
+    await runAdmin(split('account list'), call)
+    await runAdmin(split('account list --limit 5 --cursor b@example.com'), call)
+    expect(calls).toEqual([
+      [AUTH_SUBJECTS.accountShow, { email: 'ada@example.com' }],
+      [AUTH_SUBJECTS.accountShow, { account_id: 'acct_1' }],
+      [AUTH_SUBJECTS.accountList, {}],
+      [AUTH_SUBJECTS.accountList, { limit: 5, cursor: 'b@example.com' }],
+    ])
+  })
+
+  it('sends team show with the team as a bare word or as --team', async () => {
+    const { calls, call } = recorder()
+    await runAdmin(['team', 'show', 'Branch library'], call)
+    await runAdmin(split('team show --team team_1'), call)
+    expect(calls).toEqual([[AUTH_SUBJECTS.teamShow, { team: 'Branch library' }], [AUTH_SUBJECTS.teamShow, { team: 'team_1' }]])
+  })
+
   it('resolves with what the service answered', async () => {
     expect(await runAdmin(split('key list --account acct_1'), recorder().call)).toEqual({ ok: true })
   })
 
   const refusals: [string, string][] = [
-    ['', 'usage: bun run admin <command> [flags]; commands: account create, account update, team create, team add-member, team remove-member, key create, key revoke, key list'],
+    ['', USAGE],
+    ['key destroy', `unknown command "key destroy"; ${USAGE}`],
     ['key list --account acct_1 --account acct_2', '--account is given twice'],
     ['key list --account', '--account needs a value'],
     ['key list acct_1', 'unexpected argument "acct_1"'],
@@ -45,12 +74,53 @@ describe('runAdmin', () => {
     ['account update --account acct_1', 'account update needs --tier and/or --api-grant-until'],
     ['account update --account acct_1 --api-grant-until soon', '--api-grant-until must be epoch seconds or "none"'],
     ['team add-member --team t --account a --role owner', '--role must be one of admin, writer, viewer'],
+    ['account show', 'account show needs --email or --account (one of them)'],
+    ['account show --email a@example.com --account acct_1', 'account show needs --email or --account (one of them)'],
+    ['account list --limit 0', '--limit must be a whole number from 1 to 1000'],
+    ['account list --limit many', '--limit must be a whole number from 1 to 1000'],
+    ['team show', 'missing --team'],
+    ['team show one two', '--team is given twice'],
+    ['account list --email a@example.com', 'unknown flag --email; this command takes --limit, --cursor'],
   ]
   for (const [line, message] of refusals) {
     it(`refuses "${line}" without calling the service`, async () => {
       const { calls, call } = recorder()
-      const error = await rejection(runAdmin(line ? split(line) : [], call))
-      expect([error.code, error.message, calls.length]).toEqual(['bad_request', message, 0])
+      const error = await runAdmin(line ? split(line) : [], call).then(() => null, (e: Error) => e)
+      expect(error).toBeInstanceOf(UsageError)
+      expect([error?.message, calls.length]).toEqual([message, 0])
     })
   }
+})
+
+describe('helpFor', () => {
+  it('asks for no help on an ordinary command line', () => {
+    expect(helpFor(split('key list --account acct_1'))).toBeNull()
+  })
+
+  it('lists every command for --help, -h and help', () => {
+    for (const argv of [['--help'], ['-h'], ['help']]) {
+      const help = helpFor(argv)!
+      expect(help).toStartWith('usage: bun run --silent admin <command> [flags]')
+      for (const name of ['account create', 'account show', 'account list', 'team show', 'key create', 'key list']) expect(help).toContain(`  ${name} `)
+    }
+  })
+
+  it("shows one command's flags, wherever --help stands", () => {
+    for (const argv of [split('key create --help'), split('key create --account acct_1 --help'), split('help key create')]) {
+      const help = helpFor(argv)!
+      expect(help).toStartWith('usage: bun run --silent admin key create --account ACCOUNT_ID --scope SCOPE [--team TEAM_ID] [--name NAME]')
+      expect(help).toContain('--name NAME')
+      expect(help).toContain('prints: {"key_id", "key", "name",')
+    }
+  })
+
+  it("shows every command of a group for the group's --help", () => {
+    const help = helpFor(split('team --help'))!
+    expect(help.match(/^usage: /gm)).toHaveLength(4)
+  })
+
+  it('refuses help for an unknown command with a usage error', () => {
+    expect(() => helpFor(split('key destroy --help'))).toThrow(UsageError)
+    expect(() => helpFor(split('keys --help'))).toThrow('unknown command "keys"')
+  })
 })

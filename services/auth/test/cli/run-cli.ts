@@ -6,15 +6,15 @@ export interface CliResult {
   code: number
   stdout: string
   stderr: string
-  /** stdout parsed as JSON (undefined when empty). */
+  /** stdout parsed as one JSON value (undefined when empty; throws when it is anything else but help text). */
   out: any
-  /** stderr parsed as JSON (undefined when empty). */
+  /** stderr parsed as one JSON value (undefined when empty; throws when it is anything else). */
   err: any
 }
 
-/** Runs the real admin command line (`bun run admin ...`) as a child process. */
+/** Runs the real admin command line as the README does (`bun run --silent admin ...`), as a child process. */
 export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const proc = Bun.spawn(['bun', 'run', 'services/auth/src/cli/main.ts', ...args], {
+  const proc = Bun.spawn(['bun', 'run', '--silent', 'admin', ...args], {
     cwd: ROOT,
     env: { ...process.env, TRANSPORT: 'memory', STORE: 'sqlite', KEY_ACTIVATION_DELAY_S: '0', ...env },
     stdout: 'pipe',
@@ -22,5 +22,6 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
   })
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   const parse = (text: string) => (text.trim() ? JSON.parse(text) : undefined)
-  return { code, stdout, stderr, out: parse(stdout), err: parse(stderr) }
+  const isHelp = stdout.startsWith('usage: ')
+  return { code, stdout, stderr, out: isHelp ? undefined : parse(stdout), err: parse(stderr) }
 }

@@ -44,3 +44,30 @@ describe('accounts', () => {
     expect([error.status, error.message]).toEqual([404, 'account acct_nobody not found'])
   })
 })
+
+describe('account show and account list', () => {
+  it('shows an account by email, whatever its case and spaces, or by id', async () => {
+    const w = world()
+    const ada = await w.account('pro', 'ada@example.com')
+    expect(await w.service.accountShow({ email: ' ADA@example.com ' })).toEqual(ada)
+    expect(await w.service.accountShow({ account_id: ada.account_id })).toEqual(ada)
+  })
+
+  it('answers 404 for an email no account has, and 400 unless exactly one of email and id is given', async () => {
+    const w = world()
+    const missing = await rejection(w.service.accountShow({ email: 'nobody@example.com' }))
+    expect([missing.status, missing.message]).toEqual([404, 'no account with email "nobody@example.com"'])
+    const both = await rejection(w.service.accountShow({ email: 'a@example.com', account_id: 'acct_1' }))
+    expect([both.status, both.message]).toEqual([400, 'give exactly one of email and account_id'])
+    expect((await rejection(w.service.accountShow({}))).status).toBe(400)
+  })
+
+  it('lists every account by email, page by page', async () => {
+    const w = world()
+    const [c, a, b] = [await w.account('pro', 'c@example.com'), await w.account('basic', 'a@example.com'), await w.account('business', 'b@example.com')]
+    const first = await w.service.accountList({ limit: 2 })
+    expect(first).toEqual({ accounts: [a, b], next_cursor: 'b@example.com' })
+    expect(await w.service.accountList({ limit: 2, cursor: first.next_cursor! })).toEqual({ accounts: [c], next_cursor: null })
+    expect((await w.service.accountList({})).accounts).toHaveLength(3)
+  })
+})

@@ -31,11 +31,34 @@ describe('key create', () => {
     expect(secrets.size).toBe(20)
   })
 
-  it('answers key_id, key, scope, team_id, created_at and active_at = now + activation delay', async () => {
+  it('answers key_id, key, name, scope, team_id, created_at and active_at = now + activation delay', async () => {
     const w = world({ activationDelayS: 120 })
     const a = await w.account('advanced')
     const created = await w.service.keyCreate({ account_id: a.account_id, scope: 'personal' })
-    expect(created).toEqual({ key_id: expect.stringMatching(/^key_/), key: expect.any(String), scope: 'personal', team_id: null, created_at: T0, active_at: T0 + 120 })
+    expect(created).toEqual({ key_id: expect.stringMatching(/^key_/), key: expect.any(String), name: null, scope: 'personal', team_id: null, created_at: T0, active_at: T0 + 120 })
+  })
+
+  it('keeps the name a key is given, trimmed, and shows it in the list', async () => {
+    const w = world()
+    const a = await w.account('pro')
+    const created = await w.service.keyCreate({ account_id: a.account_id, scope: 'personal', name: '  CI deploys \u{1F680} ' })
+    expect(created.name).toBe('CI deploys \u{1F680}')
+    expect((await w.service.keyList({ account_id: a.account_id })).keys.map((k) => k.name)).toEqual(['CI deploys \u{1F680}'])
+  })
+
+  it('refuses a blank, too long or control-character key name with 400 and creates nothing', async () => {
+    const w = world()
+    const a = await w.account('pro')
+    for (const [name, message] of [
+      ['  ', 'a key name must be 1 to 100 characters after trimming'],
+      ['x'.repeat(101), 'a key name must be 1 to 100 characters after trimming'],
+      ['a\tb', 'a key name must not contain control characters'],
+    ] as [string, string][]) {
+      const error = await rejection(w.service.keyCreate({ account_id: a.account_id, scope: 'personal', name }))
+      expect([error.status, error.message]).toEqual([400, message])
+    }
+    expect((await w.service.keyCreate({ account_id: a.account_id, scope: 'personal', name: '\u{1F600}'.repeat(100) })).name).toHaveLength(200)
+    expect((await w.service.keyList({ account_id: a.account_id })).keys).toHaveLength(1)
   })
 
   it('stores only the sha256 of the secret and its last four characters', async () => {
@@ -142,8 +165,8 @@ describe('key list', () => {
     const second = await w.service.keyCreate({ account_id: a.account_id, scope: 'personal' })
     const { keys } = await w.service.keyList({ account_id: a.account_id })
     expect(keys).toEqual([
-      { key_id: first.key_id, scope: 'personal', team_id: null, last_four: first.key.slice(-4), created_at: T0, active_at: T0, revoked_at: T0, last_used_at: null },
-      { key_id: second.key_id, scope: 'personal', team_id: null, last_four: second.key.slice(-4), created_at: T0 + 10, active_at: T0 + 10, revoked_at: null, last_used_at: null },
+      { key_id: first.key_id, name: null, scope: 'personal', team_id: null, last_four: first.key.slice(-4), created_at: T0, active_at: T0, revoked_at: T0, last_used_at: null },
+      { key_id: second.key_id, name: null, scope: 'personal', team_id: null, last_four: second.key.slice(-4), created_at: T0 + 10, active_at: T0 + 10, revoked_at: null, last_used_at: null },
     ])
   })
 

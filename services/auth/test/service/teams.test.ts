@@ -86,3 +86,31 @@ describe('teams', () => {
     expect((await w.service.teamRemoveMember({ team_id, account_id: admin.account_id })).removed).toBe(true)
   })
 })
+
+describe('team show', () => {
+  it('shows a team by id or by name, with its members and their emails', async () => {
+    const w = world()
+    const { team_id, admin } = await w.team()
+    const writer = await w.member(team_id, 'writer')
+    const expected = {
+      team_id,
+      name: 'Library team',
+      members: [
+        { account_id: admin.account_id, email: admin.email, role: 'admin' as const },
+        { account_id: writer.account_id, email: writer.email, role: 'writer' as const },
+      ].sort((a, b) => a.account_id.localeCompare(b.account_id)),
+    }
+    expect(await w.service.teamShow({ team: team_id })).toEqual(expected)
+    expect(await w.service.teamShow({ team: 'Library team' })).toEqual(expected)
+  })
+
+  it('answers 404 for an unknown team and 400 naming the ids when a name is shared', async () => {
+    const w = world()
+    const [one, two] = [await w.team(), await w.team()]
+    const missing = await rejection(w.service.teamShow({ team: 'Nobody' }))
+    expect([missing.status, missing.message]).toEqual([404, 'no team with id or name "Nobody"'])
+    const shared = await rejection(w.service.teamShow({ team: 'Library team' }))
+    const ids = [one.team_id, two.team_id].sort().join(', ')
+    expect([shared.status, shared.message]).toEqual([400, `2 teams are named "Library team": ${ids}; give the team id`])
+  })
+})

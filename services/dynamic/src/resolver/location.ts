@@ -1,9 +1,11 @@
 /**
- * The Location header for a destination: as stored when it is plain ASCII, else its URL
- * serialisation (punycode host, percent-encoded path), since a header cannot carry other text.
+ * The Location header for a destination: its URL serialisation (`href`: lower-case scheme and
+ * host, punycode, percent-encoded path), which is how destinations are stored
+ * (docs/decisions.md §3); a row stored before that rule (say `https:\\evil.example`) is normalised
+ * here on its way out. Computed once per cache entry, not per redirect.
  */
 export function locationOf(destination: string): string {
-  return /^[\x21-\x7e]*$/.test(destination) ? destination : new URL(destination).href
+  return URL.canParse(destination) ? new URL(destination).href : destination
 }
 
 const nameOf = (pair: string) => new URLSearchParams(pair).keys().next().value ?? ''

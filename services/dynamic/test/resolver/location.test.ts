@@ -25,8 +25,11 @@ describe('forwardQuery', () => {
 })
 
 describe('locationOf', () => {
-  it('keeps a plain ASCII destination exactly as stored', () => {
-    expect(locationOf('https://Example.com/A?b=c%20d#e')).toBe('https://Example.com/A?b=c%20d#e')
+  it('sends a destination in its normal form, whatever form an older row holds', () => {
+    expect(locationOf('https://example.com/A?b=c%20d#e')).toBe('https://example.com/A?b=c%20d#e')
+    expect(locationOf('HTTPS://Example.com/A')).toBe('https://example.com/A')
+    expect(locationOf('https:\\\\evil.example')).toBe('https://evil.example/')
+    expect(locationOf('https:/\\evil.example/x')).toBe('https://evil.example/x')
   })
 
   it('serialises a destination with other text into a valid header value', () => {

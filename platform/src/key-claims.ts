@@ -1,0 +1,18 @@
+import type { Config, KeyClaims } from '@lr/proto'
+import { sqliteKeyClaims } from './idempotency-sqlite'
+import { openSqlite } from './sqlite'
+
+/** The file under DATA_DIR that the services that create share for their Idempotency-Keys. */
+export const KEY_CLAIMS_FILE = 'idempotency.sqlite'
+
+/**
+ * The KeyClaims of the deployment (docs/decisions.md §8). SQLite: `${DATA_DIR}/idempotency.sqlite`,
+ * opened by records and dynamic alike (each service's receipts stay in its own file, written with
+ * its records). Mongo: none, since every service's receipts share one collection, which already
+ * refuses a key used on another route.
+ */
+export function openKeyClaims(config: Config): { claims: KeyClaims | undefined; close(): void } {
+  if (config.STORE !== 'sqlite') return { claims: undefined, close: () => undefined }
+  const db = openSqlite(`${config.DATA_DIR}/${KEY_CLAIMS_FILE}`)
+  return { claims: sqliteKeyClaims(db), close: () => db.close() }
+}

@@ -1,0 +1,63 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Database } from 'bun:sqlite'
+import { IDEMPOTENCY_TTL_S, type KeyClaims } from '@lr/proto'
+import { sqliteKeyClaims } from '@lr/platform/idempotency-sqlite'
+import { idempotent } from '@lr/platform/idempotency'
+import { openSqlite } from '@lr/platform/sqlite'
+
+const NOW = 1_800_000_000
+const SINCE = NOW - IDEMPOTENCY_TTL_S
+
+// Two connections to one file: the records and the dynamic service, in one process or two.
+describe('sqliteKeyClaims', () => {
+  let dir: string
+  let dbs: Database[]
+  let records: KeyClaims
+  let dynamic: KeyClaims
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lr-claims-'))
+    dbs = [openSqlite(join(dir, 'idempotency.sqlite')), openSqlite(join(dir, 'idempotency.sqlite'))]
+    ;[records, dynamic] = dbs.map(sqliteKeyClaims) as [KeyClaims, KeyClaims]
+  })
+  afterEach(() => {
+    for (const db of dbs) db.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('gives a free key to its first claim, and answers every later claim with that fingerprint', async () => {
+    expect(await records.claim('key_a', 'k', 'static', NOW, SINCE)).toBe('static')
+    expect(await dynamic.claim('key_a', 'k', 'dynamic', NOW + 1, SINCE + 1)).toBe('static')
+    expect(await records.claim('key_a', 'k', 'static', NOW + 2, SINCE + 2)).toBe('static')
+  })
+
+  it('keeps keys per scope', async () => {
+    await records.claim('key_a', 'k', 'static', NOW, SINCE)
+    expect(await dynamic.claim('key_b', 'k', 'dynamic', NOW, SINCE)).toBe('dynamic')
+  })
+
+  it('hands an expired key to the next claim', async () => {
+    await records.claim('key_a', 'k', 'static', NOW - IDEMPOTENCY_TTL_S - 1, SINCE - IDEMPOTENCY_TTL_S - 1)
+    expect(await dynamic.claim('key_a', 'k', 'dynamic', NOW, SINCE)).toBe('dynamic')
+    expect(await records.claim('key_a', 'k', 'static', NOW, SINCE)).toBe('dynamic')
+  })
+})
+
+describe('idempotent with key claims', () => {
+  const noReceipts = { findReceipt: async () => null }
+  const request = { scope: 'key_a', key: 'k', route: 'dynamic.create', body: { a: 1 }, now: NOW }
+
+  it('answers 422 without creating when another request holds the key', async () => {
+    const claims: KeyClaims = { claim: async () => 'another request' }
+    let runs = 0
+    const error = await idempotent(noReceipts, request, async () => ++runs, claims).catch((e) => e)
+    expect([error.status, error.message, runs]).toEqual([422, 'this Idempotency-Key was already used with a different request', 0])
+  })
+
+  it('creates when the claim is its own', async () => {
+    const claims: KeyClaims = { claim: async (_scope, _key, fingerprint) => fingerprint }
+    expect(await idempotent(noReceipts, request, async () => 'created', claims)).toBe('created')
+  })
+})
