@@ -11,7 +11,9 @@ import { badCursor } from './cursor'
 export function openSqlite(path: string): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path, { create: true, strict: true })
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;')
+  // busy_timeout first: a file two processes open at once (the key claims of records and
+  // dynamic) has one of them wait on the other's switch to WAL instead of failing "locked".
+  db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;')
   return db
 }
 

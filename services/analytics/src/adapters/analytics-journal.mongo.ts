@@ -3,7 +3,6 @@ import { createTally } from '../aggregates'
 import { dayOf } from '../days'
 import type { StoredScan } from '../ports'
 import type { AnalyticsCollections } from './analytics-collections.mongo'
-import type { mongoSketches } from './analytics-sketches.mongo'
 
 /**
  * Exactly-once scan aggregates on a server without transactions (README "MongoDB
@@ -40,7 +39,12 @@ const onlyDuplicates = (error: unknown) => {
   throw error
 }
 
-export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections, sketches: ReturnType<typeof mongoSketches>) {
+/** Where a batch's new day visitors enter their days' sketches (analytics-sketches.mongo.ts). */
+interface SketchAdder {
+  add(newDayVisitors: { code: string; day: string; visitor_id: string }[], session: undefined): Promise<void>
+}
+
+export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections, sketches: SketchAdder) {
   const journal = db.collection<JournalDoc>('analytics_journal')
 
   /** Which of `ids` are stored in `collection` already. */
