@@ -98,7 +98,7 @@ describe('team show', () => {
       members: [
         { account_id: admin.account_id, email: admin.email, role: 'admin' as const },
         { account_id: writer.account_id, email: writer.email, role: 'writer' as const },
-      ].sort((a, b) => a.account_id.localeCompare(b.account_id)),
+      ].sort((a, b) => (a.account_id < b.account_id ? -1 : 1)), // the stores' order: by account_id, binary
     }
     expect(await w.service.teamShow({ team: team_id })).toEqual(expected)
     expect(await w.service.teamShow({ team: 'Library team' })).toEqual(expected)
