@@ -1,10 +1,8 @@
 import type { Connection } from 'mongoose'
-import { type Config, dynamicChangedSubject, REPLY_ENVELOPE_BYTES } from '@lr/proto'
+import { type Config, dynamicChangedSubject } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
-import { openKeyClaims } from '@lr/platform/key-claims'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
-import { createCursors, cursorSecretOf } from '@lr/platform/cursor'
-import { log } from '@lr/platform/log'
+import { libraryDeploymentOf } from '@lr/library-records'
 import { createSqliteDynamicStore } from './adapters/dynamic-store.sqlite'
 import { serveDynamic } from './handlers'
 import type { DynamicStore } from './ports'
@@ -29,14 +27,11 @@ export interface StartDynamicOptions {
  */
 export async function startDynamic({ bus, config, mongo }: ServiceContext, opts: StartDynamicOptions = {}): Promise<RunningService> {
   const { store, close } = await openDynamicStore(config, mongo)
-  const keys = openKeyClaims(config)
+  const { close: releaseClaims, ...deployment } = libraryDeploymentOf(bus, config, opts.now)
   const service = createDynamicService({
     store,
-    claims: keys.claims,
-    now: opts.now ?? (() => Math.floor(Date.now() / 1000)),
+    ...deployment,
     shortBaseUrl: config.SHORT_BASE_URL,
-    maxReplyBytes: bus.maxPayload - REPLY_ENVELOPE_BYTES,
-    cursors: createCursors(cursorSecretOf(config, (message) => log().warn({ setting: 'CURSOR_SECRET' }, message))),
     announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry),
   })
   const unsubscribe = serveDynamic(bus, service)
@@ -45,7 +40,7 @@ export async function startDynamic({ bus, config, mongo }: ServiceContext, opts:
     async stop() {
       unsubscribe()
       await close()
-      keys.close()
+      releaseClaims()
     },
   }
 }

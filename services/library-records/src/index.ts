@@ -13,3 +13,4 @@ export { createLibraryService, EXPORT_PAGE_SIZE, notFoundIn, type LibraryDeps, t
 export { INSERT_ATTEMPTS } from './insert'
 export { changedFields, STALE_VERSION, WRITE_ATTEMPTS } from './write'
 export { serveLibrary, type LibraryOperations, type LibrarySubjects } from './handlers'
+export { libraryDeploymentOf } from './deployment'
