@@ -18,10 +18,22 @@ export type Sketch = Uint8Array
 
 export const newSketch = (): Sketch => new Uint8Array(M)
 
-/** A sketch from stored bytes (a copy, so it can be changed); a wrong size is a corrupt row. */
+/** A sketch from stored bytes (the drivers hand each read its own buffer); a wrong size is a corrupt row. */
 export function sketchOf(bytes: Uint8Array): Sketch {
   if (bytes.length !== M) throw new Error(`a visitor sketch has ${M} bytes, got ${bytes.length}`)
-  return new Uint8Array(bytes)
+  return bytes
+}
+
+/** A batch's new day visitors grouped by (code, day): one sketch read and write per day. */
+export function visitorsByDay(newDayVisitors: Iterable<{ code: string; day: string; visitor_id: string }>) {
+  const byDay = new Map<string, { code: string; day: string; visitors: string[] }>()
+  for (const { code, day, visitor_id } of newDayVisitors) {
+    const key = `${code}\u0000${day}`
+    let entry = byDay.get(key)
+    if (!entry) byDay.set(key, (entry = { code, day, visitors: [] }))
+    entry.visitors.push(visitor_id)
+  }
+  return byDay.values()
 }
 
 export function addVisitor(sketch: Sketch, visitorId: string): void {

@@ -1,7 +1,7 @@
 import { mongo } from 'mongoose'
 import { keyOf } from './analytics-journal.mongo'
 import type { AnalyticsCollections } from './analytics-collections.mongo'
-import { addVisitor, newSketch, type Sketch, sketchOf } from '../sketch'
+import { addVisitor, newSketch, type Sketch, sketchOf, visitorsByDay } from '../sketch'
 
 type Session = mongo.ClientSession | undefined
 const bytesOf = (regs: mongo.Binary) => regs.buffer.subarray(0, regs.position)
@@ -30,17 +30,10 @@ export function mongoSketches(c: AnalyticsCollections) {
      * ingest lease holder writes, so the read-modify-write has no concurrent writer.
      */
     async add(newDayVisitors: { code: string; day: string; visitor_id: string }[], session: Session): Promise<void> {
-      const byDay = new Map<string, { code: string; day: string; visitors: string[] }>()
-      for (const { code, day, visitor_id } of newDayVisitors) {
-        const key = keyOf(code, day)
-        let entry = byDay.get(key)
-        if (!entry) byDay.set(key, (entry = { code, day, visitors: [] }))
-        entry.visitors.push(visitor_id)
-      }
-      for (const [_id, { code, day, visitors }] of byDay) {
+      for (const { code, day, visitors } of visitorsByDay(newDayVisitors)) {
         const sketch = (await load(code, day, session)) ?? (await built(code, day, session))
         for (const visitor of visitors) addVisitor(sketch, visitor)
-        await c.daySketches.replaceOne({ _id }, { code, day, regs: new mongo.Binary(sketch) }, { upsert: true, session })
+        await c.daySketches.replaceOne({ _id: keyOf(code, day) }, { code, day, regs: new mongo.Binary(sketch) }, { upsert: true, session })
       }
     },
 

@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { createTally } from '../aggregates'
-import { addVisitor } from '../sketch'
+import { addVisitor, visitorsByDay } from '../sketch'
 import type { AnalyticsStoreOptions } from '../range-uniques'
 import { dayOf } from '../days'
 import type { AnalyticsStore, StoredScan } from '../ports'
@@ -59,7 +59,7 @@ export function createSqliteAnalyticsStore(db: Database, options: AnalyticsStore
     const tally = createTally()
     // A visitor already met in this batch is not new again: skip its two visitor-table writes.
     const metInBatch = new Set<string>()
-    const newDayVisitors = new Map<string, { code: string; day: string; visitors: string[] }>()
+    const newDayVisitors: { code: string; day: string; visitor_id: string }[] = []
     let fresh = 0
     for (const scan of scans) {
       const { scan_id, code, scanned_at, country, device, os, browser, visitor_id } = scan
@@ -75,14 +75,9 @@ export function createSqliteAnalyticsStore(db: Database, options: AnalyticsStore
       const newVisitor = insertVisitor.run(code, visitor_id).changes > 0
       const newDayVisitor = insertDayVisitor.run(code, day, visitor_id).changes > 0
       tally.add(scan, day, newVisitor, newDayVisitor)
-      if (newDayVisitor) {
-        const key = `${code}\u0000${day}`
-        let entry = newDayVisitors.get(key)
-        if (!entry) newDayVisitors.set(key, (entry = { code, day, visitors: [] }))
-        entry.visitors.push(visitor_id)
-      }
+      if (newDayVisitor) newDayVisitors.push({ code, day, visitor_id })
     }
-    for (const { code, day, visitors } of newDayVisitors.values()) {
+    for (const { code, day, visitors } of visitorsByDay(newDayVisitors)) {
       const sketch = sketchOfDay(code, day)
       for (const visitor of visitors) addVisitor(sketch, visitor)
       saveSketch.run(code, day, sketch)

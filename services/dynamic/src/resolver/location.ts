@@ -5,7 +5,7 @@
  * here on its way out. Computed once per cache entry, not per redirect.
  */
 export function locationOf(destination: string): string {
-  return URL.canParse(destination) ? new URL(destination).href : destination
+  return URL.parse(destination)?.href ?? destination
 }
 
 const nameOf = (pair: string) => new URLSearchParams(pair).keys().next().value ?? ''
