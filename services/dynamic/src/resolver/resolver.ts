@@ -99,7 +99,7 @@ export function createResolver(deps: ResolverDeps): Resolver {
       return text(status, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
     }
     if (target.status !== 302) return ANSWERS[target.status]()
-    const response = new Response(null, { status: 302, headers: { ...HEADERS, location: forwardQuery(target.location, url.search) } })
+    const response = new Response(null, { status: 302, headers: { ...HEADERS, location: forwardQuery(target.destination, url.search) } })
     if (request.method === 'GET' && !isBot(request.headers.get('user-agent') ?? '')) publishScan(request, code, server)
     return response
   }

@@ -1,3 +1,4 @@
+import { destinationOf } from '../../src/resolver/location'
 import { describe, expect, it } from 'bun:test'
 import type { ResolveReply, ResolverEntry } from '@lr/proto'
 import { createTargetCache, targetOf } from '../../src/resolver/cache'
@@ -20,7 +21,7 @@ function loader(answers: Record<string, ResolveReply> = {}) {
 
 describe('targetOf', () => {
   it('maps active to 302, draft and unknown to 404, deleted to 410', () => {
-    expect(targetOf(entry('Active01'))).toEqual({ status: 302, location: 'https://example.com/Active01' })
+    expect(targetOf(entry('Active01'))).toEqual({ status: 302, destination: destinationOf('https://example.com/Active01') })
     expect(targetOf(entry('Draft001', { status: 'draft' }))).toEqual({ status: 404 })
     expect(targetOf(null)).toEqual({ status: 404 })
     expect(targetOf(entry('Gone0001', { deleted: true }))).toEqual({ status: 410 })
@@ -31,8 +32,8 @@ describe('target cache', () => {
   it('loads a code once and answers it from memory afterwards', async () => {
     const l = loader({ Code0001: entry('Code0001') })
     const cache = createTargetCache(l.load)
-    expect(await cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://example.com/Code0001' })
-    expect(cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://example.com/Code0001' })
+    expect(await cache.lookup('Code0001')).toEqual({ status: 302, destination: destinationOf('https://example.com/Code0001') })
+    expect(cache.lookup('Code0001')).toEqual({ status: 302, destination: destinationOf('https://example.com/Code0001') })
     expect(l.calls).toEqual(['Code0001'])
   })
 
@@ -51,8 +52,8 @@ describe('target cache', () => {
     const pending = cache.lookup('Code0001')
     cache.apply(entry('Code0001', { destination_url: 'https://new.example/' }))
     l.release()
-    expect(await pending).toEqual({ status: 302, location: 'https://new.example/' })
-    expect(cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://new.example/' })
+    expect(await pending).toEqual({ status: 302, destination: destinationOf('https://new.example/') })
+    expect(cache.lookup('Code0001')).toEqual({ status: 302, destination: destinationOf('https://new.example/') })
   })
 
   it('ignores events for codes it does not hold, so creations do not fill it', () => {
@@ -65,7 +66,7 @@ describe('target cache', () => {
     const cache = createTargetCache(loader().load)
     await cache.lookup('Code0001')
     cache.apply(entry('Code0001'))
-    expect(cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://example.com/Code0001' })
+    expect(cache.lookup('Code0001')).toEqual({ status: 302, destination: destinationOf('https://example.com/Code0001') })
   })
 
   it('keeps at most maxEntries codes, dropping the oldest filled', async () => {
@@ -84,9 +85,9 @@ describe('target cache', () => {
     await cache.lookup('Code0001')
     l.answers.Code0001 = entry('Code0001', { destination_url: 'https://new.example/' })
     clock = 1001
-    expect(cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://old.example/' })
+    expect(cache.lookup('Code0001')).toEqual({ status: 302, destination: destinationOf('https://old.example/') })
     await Bun.sleep(0)
-    expect(cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://new.example/' })
+    expect(cache.lookup('Code0001')).toEqual({ status: 302, destination: destinationOf('https://new.example/') })
     expect(l.calls).toHaveLength(2)
   })
 
@@ -98,6 +99,6 @@ describe('target cache', () => {
     })
     expect(await Promise.resolve(cache.lookup('Code0001')).catch((e: Error) => e.message)).toBe('down')
     fail = false
-    expect(await cache.lookup('Code0001')).toEqual({ status: 302, location: 'https://example.com/Code0001' })
+    expect(await cache.lookup('Code0001')).toEqual({ status: 302, destination: destinationOf('https://example.com/Code0001') })
   })
 })

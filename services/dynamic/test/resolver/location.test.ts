@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { forwardQuery, locationOf } from '../../src/resolver/location'
+import { destinationOf, forwardQuery, locationOf } from '../../src/resolver/location'
 
 describe('forwardQuery', () => {
   const cases: [string, string, string, string][] = [
@@ -19,7 +19,7 @@ describe('forwardQuery', () => {
   ]
   for (const [what, destination, search, expected] of cases) {
     it(`forwards ${what}`, () => {
-      expect(forwardQuery(destination, search)).toBe(expected)
+      expect(forwardQuery(destinationOf(destination), search)).toBe(expected)
     })
   }
 })
