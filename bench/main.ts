@@ -67,7 +67,7 @@ async function apiScenarios(product: Product, oneProcess: boolean) {
   }
   try {
     if (wanted(3)) await attempt(3, `3 API, ${product.mode}`, () => apiReadCreateScenario(product, fixture, settings, oneProcess ? TARGETS.apiOneProcess : TARGETS.apiNats), product)
-    if (wanted(4)) await attempt(4, `4 batch of 50, ${product.mode}`, () => batchCreateScenario(product, fixture, settings, oneProcess ? 15 : undefined), product)
+    if (wanted(4)) await attempt(4, `4 batch of 50, ${product.mode}`, () => batchCreateScenario(product, fixture, settings, oneProcess ? TARGETS.batchOneProcess.maxP50Ms : undefined), product)
   } finally {
     await fixture.stop()
   }
@@ -80,14 +80,14 @@ log(`${machine.cpu}, ${machine.cores} cores, ${machine.memory}; Bun ${machine.bu
 if (wanted(1, 3, 4))
   await withProduct(() => startOneProcess(), 'one-process product', async (product) => {
     if (wanted(1))
-      await attempt(1, '1 resolver, one process', () => resolverScenario(product, settings, { order: 1, scenario: '1 resolver, one process', minShare: TARGETS.resolverOneProcess.minShare, maxP99: TARGETS.resolverOneProcess.maxP99Ms, countScans }), product)
+      await attempt(1, '1 resolver, one process', () => resolverScenario(product, settings, { order: 1, scenario: '1 resolver, one process', ...TARGETS.resolverOneProcess, countScans }), product)
     await apiScenarios(product, true)
   })
 
 if (wanted(2, 3, 4, 6, 8))
   await withProduct(() => startNatsProduct(), 'NATS deployment', async (product) => {
     if (wanted(2))
-      await attempt(2, '2 resolver, NATS', () => resolverScenario(product, settings, { order: 2, scenario: '2 resolver, NATS', minShare: TARGETS.resolverNats.minShare, countScans }), product)
+      await attempt(2, '2 resolver, NATS', () => resolverScenario(product, settings, { order: 2, scenario: '2 resolver, NATS', ...TARGETS.resolverNats, countScans }), product)
     await apiScenarios(product, false)
     if (wanted(6)) await attempt(6, '6 scan ingestion, JetStream', () => ingestScenario(product, settings), product)
     // Last: it stops and restarts the broker under the whole deployment.

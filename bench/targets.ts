@@ -8,6 +8,8 @@ export const TARGETS = {
   /** Scans/s from JetStream to the aggregates, none lost. */
   ingestScansPerS: 100_000,
   apiOneProcess: { list: 0.3, create: 0.2 },
+  /** Batch of 50 creates, one connection, one process (p50, ms). */
+  batchOneProcess: { maxP50Ms: 15 },
   apiNats: { list: 0.2, create: 0.15 },
   /** Static/dynamic CSV export. */
   recordExport: { rowsPerS: 300_000, maxRss: 120 * 1048576, maxGrowth: 1.1 },

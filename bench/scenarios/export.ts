@@ -31,10 +31,9 @@ export async function download(product: Product, path: string, key: string) {
   return { ...result, ...memory, rows: result.lines - 1 }
 }
 
-/** One CSV export row pair: rows/s against the floor, peak RSS (VmHWM) against the ceiling. */
-/** Rows/s and peak RSS of one export against `target` (TARGETS.recordExport or .scanExport). */
+/** One CSV export row pair against `target` (TARGETS.recordExport or .scanExport): rows/s against the floor, peak RSS (VmHWM) against the ceiling. */
 export function exportRows(scenario: string, what: string, size: number, got: Awaited<ReturnType<typeof download>>,
-  target: { rowsPerS: number; maxRss: number } = TARGETS.recordExport): Row[] {
+  target: { rowsPerS: number; maxRss: number }): Row[] {
   if (got.rows !== size) throw new Error(`${what}: ${got.rows} rows exported, ${size} seeded`)
   const base = (metric: string) => ({ scenario, metric, order: 5 })
   return [
@@ -73,7 +72,7 @@ export async function exportScenario(sizes: number[], log: (line: string) => voi
         try {
           const got = await download(product, path, key)
           log(`${what} export of ${fmt.int(size)}: ${got.seconds.toFixed(2)} s, peak ${fmt.mb(got.hwm)}`)
-          rows.push(...exportRows(scenario, `${what} export`, size, got))
+          rows.push(...exportRows(scenario, `${what} export`, size, got, TARGETS.recordExport))
           peaks[what]!.push(got.hwm)
         } finally {
           await product.stop()
