@@ -50,7 +50,7 @@ export const CHUNK_MAX_BYTES = 512 * 1024
 
 /**
  * One chunk of a streamed export: up to `limit` rows from `read` as CSV (header only in the
- * first) and where to go on (`cursorOf` the page's next position). When the rows are too large for CHUNK_MAX_BYTES it reads half as
+ * first) and where to go on. When the rows are too large for CHUNK_MAX_BYTES it reads half as
  * many, until they fit (a single row always does).
  */
 export async function csvChunk<T extends object>(
@@ -59,12 +59,11 @@ export async function csvChunk<T extends object>(
   limit: number,
   first: boolean,
   maxBytes = CHUNK_MAX_BYTES,
-  cursorOf: (page: Page<T>) => string | null = nextCursor,
 ): Promise<{ csv: string; next_cursor: string | null }> {
   for (;;) {
     const page = await read(limit)
     const csv = await formatCsv(columns, page.items, { header: first })
-    if (limit === 1 || Buffer.byteLength(csv) <= maxBytes) return { csv, next_cursor: cursorOf(page) }
+    if (limit === 1 || Buffer.byteLength(csv) <= maxBytes) return { csv, next_cursor: nextCursor(page) }
     limit = Math.max(1, Math.floor(limit / 2))
   }
 }

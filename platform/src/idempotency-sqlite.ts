@@ -1,16 +1,38 @@
 import type { Database } from 'bun:sqlite'
 import { IDEMPOTENCY_TTL_S, type KeyClaims, type Receipt, ReceiptTaken } from '@lr/proto'
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS receipts (
+/**
+ * A table of rows keyed by (scope, key) that expire: `put` writes a row unless a live one holds
+ * its key, replacing one created before `expired`; every 1000th put also purges the expired
+ * rows, which keeps the table to about a day of keys. `columns` are the TEXT columns between the
+ * key and created_at.
+ */
+function expiringKeys(db: Database, table: string, columns: readonly string[]) {
+  db.exec(`
+CREATE TABLE IF NOT EXISTS ${table} (
   scope TEXT NOT NULL,
   key TEXT NOT NULL,
-  fingerprint TEXT NOT NULL,
-  response TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
+${columns.map((column) => `  ${column} TEXT NOT NULL,\n`).join('')}  created_at INTEGER NOT NULL,
   PRIMARY KEY (scope, key)
 );
-CREATE INDEX IF NOT EXISTS receipts_created_at ON receipts (created_at);`
+CREATE INDEX IF NOT EXISTS ${table}_created_at ON ${table} (created_at);`)
+  const all = ['scope', 'key', ...columns, 'created_at']
+  const upsert = db.prepare<never, Record<string, string | number>>(
+    `INSERT INTO ${table} (${all.join(', ')}) VALUES (${all.map((column) => `$${column}`).join(', ')})
+     ON CONFLICT (scope, key) DO UPDATE SET ${[...columns, 'created_at'].map((column) => `${column} = excluded.${column}`).join(', ')}
+     WHERE ${table}.created_at < $expired`,
+  )
+  const purge = db.prepare<never, [number]>(`DELETE FROM ${table} WHERE created_at < ?`)
+  let puts = 0
+  return {
+    /** Whether the row was written (false: a live row holds its scope and key). */
+    put(row: Record<string, string | number>, expired: number): boolean {
+      const { changes } = upsert.run({ ...row, expired })
+      if (++puts % 1000 === 0) purge.run(expired)
+      return changes > 0
+    },
+  }
+}
 
 type Row = Omit<Receipt, 'response'> & { response: string }
 
@@ -20,38 +42,18 @@ type Row = Omit<Receipt, 'response'> & { response: string }
  * the whole transaction back; an expired one is replaced.
  */
 export function sqliteReceipts(db: Database) {
-  db.exec(SCHEMA)
+  const table = expiringKeys(db, 'receipts', ['fingerprint', 'response'])
   const find = db.prepare<Row, [string, string, number]>('SELECT * FROM receipts WHERE scope = ? AND key = ? AND created_at >= ?')
-  const upsert = db.prepare<never, Record<string, string | number>>(
-    `INSERT INTO receipts (scope, key, fingerprint, response, created_at) VALUES ($scope, $key, $fingerprint, $response, $created_at)
-     ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, response = excluded.response, created_at = excluded.created_at
-     WHERE receipts.created_at < $expired`,
-  )
-  const purge = db.prepare<never, [number]>('DELETE FROM receipts WHERE created_at < ?')
-  let writes = 0
   return {
     async findReceipt(scope: string, key: string, since: number): Promise<Receipt | null> {
       const row = find.get(scope, key, since)
       return row ? { ...row, response: JSON.parse(row.response) } : null
     },
     write(receipt: Receipt): void {
-      const expired = receipt.created_at - IDEMPOTENCY_TTL_S
-      const { changes } = upsert.run({ ...receipt, response: JSON.stringify(receipt.response), expired })
-      if (changes === 0) throw new ReceiptTaken()
-      if (++writes % 1000 === 0) purge.run(expired) // keep the table to about a day of receipts
+      if (!table.put({ ...receipt, response: JSON.stringify(receipt.response) }, receipt.created_at - IDEMPOTENCY_TTL_S)) throw new ReceiptTaken()
     },
   }
 }
-
-const CLAIMS_SCHEMA = `
-CREATE TABLE IF NOT EXISTS key_claims (
-  scope TEXT NOT NULL,
-  key TEXT NOT NULL,
-  fingerprint TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  PRIMARY KEY (scope, key)
-);
-CREATE INDEX IF NOT EXISTS key_claims_created_at ON key_claims (created_at);`
 
 /**
  * KeyClaims in a SQLite database every service that creates opens (openKeyClaims): one
@@ -59,18 +61,10 @@ CREATE INDEX IF NOT EXISTS key_claims_created_at ON key_claims (created_at);`
  * racing for one key exactly one gets its own fingerprint back.
  */
 export function sqliteKeyClaims(db: Database): KeyClaims {
-  db.exec(CLAIMS_SCHEMA)
-  const upsert = db.prepare<never, Record<string, string | number>>(
-    `INSERT INTO key_claims (scope, key, fingerprint, created_at) VALUES ($scope, $key, $fingerprint, $at)
-     ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, created_at = excluded.created_at
-     WHERE key_claims.created_at < $since`,
-  )
+  const table = expiringKeys(db, 'key_claims', ['fingerprint'])
   const holder = db.prepare<{ fingerprint: string }, [string, string]>('SELECT fingerprint FROM key_claims WHERE scope = ? AND key = ?')
-  const purge = db.prepare<never, [number]>('DELETE FROM key_claims WHERE created_at < ?')
-  let claims = 0
   const claim = db.transaction((scope: string, key: string, fingerprint: string, at: number, since: number) => {
-    upsert.run({ scope, key, fingerprint, at, since })
-    if (++claims % 1000 === 0) purge.run(since) // keep the table to about a day of keys
+    table.put({ scope, key, fingerprint, created_at: at }, since)
     return holder.get(scope, key)!.fingerprint
   })
   return {

@@ -3,7 +3,7 @@ import { sqliteKeyClaims } from './idempotency-sqlite'
 import { openSqlite } from './sqlite'
 
 /** The file under DATA_DIR that the services that create share for their Idempotency-Keys. */
-export const KEY_CLAIMS_FILE = 'idempotency.sqlite'
+const KEY_CLAIMS_FILE = 'idempotency.sqlite'
 
 /**
  * The KeyClaims of the deployment (docs/decisions.md §8). SQLite: `${DATA_DIR}/idempotency.sqlite`,

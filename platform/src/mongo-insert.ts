@@ -12,18 +12,14 @@ export async function supportsTransactions(conn: Connection): Promise<boolean> {
   return Boolean(hello.setName) || hello.msg === 'isdbgrid'
 }
 
-export interface AtomicInsertOptions {
-  /** Fields that also get a new document's position (the record stores' change position `rev`). */
-  alsoPositioned?: string[]
-}
-
 /**
  * All-or-nothing insertion of a batch of documents, with its idempotency receipt, for the Mongo
  * record stores. Each document gets the next list position of `scope` (mongo-position.ts), a
  * block claimed for the call and released once it is over. In a transaction where the server
  * has them; otherwise ordered inserts, and on any failure the documents this call inserted are
  * removed again, found by the `_id`s it assigned (a clashing unique key may belong to an older
- * document, which must stay). README "MongoDB compatibility".
+ * document, which must stay). README "MongoDB compatibility". With `rev`, a document's change
+ * position (the record stores') starts as its position too.
  *
  * Without transactions a writer can also die (kill -9) between its documents and its receipt.
  * So there the receipt goes first, naming the documents to come, and is settled once they are
@@ -31,9 +27,8 @@ export interface AtomicInsertOptions {
  * writes whichever of them are missing before the answer is replayed. Every replayed 201 is
  * then stored, and nothing is stored twice: a document already written clashes on its unique id.
  */
-export async function createAtomicInsert<D extends { _id: Types.ObjectId; position: number }>(conn: Connection, model: Model<D>, scope: string, opts: AtomicInsertOptions = {}) {
-  const fields = ['position', ...(opts.alsoPositioned ?? [])]
-  const placed = <T extends object>(doc: T, position: number) => ({ ...doc, ...Object.fromEntries(fields.map((field) => [field, position])) })
+export async function createAtomicInsert<D extends { _id: Types.ObjectId; position: number }>(conn: Connection, model: Model<D>, scope: string, opts: { rev?: boolean } = {}) {
+  const placed = <T extends object>(doc: T, position: number) => ({ ...doc, position, ...(opts.rev && { rev: position }) })
   const transactions = await supportsTransactions(conn)
   const receipts = await mongoReceipts(conn)
   const positions = await mongoPositions(conn, scope)

@@ -17,6 +17,19 @@ export function openSqlite(path: string): Database {
   return db
 }
 
+/**
+ * Adds to `table` those of `columns` (name -> type and constraints, as ALTER TABLE ADD COLUMN
+ * takes them) it lacks: a database made before them gets them. Returns the names it added, so
+ * the caller can fill them in. Run it in the transaction that creates the schema when several
+ * connections may open one file at once.
+ */
+export function addMissingColumns(db: Database, table: string, columns: Record<string, string>): string[] {
+  const present = new Set(db.query<{ name: string }, []>(`PRAGMA table_info(${table})`).all().map((c) => c.name))
+  const missing = Object.keys(columns).filter((name) => !present.has(name))
+  for (const name of missing) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${columns[name]}`)
+  return missing
+}
+
 /** A list position of the SQLite stores (their seq as hex) back to the seq, or a 400. 13 hex digits reach 2^52. */
 export function seqOf(position: string): number {
   if (!/^[0-9a-f]{1,13}$/.test(position)) throw badCursor()

@@ -71,7 +71,7 @@ export function compileBodyCheck<S extends TObject>(schema: S, rules: FieldRules
     for (const [field, rule] of Object.entries(rules)) {
       if (rule.trim && Object.hasOwn(input, field) && typeof input[field] === 'string') input[field] = (input[field] as string).trim()
     }
-    if (!typeCheck.Check(input)) throw new FieldError(firstProblem(schema, rules, input, [...typeCheck.Errors(input)]))
+    if (!typeCheck.Check(input)) throw new FieldError(firstProblem(schema, input, [...typeCheck.Errors(input)]))
     const clean: Record<string, unknown> = input
     for (const [field, value] of Object.entries(clean)) {
       const bounds = lengths.get(field)
@@ -84,12 +84,11 @@ export function compileBodyCheck<S extends TObject>(schema: S, rules: FieldRules
   return Object.assign(check, { schema })
 }
 
-function firstProblem(schema: TObject, rules: FieldRules, input: Record<string, unknown>, errors: ValueError[]): string {
+function firstProblem(schema: TObject, input: Record<string, unknown>, errors: ValueError[]): string {
   const order = Object.keys(input)
   const rank = (e: ValueError) => RANK[e.type] ?? 10 + Math.max(0, order.indexOf(fieldOf(e)))
   const first = errors.sort((a, b) => rank(a) - rank(b))[0]!
-  const field = fieldOf(first)
-  return messageOf(schema, first, field, Object.hasOwn(rules, field) && Boolean(rules[field]!.trim))
+  return messageOf(schema, first, fieldOf(first))
 }
 
 /** The top-level field a TypeBox error path points at (`/a~1b/0` -> `a/b`). */

@@ -1,8 +1,11 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/compiler'
 
-/** The client's words for one TypeBox error of a body checked against `schema`. */
-export function messageOf(schema: TObject, error: ValueError, field: string, trimmed: boolean): string {
+/**
+ * The client's words for one TypeBox error of a body checked against `schema`. String lengths
+ * are not among them: body-check.ts compiles the schema without them and counts them itself.
+ */
+export function messageOf(schema: TObject, error: ValueError, field: string): string {
   const failing = error.schema as TSchema
   switch (error.type) {
     case ValueErrorType.Object:
@@ -16,9 +19,6 @@ export function messageOf(schema: TObject, error: ValueError, field: string, tri
     case ValueErrorType.String:
       // A required field sent as null is as good as missing.
       return error.value === null && schema.required?.includes(field) ? `${field} is required` : `${field} must be a string`
-    case ValueErrorType.StringMinLength:
-    case ValueErrorType.StringMaxLength:
-      return lengthMessage(field, failing as { minLength?: number; maxLength?: number }, trimmed)
     case ValueErrorType.Union: {
       const literals = (failing.anyOf as TSchema[]).map((option) => JSON.stringify(option.const))
       return `${field} must be ${literals.join(' or ')}`

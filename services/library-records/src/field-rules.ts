@@ -23,9 +23,8 @@ const AUTHORITY = /^[a-z][a-z\d+.-]*:[/\\]*([^/\\?#]*)/i
 export function normaliseHttpUrl(field: string, value: unknown): string {
   const text = value as string
   // Whitespace or control characters would be silently trimmed or escaped by URL parsing.
-  if (/[\s\u0000-\u001f\u007f]/.test(text) || !URL.canParse(text))
-    throw new FieldError(`${field} must be an absolute http or https URL`)
-  const url = new URL(text)
+  const url = /[\s\u0000-\u001f\u007f]/.test(text) ? null : URL.parse(text)
+  if (!url) throw new FieldError(`${field} must be an absolute http or https URL`)
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '')
     throw new FieldError(`${field} must be an absolute http or https URL with a host`)
   // `https://paypal.com@evil.example` reads as paypal.com and opens evil.example. An empty

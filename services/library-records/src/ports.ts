@@ -11,6 +11,22 @@ export interface RecordBase {
   updated_at: number
 }
 
+/** A record as `get` read it, with its version. */
+export interface Versioned<R> {
+  record: R
+  /**
+   * The record's change position (see LibraryStore): every insert, update and delete gives it a
+   * new one, so it tells any two versions apart (a change undone later too), which is what a
+   * compare-and-set write expects. A store-wide sequence: never shown to a client (the ETag is
+   * a hash of the record).
+   */
+  rev: number
+}
+
+/** What `changes` gives for a deleted record: its id and when it was deleted. */
+export const tombstoneOf = (idField: string, stored: Record<string, unknown>): Tombstone =>
+  ({ [idField]: stored[idField] as string, deleted_at: stored.deleted_at as number, updated_at: stored.updated_at as number })
+
 /**
  * Persistence of one kind of library record, `R` as stored, `P` the fields a PATCH may change.
  * Every record is stored under its library (`libraryOf(principal)`) and every call is scoped by
@@ -32,8 +48,8 @@ export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
    */
   insertMany(library: string, records: R[], receipt?: Receipt): Promise<void>
 
-  /** The record, or null when it does not exist in this library. */
-  get(library: string, id: string): Promise<R | null>
+  /** The record with its version, or null when it does not exist in this library. */
+  get(library: string, id: string): Promise<Versioned<R> | null>
 
   /**
    * A page of the library, oldest first by a monotonic position the store assigns at insert
@@ -55,18 +71,18 @@ export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
 
   /**
    * Applies the patch, sets updated_at and gives the record a new change position; the updated
-   * record, or null when not in this library. With `expected`, a compare-and-set: it applies
-   * only while the stored record still equals `expected` field by field (as `get` returned it),
-   * else null and nothing changes.
+   * record, or null when not in this library. With `expectedRev`, a compare-and-set: it applies
+   * only while the record's `rev` is still that one (as `get` returned it), else null and
+   * nothing changes.
    */
-  update(library: string, id: string, patch: P, updatedAt: number, expected?: R): Promise<R | null>
+  update(library: string, id: string, patch: P, updatedAt: number, expectedRev?: number): Promise<R | null>
 
   /**
    * Deletes the record at `deletedAt`: its row stays as a tombstone (deleted_at and updated_at
    * set, a new change position; the id is never issued again). The record as the delete left
-   * it, or null when not in this library; with `expected`, only while it still equals it.
+   * it, or null when not in this library; with `expectedRev`, only while its `rev` is that one.
    */
-  delete(library: string, id: string, deletedAt: number, expected?: R): Promise<R | null>
+  delete(library: string, id: string, deletedAt: number, expectedRev?: number): Promise<R | null>
 
   /** True while the store answers (readiness); never rejects. */
   ping(): Promise<boolean>

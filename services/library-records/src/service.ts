@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { AppError, DEFAULT_MAX_PAYLOAD, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status, type Tombstone } from '@lr/proto'
-import { createCursors, type Cursors } from '@lr/platform/cursor'
+import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status, type Tombstone } from '@lr/proto'
+import { createCursors, type Cursors, decodeCursor } from '@lr/platform/cursor'
 import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
 import { batchItems, checkBatch } from './batch'
 import { batchEnvelopeOf } from './batch-envelope'
@@ -10,7 +10,7 @@ import { orBadRequest } from './fields'
 import { createInsert } from './insert'
 import type { RecordKind } from './kind'
 import { parseListQuery } from './list-query'
-import type { LibraryStore, RecordBase } from './ports'
+import type { LibraryStore, RecordBase, Versioned } from './ports'
 import { createWrites } from './write'
 
 /** The not-found answer of every record route: a record of another library is one that does not exist. */
@@ -30,7 +30,7 @@ export interface LibraryDeps<R extends RecordBase, P> {
    * A page over it comes back shorter, with a next_cursor (docs/decisions.md §4).
    */
   maxReplyBytes?: number
-  /** Seals the cursors of lists and exports (CURSOR_SECRET); default: a random key of this service. */
+  /** Seals the cursors of lists (CURSOR_SECRET); default: a random key of this service. */
   cursors?: Cursors
   /**
    * The Idempotency-Key register shared with the other services that create (openKeyClaims),
@@ -64,11 +64,11 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
   const isPossibleId = kind.isPossibleId ?? (() => true)
   const notFound = (id: string) => notFoundIn(kind.noun, id)
 
-  async function found(principal: Principal, id: string): Promise<R> {
+  async function found(principal: Principal, id: string): Promise<Versioned<R>> {
     // An id that could never have been issued is not looked up.
-    const record = isPossibleId(id) ? await store.get(libraryOf(principal), id) : null
-    if (!record) throw notFound(id)
-    return record
+    const read = isPossibleId(id) ? await store.get(libraryOf(principal), id) : null
+    if (!read) throw notFound(id)
+    return read
   }
   const writes = createWrites(kind, store, now, found)
   // What a cursor is sealed under: it opens only in the same library, kind and listing.
@@ -108,7 +108,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
     },
 
     async get(principal: Principal, id: string): Promise<W> {
-      return kind.present(await found(principal, id))
+      return kind.present((await found(principal, id)).record)
     },
 
     /**
@@ -120,21 +120,21 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
       return writes.update(principal, id, patch, ifMatch)
     },
 
-    async delete(principal: Principal, id: string, ifMatch?: string): Promise<{ deleted: string }> {
+    async delete(principal: Principal, id: string, ifMatch?: string): Promise<Deleted> {
       if (!isPossibleId(id)) throw notFound(id)
       return writes.delete(principal, id, ifMatch)
     },
 
     /** One chunk of the CSV export; `cursor` null starts it (and only that chunk has the header). Live records only. */
     async exportPage(principal: Principal, cursor: string | null): Promise<ExportChunk> {
-      const sealedUnder = scopeOf(principal, 'export')
-      const after = cursor === null ? undefined : cursors.open(sealedUnder, cursor)
+      // The gateway loops over these cursors itself, never showing one to a client: plain ones (platform/src/cursor.ts).
+      const after = cursor === null ? undefined : decodeCursor(cursor)
       const read = async (limit: number) => {
         const page = await store.list(libraryOf(principal), { limit, after })
         return { items: page.items.map(kind.present), next: page.next }
       }
       const maxBytes = Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2))
-      return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null, maxBytes, (page) => (page.next === null ? null : cursors.seal(sealedUnder, page.next)))
+      return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null, maxBytes)
     },
 
     /** The compiled body checks; each one's `schema` is the @lr/proto object the gateway documents. */

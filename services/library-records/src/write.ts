@@ -1,16 +1,16 @@
-import { AppError, libraryOf, type Principal, type Status } from '@lr/proto'
+import { AppError, type Deleted, libraryOf, type Principal, type Status } from '@lr/proto'
 import { etagOf, ifMatchHolds } from '@lr/platform/etag'
 import type { RecordKind } from './kind'
-import type { LibraryStore, RecordBase } from './ports'
+import type { LibraryStore, RecordBase, Versioned } from './ports'
 import { checkStatusChange } from './review'
 
 /** Reads and compare-and-set writes of one PATCH or DELETE before it gives up (another writer kept winning). */
-export const WRITE_ATTEMPTS = 10
+const WRITE_ATTEMPTS = 10
 
 export const STALE_VERSION = 'If-Match does not name the current version of this record (its ETag); GET it again'
 
 /** The fields of `patch` whose value differs from `current`'s (style compared as its JSON). */
-export function changedFields<R extends RecordBase, P extends object>(patch: P, current: R): Partial<P> {
+function changedFields<R extends RecordBase, P extends object>(patch: P, current: R): Partial<P> {
   const stored = current as unknown as Record<string, unknown>
   return Object.fromEntries(
     Object.entries(patch).filter(([field, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(stored[field])),
@@ -19,14 +19,14 @@ export function changedFields<R extends RecordBase, P extends object>(patch: P, 
 
 /**
  * PATCH and DELETE (docs/decisions.md §4, "Versions"). Both write with a compare-and-set on the
- * record as read, so an If-Match check and the no-op check hold at the moment of the write: a
- * record that changed meanwhile is read again (and then fails If-Match with 412).
+ * version read (its `rev`), so an If-Match check and the no-op check hold at the moment of the
+ * write: a record that changed meanwhile is read again (and then fails If-Match with 412).
  */
 export function createWrites<R extends RecordBase, P extends { status?: Status }, W, L extends string>(
   kind: RecordKind<R, W, L>,
   store: LibraryStore<R, P>,
   now: () => number,
-  found: (principal: Principal, id: string) => Promise<R>,
+  found: (principal: Principal, id: string) => Promise<Versioned<R>>,
 ) {
   const checkVersion = (current: R, ifMatch: string | undefined) => {
     if (ifMatch !== undefined && !ifMatchHolds(ifMatch, etagOf(kind.present(current)))) throw new AppError('precondition_failed', STALE_VERSION)
@@ -37,12 +37,12 @@ export function createWrites<R extends RecordBase, P extends { status?: Status }
     /** A PATCH that changes nothing writes nothing: updated_at, the change position and the change event stay. */
     async update(principal: Principal, id: string, patch: P, ifMatch?: string): Promise<W> {
       for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
-        const current = await found(principal, id)
+        const { record: current, rev } = await found(principal, id)
         checkVersion(current, ifMatch)
         if (patch.status !== undefined) checkStatusChange(principal, current.status, patch.status)
         const changes = changedFields(patch, current)
         if (Object.keys(changes).length === 0) return kind.present(current)
-        const updated = await store.update(libraryOf(principal), id, changes as P, now(), current)
+        const updated = await store.update(libraryOf(principal), id, changes as P, now(), rev)
         if (updated) {
           await kind.changed?.([updated], false)
           return kind.present(updated)
@@ -52,11 +52,11 @@ export function createWrites<R extends RecordBase, P extends { status?: Status }
     },
 
     /** Without If-Match a delete needs no read; with it, it deletes only the version named. */
-    async delete(principal: Principal, id: string, ifMatch?: string): Promise<{ deleted: string }> {
+    async delete(principal: Principal, id: string, ifMatch?: string): Promise<Deleted> {
       for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
         const current = ifMatch === undefined ? undefined : await found(principal, id)
-        if (current) checkVersion(current, ifMatch)
-        const deleted = await store.delete(libraryOf(principal), id, now(), current)
+        if (current) checkVersion(current.record, ifMatch)
+        const deleted = await store.delete(libraryOf(principal), id, now(), current?.rev)
         if (deleted) {
           await kind.changed?.([deleted], true)
           return { deleted: id }

@@ -88,27 +88,37 @@ export function changesContract<R extends RecordBase>(fixture: StoreFixture<R>, 
   })
 
   describe('compare-and-set writes', () => {
-    it('updates while the record still equals what the caller read', async () => {
+    it('updates while the record is still at the version read', async () => {
       await store.insertMany(A, [record(1)])
-      const read = (await store.get(A, id(1)))!
-      expect(await store.update(A, id(1), { name: 'New' }, T, read)).toEqual({ ...record(1), name: 'New', updated_at: T })
+      const { rev } = (await store.get(A, id(1)))!
+      expect(await store.update(A, id(1), { name: 'New' }, T, rev)).toEqual({ ...record(1), name: 'New', updated_at: T })
     })
 
     it('answers null and changes nothing when the record changed since it was read', async () => {
       await store.insertMany(A, [record(1, { style: { a: 1 } })])
       const read = (await store.get(A, id(1)))!
-      await store.update(A, id(1), { style: { a: 2 } }, read.updated_at)
+      await store.update(A, id(1), { style: { a: 2 } }, read.record.updated_at)
       const now = (await store.get(A, id(1)))!
-      expect(await store.update(A, id(1), { name: 'Lost' }, T, read)).toBeNull()
-      expect(await store.delete(A, id(1), T, read)).toBeNull()
+      expect(await store.update(A, id(1), { name: 'Lost' }, T, read.rev)).toBeNull()
+      expect(await store.delete(A, id(1), T, read.rev)).toBeNull()
       expect(await store.get(A, id(1))).toEqual(now)
-      expect((await store.changes(A, { limit: 10 })).items).toEqual([now])
+      expect((await store.changes(A, { limit: 10 })).items).toEqual([now.record])
     })
 
-    it('deletes while the record still equals what the caller read', async () => {
-      await store.insertMany(A, [record(1)])
+    it('answers null when the record was changed and changed back since it was read', async () => {
+      await store.insertMany(A, [record(1, { style: { a: 1 } })])
       const read = (await store.get(A, id(1)))!
-      expect(await store.delete(A, id(1), T, read)).toEqual({ ...record(1), updated_at: T })
+      await store.update(A, id(1), { style: { a: 2 } }, read.record.updated_at)
+      await store.update(A, id(1), { style: { a: 1 } }, read.record.updated_at)
+      expect((await store.get(A, id(1)))!.record).toEqual(read.record)
+      expect(await store.update(A, id(1), { name: 'Lost' }, T, read.rev)).toBeNull()
+      expect((await store.get(A, id(1)))!.record).toEqual(read.record)
+    })
+
+    it('deletes while the record is still at the version read', async () => {
+      await store.insertMany(A, [record(1)])
+      const { rev } = (await store.get(A, id(1)))!
+      expect(await store.delete(A, id(1), T, rev)).toEqual({ ...record(1), updated_at: T })
       expect(await store.get(A, id(1))).toBeNull()
     })
   })

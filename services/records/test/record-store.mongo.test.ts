@@ -23,14 +23,32 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
     const db = await freshDatabase(url(), 'lr_records_old')
     try {
       await (await createMongoRecordStore(db.conn)).insertMany(A, [record(1), record(2), record(3)])
+      // A database from before: no rev, no deleted_at, and no record that rev was backfilled.
       await db.conn.db!.collection('static_records').updateMany({}, { $unset: { rev: '', deleted_at: '' } })
+      await db.conn.db!.collection('migrations').deleteMany({})
       const store = await createMongoRecordStore(db.conn)
       expect((await store.list(A, { limit: 10 })).items).toEqual([record(1), record(2), record(3)])
-      expect(await store.get(A, record(2).qr_id)).toEqual(record(2))
+      expect((await store.get(A, record(2).qr_id))?.record).toEqual(record(2))
       await store.delete(A, record(2).qr_id, 1_800_000_000)
       expect((await store.changes(A, { limit: 10, includeDeleted: true })).items).toEqual([
         record(1), record(3), { qr_id: record(2).qr_id, deleted_at: 1_800_000_000, updated_at: 1_800_000_000 },
       ])
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('looks for documents without rev only until one open has placed them all (a marker in migrations)', async () => {
+    const db = await freshDatabase(url(), 'lr_records_marker')
+    try {
+      const records = db.conn.db!.collection('static_records')
+      const store = await createMongoRecordStore(db.conn)
+      await store.insertMany(A, [record(1), record(2)])
+      expect(await db.conn.db!.collection('migrations').findOne({ _id: 'static_records.rev' as never })).not.toBeNull()
+      // No store writes a document without rev any more: only a scan would notice this one, and none runs.
+      await records.updateOne({ qr_id: record(1).qr_id }, { $unset: { rev: '' } })
+      await createMongoRecordStore(db.conn)
+      expect(await records.countDocuments({ rev: { $exists: false } })).toBe(1)
     } finally {
       await db.cleanup()
     }

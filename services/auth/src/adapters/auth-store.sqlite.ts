@@ -1,5 +1,6 @@
 import { type Database, SQLiteError } from 'bun:sqlite'
 import { type Account, type KeyScope, type Membership, StoreConflict, type Team } from '@lr/proto'
+import { addMissingColumns } from '@lr/platform/sqlite'
 import type { AccountChanges, AuthStore, StoredKey } from '../ports'
 
 const SCHEMA = `
@@ -19,12 +20,6 @@ CREATE INDEX IF NOT EXISTS api_keys_by_account ON api_keys (account_id, created_
 CREATE INDEX IF NOT EXISTS teams_by_name ON teams (name);
 `
 
-/** Columns added after the first release, added to a database that predates them. */
-function migrate(db: Database) {
-  const columns = db.query<{ name: string }, []>('PRAGMA table_info(api_keys)').all().map((c) => c.name)
-  if (!columns.includes('name')) db.exec('ALTER TABLE api_keys ADD COLUMN name TEXT')
-}
-
 /** The columns a UNIQUE / PRIMARY KEY violation names, or null for any other error. */
 function violatedColumns(error: unknown): string | null {
   if (!(error instanceof SQLiteError)) return null
@@ -35,7 +30,8 @@ function violatedColumns(error: unknown): string | null {
 /** AuthStore over bun:sqlite; creates its tables. Open `db` with openSqlite from @lr/proto/sqlite. */
 export function createSqliteAuthStore(db: Database): AuthStore {
   db.exec(SCHEMA)
-  migrate(db)
+  // Added after the first release.
+  addMissingColumns(db, 'api_keys', { name: 'TEXT' })
   const keyBy = (column: 'key_id' | 'hash') => db.query<StoredKey, [string]>(`SELECT * FROM api_keys WHERE ${column} = ?`)
   const q = {
     insertAccount: db.query(

@@ -2,7 +2,7 @@ import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mo
 import { type ListOptions, StoreConflict, type Tombstone } from '@lr/proto'
 import { createAtomicInsert } from '@lr/platform/mongo-insert'
 import { type MongoPositions, pageRange, positionText } from '@lr/platform/mongo-position'
-import type { LibraryStore, RecordBase } from '../ports'
+import { type LibraryStore, type RecordBase, tombstoneOf } from '../ports'
 
 /** Where one kind of record lives in MongoDB. */
 export interface MongoKind {
@@ -51,11 +51,23 @@ const isDuplicateKey = (error: unknown) =>
 export const libraryModel = (conn: Connection, kind: MongoKind): Model<LibraryDoc> =>
   (conn.models[kind.model] as Model<LibraryDoc> | undefined) ?? conn.model<LibraryDoc>(kind.model, schemaOf(kind), kind.collection)
 
-/** Documents stored before change positions existed get theirs: their insert position. */
-async function placeChanges(Model: Model<LibraryDoc>): Promise<void> {
+/** Which one-off migrations of a database are done, one document each (`_id`: collection and what). */
+const MIGRATIONS_COLLECTION = 'migrations'
+
+/**
+ * Documents stored before change positions existed get theirs: their insert position. Finding
+ * them scans the collection, so once a run has placed them all a marker in MIGRATIONS_COLLECTION
+ * makes later opens skip it. Two replicas starting at once may both run it; each document keeps
+ * the first value it is given.
+ */
+async function placeChanges(conn: Connection, Model: Model<LibraryDoc>, collection: string): Promise<void> {
+  const migrations = conn.db!.collection<{ _id: string; at: number }>(MIGRATIONS_COLLECTION)
+  const marker = `${collection}.rev`
+  if (await migrations.findOne({ _id: marker })) return
   const docs = await Model.collection.find({ rev: { $exists: false } }, { projection: { position: 1 } }).toArray()
-  if (docs.length === 0) return
-  await Model.collection.bulkWrite(docs.map(({ _id, position }) => ({ updateOne: { filter: { _id, rev: { $exists: false } }, update: { $set: { rev: position } } } })))
+  if (docs.length > 0)
+    await Model.collection.bulkWrite(docs.map(({ _id, position }) => ({ updateOne: { filter: { _id, rev: { $exists: false } }, update: { $set: { rev: position } } } })))
+  await migrations.updateOne({ _id: marker }, { $setOnInsert: { at: Date.now() } }, { upsert: true })
 }
 
 /**
@@ -64,20 +76,15 @@ async function placeChanges(Model: Model<LibraryDoc>): Promise<void> {
  * `rev` for changes, from one allocator, so one horizon holds both back.
  */
 export async function createMongoLibraryStore<R extends RecordBase, P extends Partial<R>>(conn: Connection, kind: MongoKind): Promise<LibraryStore<R, P> & { positions: MongoPositions }> {
-  const { idField, urlField } = kind
+  const { idField } = kind
   const Model = libraryModel(conn, kind)
   await Model.createIndexes()
-  const atomic = await createAtomicInsert(conn, Model, kind.collection, { alsoPositioned: ['rev'] })
-  await placeChanges(Model)
+  const atomic = await createAtomicInsert(conn, Model, kind.collection, { rev: true })
+  await placeChanges(conn, Model, kind.collection)
   const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => ({ ...rest, style: JSON.parse(style) }) as unknown as R
-  const toItem = (doc: LibraryDoc): R | Tombstone =>
-    doc.deleted_at == null ? toRecord(doc) : { [idField]: doc[idField] as string, deleted_at: doc.deleted_at, updated_at: doc.updated_at as number }
-  // `deleted_at: null` also matches a document without the field.
-  const live = (library: string, id: string, expected?: R) => {
-    const e = expected as unknown as Record<string, unknown> | undefined
-    const unchanged = e && { [urlField]: e[urlField], name: e.name, style: JSON.stringify(e.style), status: e.status, updated_at: e.updated_at }
-    return { library, [idField]: id, deleted_at: null, ...unchanged }
-  }
+  const toItem = (doc: LibraryDoc): R | Tombstone => (doc.deleted_at == null ? toRecord(doc) : tombstoneOf(idField, doc))
+  // `deleted_at: null` also matches a document without the field. With `expectedRev`, a compare-and-set (LibraryStore.update).
+  const live = (library: string, id: string, expectedRev?: number) => ({ library, [idField]: id, deleted_at: null, ...(expectedRev !== undefined && { rev: expectedRev }) })
   /** Gives one document a new change position while `set` applies: the block stays open (holding readers back) until written. */
   async function change(filter: QueryFilter<LibraryDoc>, set: Record<string, unknown>): Promise<LibraryDoc | null> {
     const block = await atomic.positions.allocate(1)
@@ -113,7 +120,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
 
     async get(library, id) {
       const doc = await Model.findOne(live(library, id)).lean<LibraryDoc>()
-      return doc ? toRecord(doc) : null
+      return doc ? { record: toRecord(doc), rev: doc.rev } : null
     },
 
     async list(library, options: ListOptions) {
@@ -128,14 +135,14 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
       return { items: docs.map(toItem), next }
     },
 
-    async update(library, id, patch, updatedAt, expected) {
+    async update(library, id, patch, updatedAt, expectedRev) {
       const { style, ...plain } = patch
-      const doc = await change(live(library, id, expected), { ...plain, ...(style === undefined ? {} : { style: JSON.stringify(style) }), updated_at: updatedAt })
+      const doc = await change(live(library, id, expectedRev), { ...plain, ...(style === undefined ? {} : { style: JSON.stringify(style) }), updated_at: updatedAt })
       return doc ? toRecord(doc) : null
     },
 
-    async delete(library, id, deletedAt, expected) {
-      const doc = await change(live(library, id, expected), { deleted_at: deletedAt, updated_at: deletedAt })
+    async delete(library, id, deletedAt, expectedRev) {
+      const doc = await change(live(library, id, expectedRev), { deleted_at: deletedAt, updated_at: deletedAt })
       return doc ? toRecord(doc) : null
     },
 

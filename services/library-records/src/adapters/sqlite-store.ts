@@ -1,8 +1,8 @@
 import type { Database } from 'bun:sqlite'
 import { type ListOptions, type Receipt, StoreConflict, type Tombstone } from '@lr/proto'
 import { sqliteReceipts } from '@lr/platform/idempotency-sqlite'
-import { seqOf } from '@lr/platform/sqlite'
-import type { LibraryStore, RecordBase } from '../ports'
+import { addMissingColumns, seqOf } from '@lr/platform/sqlite'
+import { type LibraryStore, type RecordBase, tombstoneOf } from '../ports'
 
 /** Where one kind of record lives in SQLite. */
 export interface SqliteKind {
@@ -14,8 +14,8 @@ export interface SqliteKind {
 // `id UNIQUE` is what keeps an id unique for ever (a delete only sets deleted_at, the row stays
 // as a tombstone). AUTOINCREMENT: a seq is never reused, even after the newest row is deleted,
 // so a cursor holding it can never skip a later insert. `rev`, the change position, is drawn
-// from the same sequence (sqlite_sequence) on every change. SQLite has one writer, so the order
-// of both is commit order.
+// from the same sequence (sqlite_sequence) on every change; an insert takes the next number for
+// both. SQLite has one writer, so the order of both is commit order.
 const schemaOf = ({ table, idField, urlField }: SqliteKind) => `
 CREATE TABLE IF NOT EXISTS ${table} (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -36,9 +36,8 @@ CREATE INDEX IF NOT EXISTS ${table}_library_seq ON ${table} (library, seq);`
 
 /** Tables made before tombstones (static: hard deletes) and change positions get their columns. */
 function migrate(db: Database, table: string) {
-  const columns = new Set(db.query<{ name: string }, []>(`PRAGMA table_info(${table})`).all().map((c) => c.name))
-  if (!columns.has('deleted_at')) db.exec(`ALTER TABLE ${table} ADD COLUMN deleted_at INTEGER`)
-  if (!columns.has('rev')) db.exec(`ALTER TABLE ${table} ADD COLUMN rev INTEGER; UPDATE ${table} SET rev = seq`)
+  const added = addMissingColumns(db, table, { deleted_at: 'INTEGER', rev: 'INTEGER' })
+  if (added.includes('rev')) db.exec(`UPDATE ${table} SET rev = seq`)
   db.exec(`CREATE INDEX IF NOT EXISTS ${table}_library_rev ON ${table} (library, rev)`)
 }
 
@@ -58,36 +57,32 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   }).immediate()
   const FIELDS = `${idField}, ${urlField}, name, style, status, team_id, created_by, created_at, updated_at`
   const LIVE = `library = $library AND ${idField} = $id AND deleted_at IS NULL`
-  // With $check, a compare-and-set: the row must still hold what the caller read (LibraryStore.update).
-  const UNCHANGED = `($check = 0 OR (${urlField} = $e_url AND name = $e_name AND style = $e_style AND status = $e_status AND updated_at = $e_updated_at))`
+  // With $expected, a compare-and-set: the row must still be at the change the caller read (LibraryStore.update).
+  const AS_READ = `($expected IS NULL OR rev = $expected)`
   const toRecord = ({ seq: _seq, rev: _rev, deleted_at: _deleted, ...row }: Row) => ({ ...row, style: JSON.parse(row.style) }) as unknown as R
-  const toItem = (row: Row): R | Tombstone =>
-    row.deleted_at == null ? toRecord(row) : { [idField]: row[idField] as string, deleted_at: row.deleted_at, updated_at: row.updated_at as number }
+  const toItem = (row: Row): R | Tombstone => (row.deleted_at == null ? toRecord(row) : tombstoneOf(idField, row))
   const isIdClash = (error: unknown) =>
     (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE' && String((error as Error).message).includes(`${table}.${idField}`)
-  const expectation = (expected: R | undefined): Params => {
-    const e = expected as unknown as Record<string, unknown> | undefined
-    return e === undefined
-      ? { check: 0, e_url: null, e_name: null, e_style: null, e_status: null, e_updated_at: null }
-      : { check: 1, e_url: e[urlField] as string, e_name: e.name as string, e_style: JSON.stringify(e.style), e_status: e.status as string, e_updated_at: e.updated_at as number }
-  }
 
-  const insert = db.prepare<{ seq: number }, Params>(
-    `INSERT INTO ${table} (library, ${FIELDS}) VALUES ($library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at) RETURNING seq`,
+  // seq and rev both the sequence's next number, as AUTOINCREMENT would pick it (past the
+  // sequence and the newest row); inserting an explicit seq moves sqlite_sequence on as well.
+  const insert = db.prepare<unknown, Params>(
+    `INSERT INTO ${table} (seq, rev, library, ${FIELDS})
+     SELECT n, n, $library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at
+     FROM (SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), coalesce((SELECT max(seq) FROM ${table}), 0)) + 1 AS n)`,
   )
-  const placeChange = db.prepare<unknown, { seq: number }>(`UPDATE ${table} SET rev = $seq WHERE seq = $seq`)
   const receipts = sqliteReceipts(db)
   const insertAll = db.transaction((library: string, records: R[], receipt?: Receipt) => {
     for (const record of records) {
       try {
-        placeChange.run(insert.get({ ...record, library, style: JSON.stringify(record.style) } as never)!)
+        insert.run({ ...record, library, style: JSON.stringify(record.style) } as never)
       } catch (error) {
         throw isIdClash(error) ? new StoreConflict(idField, (record as unknown as Record<string, string>)[idField]) : error
       }
     }
     if (receipt) receipts.write(receipt)
   })
-  const getOne = db.prepare<Row, { library: string; id: string }>(`SELECT ${FIELDS} FROM ${table} WHERE ${LIVE}`)
+  const getOne = db.prepare<Row & { rev: number }, { library: string; id: string }>(`SELECT rev, ${FIELDS} FROM ${table} WHERE ${LIVE}`)
   const page = db.prepare<Row, { library: string; after: number; since: number | null; status: string | null; limit: number }>(
     `SELECT seq, ${FIELDS} FROM ${table}
      WHERE library = $library AND seq > $after AND deleted_at IS NULL
@@ -105,9 +100,9 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   const patch = db.prepare<Row, Params>(
     `UPDATE ${table} SET ${urlField} = coalesce($url, ${urlField}), name = coalesce($name, name),
        status = coalesce($status, status), style = coalesce($style, style), updated_at = $updated_at, rev = $rev
-     WHERE ${LIVE} AND ${UNCHANGED} RETURNING ${FIELDS}`,
+     WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`,
   )
-  const remove = db.prepare<Row, Params>(`UPDATE ${table} SET deleted_at = $at, updated_at = $at, rev = $rev WHERE ${LIVE} AND ${UNCHANGED} RETURNING ${FIELDS}`)
+  const remove = db.prepare<Row, Params>(`UPDATE ${table} SET deleted_at = $at, updated_at = $at, rev = $rev WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`)
   const change = db.transaction((statement: typeof patch, params: Params) => statement.get({ ...params, rev: nextPosition.get()?.seq ?? 0 }))
   // (No sequence yet: the table never had a row, so nothing matches and rev 0 is never stored.)
 
@@ -126,7 +121,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
 
     async get(library, id) {
       const row = getOne.get({ library, id })
-      return row ? toRecord(row) : null
+      return row ? { record: toRecord(row), rev: row.rev } : null
     },
 
     async list(library, options: ListOptions) {
@@ -143,7 +138,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
       return pageOf(rows, options.limit, 'rev', toItem)
     },
 
-    async update(library, id, changes, updatedAt, expected) {
+    async update(library, id, changes, updatedAt, expectedRev) {
       const row = change(patch, {
         library,
         id,
@@ -152,13 +147,13 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
         status: changes.status ?? null,
         style: changes.style === undefined ? null : JSON.stringify(changes.style),
         updated_at: updatedAt,
-        ...expectation(expected),
+        expected: expectedRev ?? null,
       })
       return row ? toRecord(row) : null
     },
 
-    async delete(library, id, deletedAt, expected) {
-      const row = change(remove, { library, id, at: deletedAt, ...expectation(expected) })
+    async delete(library, id, deletedAt, expectedRev) {
+      const row = change(remove, { library, id, at: deletedAt, expected: expectedRev ?? null })
       return row ? toRecord(row) : null
     },
 
