@@ -1,4 +1,5 @@
 import { type Static, Type as T } from '@sinclair/typebox'
+import { LIMIT_DEFAULT, LIMIT_MAX } from './paging'
 
 /** Subjects of services/auth; queue group `auth`. */
 export const AUTH_SUBJECTS = {
@@ -57,10 +58,9 @@ export type AccountUpdateRequest = Static<typeof AccountUpdateRequest>
 /** One account, by email or by id (exactly one of them). */
 export const AccountShowRequest = T.Object({ email: T.Optional(T.String({ minLength: 1, maxLength: 320 })), account_id: T.Optional(Id) })
 export type AccountShowRequest = Static<typeof AccountShowRequest>
-export const ACCOUNT_LIST_MAX = 1000
-/** A page of every account, by email; `cursor` is a page's `next_cursor`. */
+/** A page of every account, by email, paged as the record lists are; `cursor` is a page's `next_cursor`. */
 export const AccountListRequest = T.Object({
-  limit: T.Optional(T.Integer({ minimum: 1, maximum: ACCOUNT_LIST_MAX })),
+  limit: T.Optional(T.Integer({ minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT })),
   cursor: T.Optional(T.String({ minLength: 1, maxLength: 320 })),
 })
 export type AccountListRequest = Static<typeof AccountListRequest>

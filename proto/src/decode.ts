@@ -1,4 +1,4 @@
-import type { TSchema, Static } from '@sinclair/typebox'
+import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { AppError } from './errors'
 
@@ -7,4 +7,45 @@ export function decode<S extends TSchema>(schema: S, payload: unknown): Static<S
   if (Value.Check(schema, payload)) return payload
   const first = Value.Errors(schema, payload).First()
   throw new AppError('bad_request', `malformed request${first ? ` at ${first.path || '/'}: ${first.message}` : ''}`)
+}
+
+/**
+ * The 400 for a query parameter whose value its field refuses: the field's `errorMessage`
+ * (queries.ts gives every field one), else the name and TypeBox's words.
+ */
+export function badQueryValue(schema: TObject, name: string): AppError {
+  const field = schema.properties[name]
+  const message: unknown = field?.errorMessage
+  return new AppError('bad_request', typeof message === 'string' ? message : `query parameter "${name}" is invalid`)
+}
+
+const WHOLE = /^\d{1,15}$/
+
+/**
+ * One query value as its field's type: an integer only from plain digits, a boolean only from
+ * exactly `true` or `false`; anything else (strings, unions of literals) as it came. Not
+ * TypeBox's Value.Convert, which reads `1e2` as 100, `0x10` as 16, `1` as true and ` 5` as 5.
+ */
+function convert(field: TSchema, raw: string): unknown {
+  if (field.type === 'integer') return WHOLE.test(raw) ? Number(raw) : raw
+  if (field.type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw
+  return raw
+}
+
+/**
+ * A query string (one string per name, as the gateway forwards it) read by its @lr/proto query
+ * schema: a name the schema does not list, or a value its field refuses, is a 400 with that
+ * field's message. Defaults are not applied: an absent name stays absent.
+ */
+export function decodeQuery<S extends TObject>(schema: S, query: Record<string, string>): Static<S> {
+  const decoded: Record<string, unknown> = {}
+  for (const [name, raw] of Object.entries(query)) {
+    if (!Object.hasOwn(schema.properties, name)) throw new AppError('bad_request', `unknown query parameter "${name}"`)
+    const field = schema.properties[name]!
+    const value = convert(field, raw)
+    if (!Value.Check(field, value)) throw badQueryValue(schema, name)
+    decoded[name] = value
+  }
+  // Whatever the fields cannot say alone (a required name missing).
+  return decode(schema, decoded)
 }

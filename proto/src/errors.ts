@@ -1,3 +1,5 @@
+import { type Static, Type as T } from '@sinclair/typebox'
+
 /**
  * The one error type of the product and its one status table.
  * Services throw AppError; the bus carries it as a WireError; the gateway's error handler
@@ -23,11 +25,12 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS
 
-/** One rejected item of a batch: its position (from 0) and why. */
-export interface ItemError {
-  index: number
-  error: string
-}
+/** One failing item of a batch: its position in the batch (from 0) and why it failed. */
+export const BatchItemError = T.Object({
+  index: T.Integer({ minimum: 0, description: 'position of the item in the batch, from 0' }),
+  error: T.String({ description: 'why this item was refused' }),
+})
+export type ItemError = Static<typeof BatchItemError>
 
 export interface ErrorDetails {
   /** Per-item failures of a batch (code `batch_invalid`). */
@@ -79,8 +82,16 @@ export function toAppError(error: unknown): AppError {
   return new AppError('internal', 'internal error')
 }
 
+/** Every error but a batch's item failures: `{"error": "..."}` (docs/decisions.md §8). */
+export const ErrorBody = T.Object({ error: T.String({ description: 'what went wrong, for a person to read' }) })
+export type ErrorBody = Static<typeof ErrorBody>
+
+/** A batch with invalid items: every failing item is named, and nothing was created. */
+export const BatchErrorBody = T.Object({ errors: T.Array(BatchItemError, { minItems: 1 }) })
+export type BatchErrorBody = Static<typeof BatchErrorBody>
+
 /** The JSON error body (docs/decisions.md §8): `{"error"}`, or `{"errors": [{index, error}]}` for a batch. */
-export function errorBody(error: AppError): { error: string } | { errors: ItemError[] } {
+export function errorBody(error: AppError): ErrorBody | BatchErrorBody {
   return error.details?.items ? { errors: error.details.items } : { error: error.message }
 }
 

@@ -1,4 +1,4 @@
-import { AppError } from '@lr/proto'
+import { AnalyticsQuery, AppError, badQueryValue, decodeQuery } from '@lr/proto'
 
 /** A range of UTC days, both ends inclusive (`YYYY-MM-DD`); null: unbounded on that side. */
 export interface DayRange {
@@ -28,24 +28,17 @@ export function msRange(range: DayRange): { start: number; end: number } {
 export const coversAll = (range: DayRange, first: string, last: string): boolean =>
   (range.from === null || range.from <= first) && (range.to === null || range.to >= last)
 
-function parseDay(name: string, value: string): string {
-  const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? dayStartMs(value) : Number.NaN
-  // Also refuses days that do not exist (2025-02-30), which Date would roll over.
-  const valid = Number.isFinite(ms) && dayOf(ms) === value
-  if (!valid) throw new AppError('bad_request', `${name} must be a date YYYY-MM-DD (UTC)`)
-  return value
+/** A day the pattern lets through (decodeQuery) but the calendar has not, such as 2025-02-30, which Date would roll over. */
+function checkRealDay(name: 'from' | 'to', value: string): void {
+  const ms = dayStartMs(value)
+  if (!Number.isFinite(ms) || dayOf(ms) !== value) throw badQueryValue(AnalyticsQuery, name)
 }
 
-/** Parses `from` and `to` of an analytics query; any other parameter, a bad date or from after to is a 400. */
+/** Parses `from` and `to` of an analytics query (AnalyticsQuery); any other parameter, a bad date or from after to is a 400. */
 export function parseDayRange(query: Record<string, string>): DayRange {
-  for (const key of Object.keys(query)) {
-    if (key !== 'from' && key !== 'to') throw new AppError('bad_request', `unknown query parameter "${key}"`)
-  }
-  const range: DayRange = {
-    from: query.from === undefined ? null : parseDay('from', query.from),
-    to: query.to === undefined ? null : parseDay('to', query.to),
-  }
-  if (range.from !== null && range.to !== null && range.from > range.to)
-    throw new AppError('bad_request', 'from must not be after to')
-  return range
+  const { from, to } = decodeQuery(AnalyticsQuery, query)
+  if (from !== undefined) checkRealDay('from', from)
+  if (to !== undefined) checkRealDay('to', to)
+  if (from !== undefined && to !== undefined && from > to) throw new AppError('bad_request', 'from must not be after to')
+  return { from: from ?? null, to: to ?? null }
 }

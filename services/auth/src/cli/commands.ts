@@ -1,4 +1,6 @@
-import { ACCOUNT_LIST_MAX, AUTH_SUBJECTS, KEY_NAME_MAX } from '@lr/proto'
+import {
+  Account, AccountList, AUTH_SUBJECTS, CreatedKey, KEY_NAME_MAX, KeyList, KeyRevoked, LIMIT_DEFAULT, LIMIT_MAX, MemberRemoved, Membership, Team, TeamDetails,
+} from '@lr/proto'
 import { grantUntil, integerIn, oneOf, usageError } from './args'
 
 const TIERS = ['basic', 'advanced', 'pro', 'business'] as const
@@ -16,6 +18,14 @@ export interface Flag {
   required?: boolean
 }
 
+/** What the help reads of a @lr/proto schema to list the fields a command prints. */
+export interface Printed {
+  properties?: Record<string, Printed>
+  items?: Printed
+  const?: unknown
+  [keyword: string]: unknown
+}
+
 export interface Command {
   subject: string
   /** One line for the tool's help. */
@@ -23,8 +33,8 @@ export interface Command {
   flags: Flag[]
   /** A flag whose value may also be given as a bare word (`team show Marketing`). */
   positional?: string
-  /** What it prints, for the command's help. */
-  prints: string
+  /** The schema of what it prints; the command's help lists its fields. */
+  prints: Printed
   /** The request payload; throws a usage error for values the flags cannot carry. */
   payload(flags: Flags): unknown
 }
@@ -40,7 +50,7 @@ export const COMMANDS: Record<string, Command> = {
       { name: 'email', value: 'EMAIL', help: 'its email, unique (stored trimmed, in lower case)', required: true },
       { name: 'tier', value: 'TIER', help: `${TIERS.join('|')}; basic has no API access`, required: true },
     ],
-    prints: '{"account_id", "email", "tier", "api_grant_until", "created_at"}',
+    prints: Account,
     payload: (f) => ({ email: f.email, tier: oneOf('tier', f.tier!, TIERS) }),
   },
   'account update': {
@@ -51,7 +61,7 @@ export const COMMANDS: Record<string, Command> = {
       { name: 'tier', value: 'TIER', help: TIERS.join('|') },
       { name: 'api-grant-until', value: 'EPOCH|none', help: 'API access until this epoch second for a tier without it; none clears it' },
     ],
-    prints: 'the account',
+    prints: Account,
     payload(f) {
       if (f.tier === undefined && f['api-grant-until'] === undefined)
         throw usageError('account update needs --tier and/or --api-grant-until')
@@ -69,7 +79,7 @@ export const COMMANDS: Record<string, Command> = {
       { name: 'email', value: 'EMAIL', help: 'its email (any case)' },
       { name: 'account', value: 'ACCOUNT_ID', help: 'or its id' },
     ],
-    prints: 'the account',
+    prints: Account,
     payload(f) {
       if ((f.email === undefined) === (f.account === undefined)) throw usageError('account show needs --email or --account (one of them)')
       return f.email !== undefined ? { email: f.email } : { account_id: f.account }
@@ -79,12 +89,12 @@ export const COMMANDS: Record<string, Command> = {
     subject: AUTH_SUBJECTS.accountList,
     summary: 'list every account, by email',
     flags: [
-      { name: 'limit', value: 'N', help: `accounts per page, 1 to ${ACCOUNT_LIST_MAX} (default 100)` },
-      { name: 'cursor', value: 'CURSOR', help: "the previous page's next_cursor" },
+      { name: 'limit', value: 'N', help: `accounts per page, 1 to ${LIMIT_MAX} (default ${LIMIT_DEFAULT})` },
+      { name: 'cursor', value: 'CURSOR', help: "the previous page's next_cursor; page until it is null" },
     ],
-    prints: '{"accounts": [account, ...], "next_cursor": null | "..."}; page until next_cursor is null',
+    prints: AccountList,
     payload: (f) => ({
-      ...(f.limit !== undefined && { limit: integerIn('limit', f.limit, 1, ACCOUNT_LIST_MAX) }),
+      ...(f.limit !== undefined && { limit: integerIn('limit', f.limit, 1, LIMIT_MAX) }),
       ...(f.cursor !== undefined && { cursor: f.cursor }),
     }),
   },
@@ -95,7 +105,7 @@ export const COMMANDS: Record<string, Command> = {
       { name: 'name', value: 'NAME', help: 'the team name', required: true },
       { name: 'admin', value: 'ACCOUNT_ID', help: 'its first admin; the account must be of tier business', required: true },
     ],
-    prints: '{"team_id", "name"}',
+    prints: Team,
     payload: (f) => ({ name: f.name, admin: f.admin }),
   },
   'team show': {
@@ -103,7 +113,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'show a team and its members, by id or name',
     flags: [{ name: 'team', value: 'TEAM_ID|NAME', help: 'the team id, or its name when one team bears it (also as a bare word)', required: true }],
     positional: 'team',
-    prints: '{"team_id", "name", "members": [{"account_id", "email", "role"}]}',
+    prints: TeamDetails,
     payload: (f) => ({ team: f.team }),
   },
   'team add-member': {
@@ -114,14 +124,14 @@ export const COMMANDS: Record<string, Command> = {
       account,
       { name: 'role', value: 'ROLE', help: ROLES.join('|'), required: true },
     ],
-    prints: '{"team_id", "account_id", "role"}',
+    prints: Membership,
     payload: (f) => ({ team_id: f.team, account_id: f.account, role: oneOf('role', f.role!, ROLES) }),
   },
   'team remove-member': {
     subject: AUTH_SUBJECTS.teamRemoveMember,
     summary: 'remove an account from a team',
     flags: [{ name: 'team', value: 'TEAM_ID', help: 'the team', required: true }, account],
-    prints: '{"team_id", "account_id", "removed": true}',
+    prints: MemberRemoved,
     payload: (f) => ({ team_id: f.team, account_id: f.account }),
   },
   'key create': {
@@ -133,7 +143,7 @@ export const COMMANDS: Record<string, Command> = {
       { name: 'team', value: 'TEAM_ID', help: 'the team of a business key; the account must be its writer or admin' },
       { name: 'name', value: 'NAME', help: `a label for people ("CI", "Zapier"), 1 to ${KEY_NAME_MAX} characters` },
     ],
-    prints: '{"key_id", "key", "name", "scope", "team_id", "created_at", "active_at"}',
+    prints: CreatedKey,
     payload(f) {
       const scope = oneOf('scope', f.scope!, SCOPES)
       if (scope === 'business' && f.team === undefined) throw usageError('a business key needs --team TEAM_ID')
@@ -148,14 +158,26 @@ export const COMMANDS: Record<string, Command> = {
       { name: 'key-id', value: 'KEY_ID', help: 'the key (key_...)', required: true },
       { name: 'by', value: 'ACCOUNT_ID', help: "who revokes: the key's owner or an admin of its team; left out: the operator" },
     ],
-    prints: '{"key_id", "revoked_at"}',
+    prints: KeyRevoked,
     payload: (f) => ({ key_id: f['key-id'], ...(f.by !== undefined && { by: f.by }) }),
   },
   'key list': {
     subject: AUTH_SUBJECTS.keyList,
     summary: "list an account's keys, never their secrets",
     flags: [account],
-    prints: '{"keys": [{"key_id", "name", "scope", "team_id", "last_four", "created_at", "active_at", "revoked_at", "last_used_at"}]}',
+    prints: KeyList,
     payload: (f) => ({ account_id: f.account }),
   },
+}
+
+/** How the tool is run, for its usage lines. */
+export const PROGRAM = 'bun run --silent admin'
+
+export const USAGE = `usage: ${PROGRAM} <command> [flags]; commands: ${Object.keys(COMMANDS).join(', ')}; --help for more`
+
+/** The command named by its two words, or a usage error naming what was typed. */
+export function findCommand(group: string | undefined, action: string | undefined): { name: string; command: Command } {
+  const name = [group, action].filter(Boolean).join(' ')
+  if (group && action && Object.hasOwn(COMMANDS, name)) return { name, command: COMMANDS[name]! }
+  throw usageError(name ? `unknown command "${name}"; ${USAGE}` : USAGE)
 }

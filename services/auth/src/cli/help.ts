@@ -1,10 +1,19 @@
-import { usageError } from './args'
-import { COMMANDS, type Command } from './commands'
-
-const PROGRAM = 'bun run --silent admin'
+import { COMMANDS, type Command, findCommand, type Printed, PROGRAM } from './commands'
 
 const synopsis = (name: string, command: Command) =>
   [PROGRAM, name, ...command.flags.map((f) => (f.required ? `--${f.name} ${f.value}` : `[--${f.name} ${f.value}]`))].join(' ')
+
+/** A schema's fields as the help shows them: `{"team_id", "members": [{"account_id", ...}], "removed": true}`. */
+function fields(schema: Printed): string {
+  const field = ([name, value]: [string, Printed]) => {
+    const key = JSON.stringify(name)
+    if (value.properties) return `${key}: ${fields(value)}`
+    if (value.items?.properties) return `${key}: [${fields(value.items)}]`
+    if (value.const !== undefined) return `${key}: ${JSON.stringify(value.const)}`
+    return key
+  }
+  return `{${Object.entries(schema.properties ?? {}).map(field).join(', ')}}`
+}
 
 /** The tool's help: every command with its one-line summary. */
 export function toolHelp(): string {
@@ -24,8 +33,7 @@ export function toolHelp(): string {
 }
 
 /** One command's help: synopsis, flags and what it prints. */
-export function commandHelp(name: string): string {
-  const command = COMMANDS[name]!
+export function commandHelp(name: string, command: Command): string {
   const width = Math.max(...command.flags.map((f) => `--${f.name} ${f.value}`.length))
   return [
     `usage: ${synopsis(name, command)}`,
@@ -35,7 +43,7 @@ export function commandHelp(name: string): string {
     'flags:',
     ...command.flags.map((f) => `  ${`--${f.name} ${f.value}`.padEnd(width)}  ${f.help}${f.required ? ' (required)' : ''}`),
     '',
-    `prints: ${command.prints}`,
+    `prints: ${fields(command.prints)}`,
   ].join('\n')
 }
 
@@ -46,9 +54,9 @@ export function helpFor(argv: string[]): string | null {
   const words = (argv[0] === 'help' ? argv.slice(1) : argv).filter((word) => !word.startsWith('-'))
   const [group, action] = words
   if (group === undefined) return toolHelp()
-  if (action !== undefined && COMMANDS[`${group} ${action}`]) return commandHelp(`${group} ${action}`)
   // `account --help`: every command of the group.
-  const inGroup = Object.keys(COMMANDS).filter((name) => name.startsWith(`${group} `))
-  if (action === undefined && inGroup.length > 0) return inGroup.map(commandHelp).join('\n\n')
-  throw usageError(`unknown command "${[group, action].filter(Boolean).join(' ')}"; ${PROGRAM} --help lists the commands`)
+  const inGroup = Object.entries(COMMANDS).filter(([name]) => name.startsWith(`${group} `))
+  if (action === undefined && inGroup.length > 0) return inGroup.map(([name, command]) => commandHelp(name, command)).join('\n\n')
+  const { name, command } = findCommand(group, action)
+  return commandHelp(name, command)
 }

@@ -1,10 +1,8 @@
 import { parseFlags, usageError } from './args'
-import { COMMANDS } from './commands'
+import { findCommand } from './commands'
 
 /** Sends one request to the auth service and resolves with its answer (a Bus's `request`). */
 export type AdminCall = (subject: string, payload: unknown) => Promise<unknown>
-
-export const USAGE = `usage: bun run --silent admin <command> [flags]; commands: ${Object.keys(COMMANDS).join(', ')}; --help for more`
 
 /**
  * Runs one admin command line (the words after `bun run admin`) and resolves with the JSON
@@ -13,11 +11,7 @@ export const USAGE = `usage: bun run --silent admin <command> [flags]; commands:
  */
 export async function runAdmin(argv: string[], call: AdminCall): Promise<unknown> {
   const [group, action, ...rest] = argv
-  const command = group && action ? COMMANDS[`${group} ${action}`] : undefined
-  if (!command) {
-    const named = [group, action].filter(Boolean).join(' ')
-    throw usageError(named ? `unknown command "${named}"; ${USAGE}` : USAGE)
-  }
+  const { command } = findCommand(group, action)
   const flags = parseFlags(rest, command.flags.map((f) => f.name), command.positional)
   const missing = command.flags.filter((f) => f.required && flags[f.name] === undefined)
   if (missing.length > 0) throw usageError(`missing ${missing.map((f) => `--${f.name}`).join(', ')}`)

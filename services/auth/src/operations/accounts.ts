@@ -1,4 +1,4 @@
-import { type Account, type AccountCreateRequest, type AccountList, type AccountListRequest, type AccountShowRequest, type AccountUpdateRequest, AppError } from '@lr/proto'
+import { type Account, type AccountCreateRequest, type AccountList, type AccountListRequest, type AccountShowRequest, type AccountUpdateRequest, AppError, LIMIT_DEFAULT } from '@lr/proto'
 import type { AuthDeps } from '../ports'
 import { normaliseEmail } from '../rules'
 import { newId } from '../secret'
@@ -35,11 +35,9 @@ export async function showAccount({ store }: AuthDeps, req: AccountShowRequest):
   return account
 }
 
-export const ACCOUNT_PAGE_DEFAULT = 100
-
 /** A page of every account by email; `next_cursor` (the page's last email) is null on the last page. */
 export async function listAccounts({ store }: AuthDeps, req: AccountListRequest): Promise<AccountList> {
-  const limit = req.limit ?? ACCOUNT_PAGE_DEFAULT
+  const limit = req.limit ?? LIMIT_DEFAULT
   // One more than asked tells whether another page follows.
   const accounts = await store.listAccounts(req.cursor ?? null, limit + 1)
   const page = accounts.slice(0, limit)

@@ -48,10 +48,16 @@ export async function showTeam({ store }: AuthDeps, req: TeamShowRequest): Promi
       throw new AppError('bad_request', `${named.length} teams are named ${JSON.stringify(req.team)}: ${named.map((t) => t.team_id).join(', ')}; give the team id`)
     team = named[0]!
   }
+  const { team_id, name } = team
   const members = await Promise.all(
-    (await store.listMembers(team.team_id)).map(async ({ account_id, role }) => ({ account_id, email: (await store.getAccount(account_id))?.email ?? '', role })),
+    (await store.listMembers(team_id)).map(async ({ account_id, role }) => {
+      const account = await store.getAccount(account_id)
+      // Accounts are never deleted: a membership without its account is a broken store, not an empty email.
+      if (!account) throw new AppError('internal', `team ${team_id} has a member ${account_id} whose account does not exist`)
+      return { account_id, email: account.email, role }
+    }),
   )
-  return { team_id: team.team_id, name: team.name, members }
+  return { team_id, name, members }
 }
 
 // A team without an admin could no longer approve drafts or revoke a teammate's key.

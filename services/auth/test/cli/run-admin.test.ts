@@ -2,7 +2,8 @@ import { describe, expect, it } from 'bun:test'
 import { AUTH_SUBJECTS } from '@lr/proto'
 import { UsageError } from '../../src/cli/args'
 import { helpFor } from '../../src/cli/help'
-import { runAdmin, USAGE } from '../../src/cli/run-admin'
+import { USAGE } from '../../src/cli/commands'
+import { runAdmin } from '../../src/cli/run-admin'
 
 /** A call that records what it was asked and answers `{ok: true}`. */
 function recorder() {

@@ -113,4 +113,14 @@ describe('team show', () => {
     const ids = [one.team_id, two.team_id].sort().join(', ')
     expect([shared.status, shared.message]).toEqual([400, `2 teams are named "Library team": ${ids}; give the team id`])
   })
+
+  it('answers an internal error, not an empty email, for a membership whose account does not exist', async () => {
+    const w = world()
+    const { team_id } = await w.team()
+    // SQLite's foreign key refuses such a row; MongoDB has none. Turned off here to break the store on purpose.
+    w.db.exec('PRAGMA foreign_keys = OFF')
+    await w.store.putMembership({ team_id, account_id: 'acct_gone', role: 'viewer' })
+    const error = await rejection(w.service.teamShow({ team: team_id }))
+    expect([error.status, error.message]).toEqual([500, `team ${team_id} has a member acct_gone whose account does not exist`])
+  })
 })
