@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { type Bus, Deleted, DYNAMIC_SUBJECTS as S, DynamicBatchBody, DynamicCreateBody, DynamicCreated, DynamicList, DynamicListQuery, DynamicPatchBody, DynamicRecord } from '@lr/proto'
+import { type Bus, Deleted, DYNAMIC_EXPORT_COLUMNS, DYNAMIC_SUBJECTS as S, DynamicBatchBody, DynamicCreateBody, DynamicCreated, DynamicList, DynamicListQuery, DynamicPatchBody, DynamicRecord } from '@lr/proto'
 import { createRequest, ifMatchOf, principalOf } from '../context'
 import { tagged } from './etag'
 import { csvResponse } from './csv-stream'
@@ -27,7 +27,7 @@ const docs = {
   }),
   export: doc({
     operationId: 'exportDynamicCodes', tag, summary: 'Export every dynamic QR code as CSV', answer: 'Every live record of the library, oldest first (file dynqrcodes.csv).',
-    ok: { csv: ['code', 'short_url', 'destination_url', 'name', 'status', 'team_id', 'created_by', 'style', 'created_at', 'updated_at'] },
+    ok: { csv: DYNAMIC_EXPORT_COLUMNS },
   }),
   get: doc({ operationId: 'getDynamicCode', tag, summary: 'Get one dynamic QR code', path, ok: DynamicRecord, okExamples: ex.record, answer: 'The record.', conditional: 'read', notFound: true }),
   update: doc({

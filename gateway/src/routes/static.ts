@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { type Bus, Deleted, RECORDS_SUBJECTS as S, StaticBatchBody, StaticCreateBody, StaticCreated, StaticList, StaticListQuery, StaticPatchBody, StaticRecord } from '@lr/proto'
+import { type Bus, Deleted, RECORDS_SUBJECTS as S, STATIC_EXPORT_COLUMNS, StaticBatchBody, StaticCreateBody, StaticCreated, StaticList, StaticListQuery, StaticPatchBody, StaticRecord } from '@lr/proto'
 import { createRequest, ifMatchOf, principalOf } from '../context'
 import { tagged } from './etag'
 import { csvResponse } from './csv-stream'
@@ -26,7 +26,7 @@ const docs = {
   }),
   export: doc({
     operationId: 'exportStaticCodes', tag, summary: 'Export every static QR code as CSV', answer: 'Every record of the library, oldest first (file qrcodes.csv).',
-    ok: { csv: ['qr_id', 'name', 'url', 'status', 'team_id', 'created_by', 'style', 'created_at', 'updated_at'] },
+    ok: { csv: STATIC_EXPORT_COLUMNS },
   }),
   get: doc({ operationId: 'getStaticCode', tag, summary: 'Get one static QR code', path, ok: StaticRecord, okExamples: ex.record, answer: 'The record.', conditional: 'read', notFound: true }),
   update: doc({
