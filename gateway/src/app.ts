@@ -4,7 +4,6 @@ import { type Admit, apiKeyAuth } from './plugins/api-key-auth'
 import { errorHandler } from './plugins/error-handler'
 import { compression } from './plugins/compression'
 import { cors } from './plugins/cors'
-import { location } from './plugins/location'
 import { methodNotAllowed } from './plugins/method-not-allowed'
 import { jsonBody } from './plugins/json-body'
 import { requestId } from './plugins/request-id'
@@ -38,7 +37,6 @@ export function createGateway(deps: GatewayDeps) {
     // Before the key check: a preflight carries no key.
     .use(cors(deps.corsOrigins))
     .use(compression)
-    .use(location)
     .use(docsRoutes())
     .use(healthRoutes(deps.readiness ?? { bus: () => deps.bus.ping() }, deps.optional))
     .use(apiKeyAuth(deps.bus, deps.admit))

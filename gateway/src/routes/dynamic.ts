@@ -3,6 +3,7 @@ import { type Bus, Deleted, DYNAMIC_EXPORT_COLUMNS, DYNAMIC_SUBJECTS as S, Dynam
 import { createRequest, ifMatchOf, principalOf } from '../context'
 import { tagged } from './etag'
 import { csvResponse } from './csv-stream'
+import { locatedCreate } from './location'
 import { doc, queryOf } from './openapi'
 import { examples } from './openapi-examples'
 
@@ -49,7 +50,7 @@ export const dynamicRoutes = (bus: Bus) =>
       { detail: docs.list })
     .post('', ({ request, body, set }) => {
       set.status = 201
-      return bus.request(S.create, createRequest(request, body))
+      return locatedCreate(set, '/v1/dynqrcodes', (record: DynamicRecord) => record.code, bus.request(S.create, createRequest(request, body)))
     }, { detail: docs.create })
     .post('/batch', ({ request, body, set }) => {
       set.status = 201

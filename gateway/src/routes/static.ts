@@ -3,6 +3,7 @@ import { type Bus, Deleted, RECORDS_SUBJECTS as S, STATIC_EXPORT_COLUMNS, Static
 import { createRequest, ifMatchOf, principalOf } from '../context'
 import { tagged } from './etag'
 import { csvResponse } from './csv-stream'
+import { locatedCreate } from './location'
 import { doc, queryOf } from './openapi'
 import { examples } from './openapi-examples'
 
@@ -48,7 +49,7 @@ export const staticRoutes = (bus: Bus) =>
       { detail: docs.list })
     .post('', ({ request, body, set }) => {
       set.status = 201
-      return bus.request(S.create, createRequest(request, body))
+      return locatedCreate(set, '/v1/qrcodes', (record: StaticRecord) => record.qr_id, bus.request(S.create, createRequest(request, body)))
     }, { detail: docs.create })
     .post('/batch', ({ request, body, set }) => {
       set.status = 201
