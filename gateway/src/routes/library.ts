@@ -4,7 +4,6 @@ import { type Bus, Deleted } from '@lr/proto'
 import { createRequest, ifMatchOf, principalOf } from '../context'
 import { tagged } from './etag'
 import { csvResponse } from './csv-stream'
-import { locatedCreate } from './location'
 import { doc, type OperationDoc, queryOf } from './openapi'
 
 const paging = 'Oldest first, stable while others insert: walking every page gives every record once. Page until `next_cursor` is null; `updated_since` fetches only what changed since a sync.'
@@ -45,14 +44,19 @@ export function libraryRoutes(bus: Bus, parts: LibraryParts) {
   const { prefix, subjects: S, id } = parts
   const docs = docsOf(parts)
   const one = `/:${id}`
-  // Elysia types the params of a literal path only; `one` is built, so it reads them by name.
+  // The id of a route's params or of a created record (one name for both). Elysia types the
+  // params of a literal path only, and `one` is built.
   const idOf = (record: object) => (record as Record<string, string>)[id]!
   return new Elysia({ name: `library-routes ${prefix}`, prefix })
     .get('', ({ request }) => bus.request(S.list, { principal: principalOf(request), query: queryOf(request) }),
       { detail: docs.list })
-    .post('', ({ request, body, set }) => {
+    .post('', async ({ request, body, set }) => {
       set.status = 201
-      return locatedCreate(set, prefix, idOf, bus.request(S.create, createRequest(request, body)))
+      const answer = await bus.request<{ created: object[] }>(S.create, createRequest(request, body))
+      // Where the new record lives (docs/decisions.md §10), relative to this API so it stays right
+      // behind any proxy. A replay (same Idempotency-Key) answers the same record, so the same Location.
+      if (answer.created.length === 1) set.headers.location = `${prefix}/${encodeURIComponent(idOf(answer.created[0]!))}`
+      return answer
     }, { detail: docs.create })
     .post('/batch', ({ request, body, set }) => {
       set.status = 201
