@@ -22,8 +22,8 @@ export interface GatewayDeps {
   readiness?: ReadinessChecks
   /** Dependencies the gateway serves without (Redis): /readyz lists those failing under `degraded`. */
   optional?: ReadinessChecks
-  /** CORS_ORIGINS as a list (plugins/cors.ts `corsOrigins`); empty or absent: CORS off. */
-  corsOrigins?: readonly string[]
+  /** The CORS_ORIGINS setting as configured: `*`, a comma-separated list of origins; empty or absent: CORS off. */
+  corsOrigins?: string
 }
 
 /** The API gateway as an Elysia app; no I/O happens until it handles a request. */

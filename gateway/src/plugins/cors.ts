@@ -30,7 +30,7 @@ class PreflightAnswer {
 }
 
 /** CORS_ORIGINS as a list: `*`, exact origins, or nothing (CORS off). Validated by proto's config. */
-export const corsOrigins = (setting: string): string[] =>
+const originsOf = (setting: string): string[] =>
   setting.split(',').map((origin) => origin.trim().toLowerCase()).filter(Boolean)
 
 /**
@@ -39,7 +39,8 @@ export const corsOrigins = (setting: string): string[] =>
  * listed gets no CORS header at all (its preflight goes on like any OPTIONS request and the
  * browser refuses the answer). No credentials: the API key is a header, never a cookie.
  */
-export function cors(origins: readonly string[] = []) {
+export function cors(setting = '') {
+  const origins = originsOf(setting)
   const plugin = new Elysia({ name: 'cors' })
   if (origins.length === 0) return plugin
   const any = origins.includes('*')
