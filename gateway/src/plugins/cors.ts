@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { appendVary } from './vary'
+import { appendVary } from './set-headers'
 
 /** What a browser may send beyond the CORS-safelisted headers (docs/decisions.md §10). */
 const ALLOW_HEADERS = 'x-api-key, content-type, idempotency-key, if-match, if-none-match, x-request-id'

@@ -50,9 +50,11 @@ export const parameters = {
 }
 export type ParameterName = keyof typeof parameters
 
-const json = (schema: unknown, examples: Record<string, unknown>) => ({
-  'application/json': { schema, examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) },
-})
+/** Named examples as OpenAPI writes them: name -> { value }. */
+export const exampleMap = (examples: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }]))
+
+const json = (schema: unknown, examples: Record<string, unknown>) => ({ 'application/json': { schema, examples: exampleMap(examples) } })
 const error = (description: string, example: string, names: HeaderName[] = LIMIT_HEADERS) => ({
   description,
   headers: headerRefs(...names),
