@@ -4,7 +4,6 @@ import { type Admit, apiKeyAuth } from './plugins/api-key-auth'
 import { errorHandler } from './plugins/error-handler'
 import { compression } from './plugins/compression'
 import { cors } from './plugins/cors'
-import { location } from './plugins/location'
 import { methodNotAllowed } from './plugins/method-not-allowed'
 import { jsonBody } from './plugins/json-body'
 import { requestId } from './plugins/request-id'
@@ -23,8 +22,8 @@ export interface GatewayDeps {
   readiness?: ReadinessChecks
   /** Dependencies the gateway serves without (Redis): /readyz lists those failing under `degraded`. */
   optional?: ReadinessChecks
-  /** CORS_ORIGINS as a list (plugins/cors.ts `corsOrigins`); empty or absent: CORS off. */
-  corsOrigins?: readonly string[]
+  /** The CORS_ORIGINS setting as configured: `*`, a comma-separated list of origins; empty or absent: CORS off. */
+  corsOrigins?: string
 }
 
 /** The API gateway as an Elysia app; no I/O happens until it handles a request. */
@@ -38,7 +37,6 @@ export function createGateway(deps: GatewayDeps) {
     // Before the key check: a preflight carries no key.
     .use(cors(deps.corsOrigins))
     .use(compression)
-    .use(location)
     .use(docsRoutes())
     .use(healthRoutes(deps.readiness ?? { bus: () => deps.bus.ping() }, deps.optional))
     .use(apiKeyAuth(deps.bus, deps.admit))

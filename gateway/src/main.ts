@@ -4,7 +4,6 @@ import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platfo
 import { log, startLogging } from '@lr/platform/log'
 import { createGateway } from './app'
 import { createAdmission } from './admission'
-import { corsOrigins } from './plugins/cors'
 
 /** Composition root of the gateway process of TRANSPORT=nats mode; the services run as their own processes. */
 const config = loadConfigOrExit(Bun.env)
@@ -23,7 +22,7 @@ const { bus, admission, server } = await startOrExit('gateway', async () => {
     admit: admission.admit,
     readiness: { nats: () => bus.ping() },
     optional: admission.optional,
-    corsOrigins: corsOrigins(config.CORS_ORIGINS),
+    corsOrigins: config.CORS_ORIGINS,
   })
   const server = listening('PORT', config.PORT, () => app.listen({ port: config.PORT, hostname: '0.0.0.0' }))
   return { bus, admission, server }

@@ -12,10 +12,13 @@ function canonical(value: unknown): string {
 export const fingerprintOf = (route: string, body: unknown) =>
   createHash('sha256').update(route).update('\n').update(canonical(body)).digest('hex')
 
-/** The Idempotency-Key header as sent: 1 to 255 visible ASCII characters, else a 400. */
+/** What an Idempotency-Key may be: 1 to 255 visible ASCII characters (the API document states it too). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
+
+/** The Idempotency-Key header as sent: IDEMPOTENCY_KEY_PATTERN, else a 400. */
 export function checkIdempotencyKey(key: unknown): string | undefined {
   if (key === undefined || key === null) return undefined
-  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key))
+  if (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key))
     throw new AppError('bad_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters')
   return key
 }

@@ -56,6 +56,11 @@ export const DynamicRecord = T.Object({
 })
 export type DynamicRecord = Static<typeof DynamicRecord>
 
+/** CSV columns of /dynqrcodes/export, in order (docs/decisions.md §7): services/dynamic writes them, the gateway documents them. */
+export const DYNAMIC_EXPORT_COLUMNS = [
+  'code', 'short_url', 'destination_url', 'name', 'status', 'team_id', 'created_by', 'style', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof DynamicRecord)[]
+
 /**
  * Request bodies: the gateway documents them and services/dynamic validates with these same
  * schema objects (compiled by @lr/library-records), so the docs and the checks cannot drift.

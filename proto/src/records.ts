@@ -29,6 +29,11 @@ export const StaticRecord = T.Object({
 })
 export type StaticRecord = Static<typeof StaticRecord>
 
+/** CSV columns of /qrcodes/export, in order (docs/decisions.md §7): services/records writes them, the gateway documents them. */
+export const STATIC_EXPORT_COLUMNS = [
+  'qr_id', 'name', 'url', 'status', 'team_id', 'created_by', 'style', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof StaticRecord)[]
+
 /**
  * Request bodies: the gateway documents them and services/records validates with these same
  * schema objects (compiled by @lr/library-records), so the docs and the checks cannot drift.

@@ -7,7 +7,7 @@ import { startAuth } from '@lr/auth'
 import { startRecords } from '@lr/records'
 import { createResolverFromConfig, startDynamic } from '@lr/dynamic'
 import { startAnalytics } from '@lr/analytics'
-import { corsOrigins, createAdmission, createGateway } from '@lr/gateway'
+import { createAdmission, createGateway } from '@lr/gateway'
 
 /**
  * The whole product in one process over the in-process bus: what `bun start` runs, and what the
@@ -29,7 +29,7 @@ export async function startStandalone(config: Config) {
     admit: admission.admit,
     readiness: { stores: async () => (await Promise.all(services.map((s) => s.ready()))).every(Boolean) },
     optional: admission.optional,
-    corsOrigins: corsOrigins(config.CORS_ORIGINS),
+    corsOrigins: config.CORS_ORIGINS,
   })
   // The short-link resolver over the same bus; main.ts (this package) gives it its own listener (SHORT_PORT).
   // Its scans are events of the bus, which analytics consumes (scans.*).

@@ -95,8 +95,10 @@ export function httpSuite(stack: () => Stack, withCors: () => Promise<Stack>) {
       ['DELETE', '/v1/qrcodes', 'GET, HEAD, POST, OPTIONS'],
       ['POST', '/v1/qrcodes/qr_anything', 'GET, HEAD, PATCH, DELETE, OPTIONS'],
       ['PUT', '/v1/dynqrcodes/Abcdefgh', 'GET, HEAD, PATCH, DELETE, OPTIONS'],
-      ['PUT', '/v1/qrcodes/batch', 'POST, OPTIONS'],
-      ['POST', '/v1/dynqrcodes/export', 'GET, HEAD, OPTIONS'],
+      // A param route serves a route word's path too (GET /v1/qrcodes/batch looks up the record "batch").
+      ['PUT', '/v1/qrcodes/batch', 'GET, HEAD, POST, PATCH, DELETE, OPTIONS'],
+      ['POST', '/v1/dynqrcodes/export', 'GET, HEAD, PATCH, DELETE, OPTIONS'],
+      ['POST', '/v1/qrcodes/export', 'GET, HEAD, PATCH, DELETE, OPTIONS'],
     ]) {
       it(`answers ${method} ${path} with 405, Allow and a JSON error`, async () => {
         const res = await api(method!, path!, method === 'DELETE' ? undefined : { url: 'https://example.com', name: 'x' })
@@ -104,6 +106,12 @@ export function httpSuite(stack: () => Stack, withCors: () => Promise<Stack>) {
         expect(res.body).toEqual({ error: expect.stringContaining(`method ${method} is not allowed`) })
       })
     }
+
+    it('routes a method that Allow names: PATCH /v1/qrcodes/export looks up the record "export" (404)', async () => {
+      const res = await api('PATCH', '/v1/qrcodes/export', { name: 'x' })
+      expect([res.status, res.headers.get('allow')]).toEqual([404, null])
+      expect(res.body).toEqual({ error: expect.stringContaining('export') })
+    })
 
     it('answers 405 before reading the body: a malformed one on a wrong method is still 405', async () => {
       const res = await call(stack(), 'PUT', '/v1/qrcodes', { key: own.key, raw: '{not json', headers: { 'content-type': 'text/plain' } })

@@ -1,16 +1,15 @@
 import { Elysia } from 'elysia'
 import { compressStream, compressSync, negotiate } from './content-coding'
-import { appendVary } from './vary'
+import { statusOf } from './observe'
+import { appendVary } from './set-headers'
 
 /** Below this a JSON answer goes as it is: compressing it would save a few bytes for the work. */
-export const COMPRESS_MIN_BYTES = 1024
+const COMPRESS_MIN_BYTES = 1024
 
 const isPlainJson = (value: unknown): value is object =>
   typeof value === 'object' && value !== null && (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype)
 
 const isCsv = (response: Response) => response.headers.get('content-type')?.startsWith('text/csv') === true
-
-const statusOf = (status: unknown) => (typeof status === 'number' ? status : Number(status) || 200)
 
 /**
  * gzip or br for the API's JSON answers of at least 1 KiB and for CSV exports, when the client's
@@ -38,7 +37,7 @@ function compressed({ request, responseValue, set }: { request: Request; respons
   // HEAD has no body to encode (Elysia drops the GET route's).
   if (!coding || request.method === 'HEAD') return
   if (response) {
-    if (!response.body || response.headers.has('content-encoding') || response.headers.has('etag')) return
+    if (!response.body || response.headers.has('content-encoding')) return
     const headers = new Headers(response.headers)
     headers.set('content-encoding', coding)
     headers.delete('content-length')

@@ -1,14 +1,12 @@
 import { Elysia } from 'elysia'
-import { appendVary } from './vary'
+import { headers as documentedHeaders } from '../routes/openapi-components'
+import { appendVary } from './set-headers'
 
 /** What a browser may send beyond the CORS-safelisted headers (docs/decisions.md §10). */
 const ALLOW_HEADERS = 'x-api-key, content-type, idempotency-key, if-match, if-none-match, x-request-id'
 const ALLOW_METHODS = 'GET, HEAD, POST, PATCH, DELETE'
-/** What a page's script may read of an answer, beyond the safelisted response headers. */
-const EXPOSE_HEADERS = [
-  'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy',
-  'Retry-After', 'X-Request-Id', 'ETag', 'Location', 'Content-Disposition',
-].join(', ')
+/** What a page's script may read of an answer: every response header the API document promises. */
+const EXPOSE_HEADERS = Object.keys(documentedHeaders).join(', ')
 /** Seconds a browser may reuse a preflight answer: 2 hours, the most Chromium honours. */
 const MAX_AGE_S = '7200'
 
@@ -30,7 +28,7 @@ class PreflightAnswer {
 }
 
 /** CORS_ORIGINS as a list: `*`, exact origins, or nothing (CORS off). Validated by proto's config. */
-export const corsOrigins = (setting: string): string[] =>
+const originsOf = (setting: string): string[] =>
   setting.split(',').map((origin) => origin.trim().toLowerCase()).filter(Boolean)
 
 /**
@@ -39,7 +37,8 @@ export const corsOrigins = (setting: string): string[] =>
  * listed gets no CORS header at all (its preflight goes on like any OPTIONS request and the
  * browser refuses the answer). No credentials: the API key is a header, never a cookie.
  */
-export function cors(origins: readonly string[] = []) {
+export function cors(setting = '') {
+  const origins = originsOf(setting)
   const plugin = new Elysia({ name: 'cors' })
   if (origins.length === 0) return plugin
   const any = origins.includes('*')

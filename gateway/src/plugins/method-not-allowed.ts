@@ -2,64 +2,49 @@ import type { AnyElysia } from 'elysia'
 import { AppError } from '@lr/proto'
 import { writeError } from './error-handler'
 
-const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 
-interface PathMethods {
-  pattern: RegExp
-  /** Path parameters in the pattern: the fewer, the more specific. */
-  params: number
-  methods: Set<string>
-}
+/** The same path with its trailing slash toggled: Elysia's router takes both (no strictPath). */
+const loose = (path: string) => (path.endsWith('/') ? path.slice(0, -1) : `${path}/`)
 
-const escape = (segment: string) => segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-
-/** `/v1/qrcodes/:qr_id` -> /^\/v1\/qrcodes\/[^/]+$/: what the router would match at that place. */
-const patternOf = (path: string) =>
-  new RegExp(`^${path.split('/').map((s) => (s.startsWith(':') ? '[^/]+' : s === '*' ? '.*' : escape(s))).join('/')}$`)
-
-function tableOf(routes: readonly { method: string; path: string }[]): PathMethods[] {
-  const byPath = new Map<string, Set<string>>()
-  for (const { method, path } of routes) {
-    if (!byPath.has(path)) byPath.set(path, new Set())
-    byPath.get(path)!.add(method.toUpperCase())
-  }
-  return [...byPath].map(([path, methods]) => ({ pattern: patternOf(path), params: path.split(/[:*]/).length - 1, methods }))
+/**
+ * Whether the app's router sends `method` on `path` to a route, asked the way Elysia 1.4's
+ * compiled handler asks it: the table of paths without parameters first, then the dynamic router.
+ */
+function routed(app: AnyElysia, method: string, path: string): boolean {
+  const { static: fixed, http } = app.router
+  const methods = fixed[path] ?? fixed[loose(path)]
+  if (methods && (method in methods || 'ALL' in methods)) return true
+  return (http.find(method, path) ?? http.find('ALL', path)) !== null
 }
 
 /**
- * The methods of the most specific routes at `path` (`/v1/qrcodes/export` is the export, not a
- * record: no code or id is ever a route word), with HEAD wherever GET is (Elysia answers HEAD
- * from the GET route) and OPTIONS (answered here); null when no route has this path at all.
+ * The methods the router serves at `path`, with HEAD wherever GET is (Elysia answers HEAD from
+ * the GET route) and OPTIONS (answered here); null when it serves none.
  */
-export function allowedMethods(table: readonly PathMethods[], path: string): string[] | null {
-  const matches = table.filter((entry) => entry.pattern.test(path))
-  if (matches.length === 0) return null
-  const fewest = Math.min(...matches.map((entry) => entry.params))
-  const methods = new Set(matches.filter((entry) => entry.params === fewest).flatMap((entry) => [...entry.methods]))
-  if (methods.has('GET')) methods.add('HEAD')
-  methods.add('OPTIONS')
-  return ORDER.filter((method) => methods.has(method))
+function allowedAt(app: AnyElysia, path: string): string[] | null {
+  const methods = METHODS.filter((method) => routed(app, method, path))
+  if (methods.length === 0) return null
+  if (methods.includes('GET')) methods.splice(1, 0, 'HEAD')
+  return [...methods, 'OPTIONS']
 }
 
 /**
  * A known path asked with a method it does not serve: 405 with `Allow` and the JSON error, not
  * 404 (an unknown path stays 404). OPTIONS on a known path is 204 with `Allow`. It hooks the
  * router's not-found, so on /v1 the key check (403) and the rate limit (429) come first, as for
- * a 404 (docs/decisions.md §10). A functional plugin: it reads the app's routes, all of them
- * registered by the time a request arrives, and must be used before the error handler.
+ * a 404 (docs/decisions.md §10). A functional plugin: it asks the router of the app it is used
+ * on, which holds every route by the time a request arrives; it must be used before the error handler.
  */
-export const methodNotAllowed = <App extends AnyElysia>(app: App) => {
-  let table: PathMethods[] | undefined
-  return app.onError({ as: 'global' }, ({ code, request, set }) => {
+export const methodNotAllowed = <App extends AnyElysia>(app: App) =>
+  app.onError({ as: 'global' }, ({ code, request, path, set }) => {
     if (code !== 'NOT_FOUND') return
-    table ??= tableOf(app.routes)
-    const allow = allowedMethods(table, new URL(request.url).pathname)
+    const allow = allowedAt(app, path)
     if (!allow) return
     set.headers.allow = allow.join(', ')
     if (request.method === 'OPTIONS') {
       set.status = 204
       return new Response(null, { status: 204 })
     }
-    return writeError(new AppError('method_not_allowed', `method ${request.method} is not allowed on ${new URL(request.url).pathname}; allowed: ${allow.join(', ')}`), set)
+    return writeError(new AppError('method_not_allowed', `method ${request.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`), set)
   })
-}

@@ -5,6 +5,9 @@ import { principalIfVerified } from '../context'
 
 const started = new WeakMap<Request, number>()
 
+/** Elysia's `set.status` as a number (it may hold a numeric string; unset is 200). */
+export const statusOf = (status: unknown) => (typeof status === 'number' ? status : Number(status) || 200)
+
 /**
  * One access-log line and one metrics sample per API request, whatever its outcome (200, 404,
  * 429, 500...): method, route pattern, status, duration, request id and the key's id, never
@@ -19,7 +22,7 @@ export const observe = new Elysia({ name: 'observe' })
     const begin = started.get(request)
     if (begin === undefined || path === '/metrics') return
     const seconds = secondsSince(begin)
-    const status = typeof set.status === 'number' ? set.status : Number(set.status) || 200
+    const status = statusOf(set.status)
     const labels = { server: 'api', route: route || 'unmatched', method: request.method, status: String(status) }
     httpRequests.inc(labels)
     httpDuration.observe(labels, seconds)

@@ -46,12 +46,16 @@ const hidden = { detail: { hide: true } }
 
 /**
  * /docs/json: @elysiajs/swagger generates the document from every route's `detail`
- * (openapi.ts), and finishDocument makes it the served OpenAPI 3.1 document. The hook is local,
- * so it wraps only the plugin's own routes.
+ * (openapi.ts), and finishDocument makes it the served OpenAPI 3.1 document. The routes are
+ * fixed once the gateway serves, so the first finished document is the one served from then on.
+ * The hook is local, so it wraps only the plugin's own routes.
  */
-const openApiDocument = () => new Elysia({ name: 'openapi-document' })
-  .onAfterHandle(({ response }) => (response instanceof Response ? undefined : finishDocument(response as GeneratedDocument)))
-  .use(swagger({ path: '/docs', specPath: '/docs/json', provider: 'swagger-ui', exclude: ['/healthz', '/readyz'], documentation: { info } }))
+function openApiDocument() {
+  let finished: ReturnType<typeof finishDocument> | undefined
+  return new Elysia({ name: 'openapi-document' })
+    .onAfterHandle(({ response }) => (response instanceof Response ? undefined : (finished ??= finishDocument(response as GeneratedDocument))))
+    .use(swagger({ path: '/docs', specPath: '/docs/json', provider: 'swagger-ui', exclude: ['/healthz', '/readyz'], documentation: { info } }))
+}
 
 /**
  * /docs and /docs/: Swagger UI from /docs/assets. These replace the plugin's own page, which

@@ -1,4 +1,6 @@
 import { BatchErrorBody, ErrorBody } from '@lr/proto'
+import { IDEMPOTENCY_KEY_PATTERN } from '@lr/platform/idempotency'
+import { REQUEST_ID_PATTERN } from '../plugins/request-id'
 
 /**
  * The reusable parts of the OpenAPI document: response headers, header parameters and error
@@ -31,7 +33,7 @@ export const LIMIT_HEADERS: HeaderName[] = ['X-Request-Id', 'X-RateLimit-Limit',
 
 export const parameters = {
   IdempotencyKey: {
-    name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+    name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN.source },
     description: 'Makes a create safe to retry: the same key and body within 24 hours answer the first response again and create nothing; the same key with another body or route is 422. Keys belong to the API key.',
     example: 'import-2025-01-01-batch-7',
   },
@@ -44,15 +46,17 @@ export const parameters = {
     description: 'The ETag the change is based on: when the record has changed since, the answer is 412 and nothing changes.',
   },
   RequestId: {
-    name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', pattern: '^[\\w.:-]{1,128}$' },
+    name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source },
     description: 'Your id for this request; it is echoed and written in every log line about it.',
   },
 }
 export type ParameterName = keyof typeof parameters
 
-const json = (schema: unknown, examples: Record<string, unknown>) => ({
-  'application/json': { schema, examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) },
-})
+/** Named examples as OpenAPI writes them: name -> { value }. */
+export const exampleMap = (examples: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }]))
+
+const json = (schema: unknown, examples: Record<string, unknown>) => ({ 'application/json': { schema, examples: exampleMap(examples) } })
 const error = (description: string, example: string, names: HeaderName[] = LIMIT_HEADERS) => ({
   description,
   headers: headerRefs(...names),

@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
-import { headerRefs, LIMIT_HEADERS, type ParameterName, type ResponseName } from './openapi-components'
+import { exampleMap, headerRefs, LIMIT_HEADERS, type ParameterName, type ResponseName } from './openapi-components'
 
 /** What one route tells the OpenAPI document; `doc` turns it into the operation. */
 export interface OperationDoc {
@@ -31,8 +31,6 @@ export interface OperationDoc {
 
 const ref = (name: ResponseName) => ({ $ref: `#/components/responses/${name}` })
 const param = (name: ParameterName) => ({ $ref: `#/components/parameters/${name}` })
-const exampleMap = (examples: Record<string, unknown> = {}) =>
-  Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }]))
 
 /** One query parameter per property of a @lr/proto query schema. */
 function queryParameters(query: TObject) {

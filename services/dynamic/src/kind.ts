@@ -1,13 +1,8 @@
 import { errorFields, log } from '@lr/platform/log'
 import type { RecordKind } from '@lr/library-records'
-import { DynamicBatchBody, DynamicCreateBody, DynamicPatchBody, type DynamicRecord, isIssuableCode, type ResolverEntry } from '@lr/proto'
+import { DYNAMIC_EXPORT_COLUMNS, DynamicBatchBody, DynamicCreateBody, DynamicPatchBody, type DynamicRecord, isIssuableCode, type ResolverEntry } from '@lr/proto'
 import { drawCodes } from './codes'
 import type { StoredDynamic } from './ports'
-
-/** CSV columns of /dynqrcodes/export, in order (docs/decisions.md §7). */
-export const EXPORT_COLUMNS = [
-  'code', 'short_url', 'destination_url', 'name', 'status', 'team_id', 'created_by', 'style', 'created_at', 'updated_at',
-] as const satisfies readonly (keyof DynamicRecord)[]
 
 export const entryOf = (r: StoredDynamic, deleted = false): ResolverEntry =>
   ({ code: r.code, destination_url: r.destination_url, status: r.status, deleted })
@@ -31,7 +26,7 @@ export function dynamicKind({ shortBaseUrl, newCode, announce }: DynamicKindDeps
     listKey: 'dynqrcodes',
     statusFilter: true,
     bodies: { create: DynamicCreateBody, batch: DynamicBatchBody, patch: DynamicPatchBody },
-    exportColumns: EXPORT_COLUMNS,
+    exportColumns: DYNAMIC_EXPORT_COLUMNS,
     newIds: (count) => drawCodes(newCode, count),
     isPossibleId: isIssuableCode,
     present: ({ code, ...rest }) => ({ code, short_url: `${shortBaseUrl}/${code}`, ...rest }),

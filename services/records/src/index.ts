@@ -1,7 +1,7 @@
 export type { RecordStore, StaticPatch } from './ports'
 export { createSqliteRecordStore } from './adapters/record-store.sqlite'
 export { createRecordsService, type RecordsDeps, type RecordsService } from './service'
-export { EXPORT_COLUMNS, staticKind } from './kind'
+export { staticKind } from './kind'
 export { EXPORT_PAGE_SIZE } from '@lr/library-records'
 export { serveRecords } from './handlers'
 export { openRecordStore, startRecords, type StartRecordsOptions } from './start'

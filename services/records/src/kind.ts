@@ -1,11 +1,6 @@
 import { nanoid } from 'nanoid'
 import type { RecordKind } from '@lr/library-records'
-import { StaticBatchBody, StaticCreateBody, StaticPatchBody, type StaticRecord } from '@lr/proto'
-
-/** CSV columns of /qrcodes/export, in order (docs/decisions.md §7). */
-export const EXPORT_COLUMNS = [
-  'qr_id', 'name', 'url', 'status', 'team_id', 'created_by', 'style', 'created_at', 'updated_at',
-] as const satisfies readonly (keyof StaticRecord)[]
+import { STATIC_EXPORT_COLUMNS, StaticBatchBody, StaticCreateBody, StaticPatchBody, type StaticRecord } from '@lr/proto'
 
 /** A new opaque, unique qr_id. */
 export const randomQrId = () => `qr_${nanoid()}`
@@ -19,7 +14,7 @@ export const staticKind = (newId: () => string = randomQrId): RecordKind<StaticR
   listKey: 'qrcodes',
   statusFilter: false,
   bodies: { create: StaticCreateBody, batch: StaticBatchBody, patch: StaticPatchBody },
-  exportColumns: EXPORT_COLUMNS,
+  exportColumns: STATIC_EXPORT_COLUMNS,
   newIds: (count) => Array.from({ length: count }, newId),
   present: (record) => record,
 })
