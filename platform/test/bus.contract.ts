@@ -32,6 +32,9 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
       server.serve('t.v1.request-id', async () => ({ requestId: currentRequestId() ?? null }), { queue: 't' })
       server.serve('t.v1.big', async (p) => 'x'.repeat((p as { size: number }).size), { queue: 't' })
       server.serve('t.v1.mutate', async (p) => { (p as { list: number[] }).list.push(2); return p }, { queue: 't' })
+      // serve() subscribes without waiting on the server; a ping's round trip means every
+      // subscription sent before it is in place, so the first test cannot meet "no responders".
+      expect(await Promise.all([server.ping(), replica.ping()])).toEqual([true, true])
     })
     afterAll(async () => {
       await Promise.all([client, server, replica].map((b) => b.close()))
