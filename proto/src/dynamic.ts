@@ -18,6 +18,8 @@ export const DYNAMIC_SUBJECTS = {
   codes: 'dynamic.v1.codes',
   /** Analytics' directory: {principal, id} -> CodeStatus for a code of the library, soft-deleted included; not_found otherwise. */
   find: 'dynamic.v1.find',
+  /** A team admin approves or rejects a code's pending change: UpdateRequest (body ReviewBody) -> DynamicRecord. */
+  review: 'dynamic.v1.review',
 } as const
 export const DYNAMIC_QUEUE = 'dynamic'
 
@@ -41,6 +43,37 @@ export const ROUTE_WORDS: readonly string[] = ['analytics', 'export', 'batch', '
 export const isIssuableCode = (code: string) => CODE_PATTERN.test(code) && !ROUTE_WORDS.includes(code.toLowerCase())
 
 
+/** The operating systems a redirect rule can name (docs/decisions.md, "Reviewed edits and device rules"). */
+export const REDIRECT_OSES = ['ios', 'android', 'windows', 'macos', 'linux'] as const
+export type RedirectOs = (typeof REDIRECT_OSES)[number]
+/** At most this many redirect rules per code. */
+export const REDIRECT_RULES_MAX = 5
+/** One device rule: a scan from this OS (read from its User-Agent) goes to this destination. */
+export const RedirectRule = T.Object(
+  {
+    os: T.Union(REDIRECT_OSES.map((os) => T.Literal(os)), { description: 'ios (iPhone, iPad, iPod), android, windows, macos (Macintosh), linux (Linux or X11, not Android)' }),
+    destination_url: RecordUrl,
+  },
+  { additionalProperties: false },
+)
+export type RedirectRule = Static<typeof RedirectRule>
+export const RedirectRules = T.Array(RedirectRule, {
+  maxItems: REDIRECT_RULES_MAX,
+  description: `at most ${REDIRECT_RULES_MAX} rules, each OS at most once; the first rule matching the scan's OS wins, else destination_url. [] removes every rule`,
+})
+/**
+ * A writer's edit of an active code in a team library, awaiting a team admin's review: the
+ * destination and rules it would give the code, who asked and when. The code keeps its approved
+ * destination and rules until an admin approves it.
+ */
+export const PendingChange = T.Object({
+  destination_url: T.String({ format: 'uri', maxLength: 2048 }),
+  redirect_rules: T.Array(RedirectRule),
+  requested_by: T.String({ description: 'the account of the writer who asked' }),
+  requested_at: Epoch,
+})
+export type PendingChange = Static<typeof PendingChange>
+
 /** A dynamic QR code record (docs/decisions.md §3). `short_url` is SHORT_BASE_URL/code. */
 export const DynamicRecord = T.Object({
   code: T.String({ pattern: CODE_PATTERN.source }),
@@ -53,6 +86,10 @@ export const DynamicRecord = T.Object({
   created_by: T.String(),
   created_at: Epoch,
   updated_at: Epoch,
+  /** Absent when the code has none. */
+  redirect_rules: T.Optional(T.Array(RedirectRule, { description: 'device rules, absent when none: the first matching the scan\'s OS wins, else destination_url' })),
+  /** Absent when none awaits review. */
+  pending_change: T.Optional({ ...PendingChange, description: 'a writer\'s edit of destination_url or redirect_rules awaiting a team admin (POST .../review); absent when none' }),
 })
 export type DynamicRecord = Static<typeof DynamicRecord>
 
@@ -65,14 +102,29 @@ export const DYNAMIC_EXPORT_COLUMNS = [
  * Request bodies: the gateway documents them and services/dynamic validates with these same
  * schema objects (compiled by @lr/library-records), so the docs and the checks cannot drift.
  */
-export const DynamicCreateBody = T.Object({ destination_url: RecordUrl, ...RecordBodyFields }, { additionalProperties: false })
+export const DynamicCreateBody = T.Object({
+  destination_url: RecordUrl,
+  ...RecordBodyFields,
+  redirect_rules: T.Optional(RedirectRules),
+}, { additionalProperties: false })
 const DynamicItems = T.Array(DynamicCreateBody, { minItems: 1, maxItems: BATCH_MAX })
 /** A bare array, or `{"dynqrcodes": [...]}`. */
 export const DynamicBatchBody = T.Union([DynamicItems, T.Object({ dynqrcodes: DynamicItems }, { additionalProperties: false })])
 export const DynamicPatchBody = T.Partial(
-  T.Object({ destination_url: RecordUrl, ...RecordBodyFields, status: Status }),
+  T.Object({
+    destination_url: RecordUrl,
+    ...RecordBodyFields,
+    status: Status,
+    redirect_rules: RedirectRules,
+  }),
   { additionalProperties: false, minProperties: 1 },
 )
+/** POST /v1/dynqrcodes/{code}/review: a team admin applies (`approve`) or drops (`reject`) the code's pending change. */
+export const ReviewBody = T.Object(
+  { decision: T.Union([T.Literal('approve'), T.Literal('reject')]) },
+  { additionalProperties: false },
+)
+export type ReviewBody = Static<typeof ReviewBody>
 export const DynamicList = T.Object({ dynqrcodes: T.Array(DynamicRecord), next_cursor: T.Union([T.String(), T.Null()]) })
 
 export const ResolveRequest = T.Object({ code: T.String({ maxLength: 64 }) })
@@ -85,6 +137,8 @@ export const ResolverEntry = T.Object({
   status: Status,
   /** Soft-deleted: the resolver answers 410. */
   deleted: T.Boolean(),
+  /** The approved device rules, absent when none. */
+  redirect_rules: T.Optional(T.Array(RedirectRule)),
 })
 export type ResolverEntry = Static<typeof ResolverEntry>
 export const ResolveReply = T.Union([ResolverEntry, T.Null()])

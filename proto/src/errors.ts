@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   gone: 410,
+  /** The request does not fit the record's state (a review with no pending change, or in a personal library). */
+  conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   /** If-Match named a version the record no longer has (PATCH, DELETE): nothing was changed. */

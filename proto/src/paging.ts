@@ -16,6 +16,8 @@ export interface ListOptions {
   status?: Status
   /** Changes only (LibraryStore.changes): deleted records too, as tombstones. */
   includeDeleted?: boolean
+  /** true: only records with a pending change (awaiting review); false: only those without. */
+  pending?: boolean
 }
 
 /**

@@ -36,6 +36,11 @@ export const DynamicListQuery = T.Object(
       description: 'only codes in this status',
       errorMessage: `status must be ${STATUSES.map((status) => `"${status}"`).join(' or ')}`,
     }),
+    pending: T.Optional(T.Boolean({
+      examples: [false],
+      description: 'true: only codes with a pending change awaiting a team admin\'s review; false: only codes without one; absent: every code',
+      errorMessage: 'pending must be "true" or "false"',
+    })),
   },
   { additionalProperties: false },
 )

@@ -1,11 +1,31 @@
-import { type Bus, DYNAMIC_EXPORT_COLUMNS, DYNAMIC_SUBJECTS, DynamicBatchBody, DynamicCreateBody, DynamicCreated, DynamicList, DynamicListQuery, DynamicPatchBody, DynamicRecord } from '@lr/proto'
+import { Elysia } from 'elysia'
+import { type Bus, DYNAMIC_EXPORT_COLUMNS, DYNAMIC_SUBJECTS, DynamicBatchBody, DynamicCreateBody, DynamicCreated, DynamicList, DynamicListQuery, DynamicPatchBody, DynamicRecord, ReviewBody } from '@lr/proto'
+import { ifMatchOf, principalOf } from '../context'
+import { tagged } from './etag'
 import { libraryRoutes } from './library'
+import { doc } from './openapi'
 import { examples } from './openapi-examples'
 
 const approval = 'In a team library only a team admin\'s key may move a record from `draft` to `active` (a writer gets 403).'
+const reviewed = 'A writer\'s change of `destination_url` or `redirect_rules` of an `active` code in a team library does not take effect: the answer (200) is the record unchanged with `pending_change`, which a team admin approves or rejects (POST .../review); a later writer\'s change replaces it, one back to the approved values withdraws it. Other fields apply at once. An admin\'s change applies at once and drops a pending change, as does a move to `draft`.'
+
+const reviewDoc = doc({
+  operationId: 'reviewDynamicCode', tag: 'Dynamic QR codes', summary: 'Approve or reject the pending change of a team code',
+  description: 'Team admins only (a writer gets 403). `approve` applies the pending destination_url and redirect_rules (the very next scan follows them); `reject` drops them. 409 when the code has no pending change, or for a personal key (personal libraries have no reviews). With If-Match, only the version named (so a change replaced meanwhile is not approved unseen).',
+  path: { code: 'The record\'s code (the last part of its short_url).' },
+  body: ReviewBody, bodyExamples: examples.dynamic.review,
+  ok: DynamicRecord, okExamples: examples.dynamic.record, answer: 'The record after the decision, without pending_change.',
+  conditional: 'write', notFound: true, conflict: true,
+})
 
 /** /v1/dynqrcodes: each route forwards to services/dynamic and returns its answer. */
-export const dynamicRoutes = (bus: Bus) => libraryRoutes(bus, {
+export const dynamicRoutes = (bus: Bus) => new Elysia({ name: 'dynamic-routes' })
+  .use(dynamicLibraryRoutes(bus))
+  .post('/v1/dynqrcodes/:code/review', ({ request, params, body, set }) =>
+    tagged(request, set, bus.request(DYNAMIC_SUBJECTS.review, { principal: principalOf(request), id: params.code, body, ...ifMatchOf(request) })),
+    { detail: reviewDoc })
+
+const dynamicLibraryRoutes = (bus: Bus) => libraryRoutes(bus, {
   prefix: '/v1/dynqrcodes',
   subjects: DYNAMIC_SUBJECTS,
   tag: 'Dynamic QR codes',
@@ -26,7 +46,10 @@ export const dynamicRoutes = (bus: Bus) => libraryRoutes(bus, {
     },
     export: { operationId: 'exportDynamicCodes', summary: 'Export every dynamic QR code as CSV' },
     get: { operationId: 'getDynamicCode', summary: 'Get one dynamic QR code' },
-    update: { operationId: 'updateDynamicCode', summary: 'Change destination_url, name, status or style', description: `The very next scan follows a new destination. ${approval}` },
+    update: {
+      operationId: 'updateDynamicCode', summary: 'Change destination_url, redirect_rules, name, status or style',
+      description: `The very next scan follows a new destination. ${approval} ${reviewed}`,
+    },
     delete: {
       operationId: 'deleteDynamicCode', summary: 'Soft-delete a dynamic QR code', answer: 'The code deleted.',
       description: 'It stops resolving (410) and leaves lists and the analytics summary; its code is never reissued and its scan history is kept.',

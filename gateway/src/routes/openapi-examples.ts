@@ -26,6 +26,13 @@ const dynamicRecord: DynamicRecord = {
   created_at: at,
   updated_at: at,
 }
+/** A team code after a writer's PATCH of its destination: unchanged, with the change awaiting review. */
+const pendingDynamic: DynamicRecord = {
+  ...dynamicRecord,
+  team_id: 'team_Qm3x8Zr1',
+  updated_at: at + 60,
+  pending_change: { destination_url: 'https://example.com/summer', redirect_rules: [], requested_by: 'acct_7hWr2Kd9Qs', requested_at: at + 60 },
+}
 const breakdown: CodeBreakdown = {
   code: 'a1B2c3D4',
   total_scans: 42,
@@ -48,7 +55,7 @@ export const examples = {
     deleted: { deleted: { deleted: staticRecord.qr_id } },
   },
   dynamic: {
-    record: { poster: dynamicRecord },
+    record: { poster: dynamicRecord, pending: pendingDynamic },
     list: { page: { dynqrcodes: [dynamicRecord], next_cursor: 'c2VxOjQy' }, last: { dynqrcodes: [], next_cursor: null } },
     created: { created: { created: [dynamicRecord] } },
     create: { poster: { destination_url: 'https://example.com/spring', name: 'Poster' } },
@@ -56,7 +63,12 @@ export const examples = {
       array: [{ destination_url: 'https://a.example', name: 'A' }, { destination_url: 'https://b.example', name: 'B' }],
       object: { dynqrcodes: [{ destination_url: 'https://a.example', name: 'A' }] },
     },
-    patch: { move: { destination_url: 'https://example.com/summer' }, approve: { status: 'active' } },
+    patch: {
+      move: { destination_url: 'https://example.com/summer' },
+      approve: { status: 'active' },
+      devices: { redirect_rules: [{ os: 'ios', destination_url: 'https://apps.apple.com/app/id1' }, { os: 'android', destination_url: 'https://play.google.com/store/apps/details?id=x' }] },
+    },
+    review: { approve: { decision: 'approve' }, reject: { decision: 'reject' } },
     deleted: { deleted: { deleted: dynamicRecord.code } },
   },
   analytics: {

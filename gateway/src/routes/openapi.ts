@@ -27,6 +27,8 @@ export interface OperationDoc {
   conditional?: 'read' | 'write'
   /** 404 when the id is not in the key's library. */
   notFound?: boolean
+  /** 409 when the request does not fit the record's state. */
+  conflict?: boolean
 }
 
 const ref = (name: ResponseName) => ({ $ref: `#/components/responses/${name}` })
@@ -73,6 +75,7 @@ export function doc(op: OperationDoc): Record<string, unknown> {
   if (op.query || op.body) errors['400'] = ref(op.create === 'batch' ? 'BadBatch' : 'BadRequest')
   errors['403'] = ref('Forbidden')
   if (op.notFound) errors['404'] = ref('NotFound')
+  if (op.conflict) errors['409'] = ref('Conflict')
   if (op.conditional === 'write') errors['412'] = ref('PreconditionFailed')
   if (op.body) Object.assign(errors, { '413': ref('PayloadTooLarge'), '415': ref('UnsupportedMediaType') })
   if (op.create) errors['422'] = ref('IdempotencyConflict')

@@ -1,5 +1,5 @@
 import { serveLibrary } from '@lr/library-records'
-import { type Bus, CodesRequest, decode, DYNAMIC_QUEUE, DYNAMIC_SUBJECTS, IdRequest, ResolveRequest } from '@lr/proto'
+import { type Bus, CodesRequest, decode, DYNAMIC_QUEUE, DYNAMIC_SUBJECTS, IdRequest, ResolveRequest, UpdateRequest } from '@lr/proto'
 import type { DynamicService } from './service'
 
 /** Serves every DYNAMIC_SUBJECTS subject in queue group `dynamic`; returns one unsubscribe for all. */
@@ -18,6 +18,10 @@ export function serveDynamic(bus: Bus, service: DynamicService): () => void {
     bus.serve(DYNAMIC_SUBJECTS.find, async (p) => {
       const { principal, id } = decode(IdRequest, p)
       return service.find(principal, id)
+    }, opts),
+    bus.serve(DYNAMIC_SUBJECTS.review, async (p) => {
+      const { principal, id, body, if_match } = decode(UpdateRequest, p)
+      return service.review(principal, id, body, if_match)
     }, opts),
   ]
   return () => subscriptions.forEach((unsubscribe) => unsubscribe())

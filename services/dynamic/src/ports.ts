@@ -1,11 +1,17 @@
 import type { LibraryStore } from '@lr/library-records'
-import type { CodeStatus, DynamicRecord, Page, ResolverEntry } from '@lr/proto'
+import type { CodeStatus, DynamicRecord, Page, PendingChange, ResolverEntry } from '@lr/proto'
 
 /** A dynamic record as stored: short_url is derived from SHORT_BASE_URL when answering, never stored. */
-export type StoredDynamic = Omit<DynamicRecord, 'short_url'>
+export type StoredDynamic = Omit<DynamicRecord, 'short_url' | 'pending_change'> & { pending_change?: PendingChange | null }
 
 /** The fields a PATCH may change; absent fields keep their value. */
-export type DynamicPatch = Partial<Pick<StoredDynamic, 'destination_url' | 'name' | 'status' | 'style'>>
+export type DynamicPatch = Partial<Pick<StoredDynamic, 'destination_url' | 'name' | 'status' | 'style' | 'redirect_rules'>> & {
+  /** null drops the pending change (an approval, a rejection, a withdrawal). */
+  pending_change?: PendingChange | null
+}
+
+/** The kind's own optional fields, stored as JSON (absent on rows stored before them). */
+export const DYNAMIC_JSON_FIELDS = ['redirect_rules', 'pending_change'] as const
 
 /**
  * Persistence of dynamic QR codes: the shared LibraryStore, id `code`, with soft deletes. A

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { libraryStoreContract, type StoreHarness } from '@lr/library-records/testing/store-contract'
 import type { DynamicStore } from '../src/ports'
 import { directoryContract } from './dynamic-store.directory.contract'
+import { reviewContract } from './dynamic-store.review.contract'
 import { A, B, dynamicFixture, record } from './dynamic-store.fixtures'
 
 /**
@@ -38,5 +39,6 @@ export function dynamicStoreContract(open: () => Promise<StoreHarness<DynamicSto
     })
 
     directoryContract(() => store)
+    reviewContract(() => store)
   })
 }

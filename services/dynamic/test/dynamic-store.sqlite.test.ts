@@ -1,4 +1,4 @@
-import { describe } from 'bun:test'
+import { describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -47,5 +47,22 @@ describe('DynamicStore on SQLite, several connections to one file', () => {
         rmSync(dir, { recursive: true, force: true })
       },
     }
+  })
+})
+
+describe('SQLite dynamic store, a table of before redirect rules and reviews', () => {
+  it('adds the columns, and its rows read with neither redirect_rules nor pending_change', async () => {
+    const db = openSqlite(':memory:')
+    db.exec(`CREATE TABLE dynamic_codes (seq INTEGER PRIMARY KEY AUTOINCREMENT, code TEXT NOT NULL UNIQUE, library TEXT NOT NULL,
+      destination_url TEXT NOT NULL, name TEXT NOT NULL, style TEXT NOT NULL, status TEXT NOT NULL, team_id TEXT, created_by TEXT NOT NULL,
+      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, deleted_at INTEGER, rev INTEGER)`)
+    const old = record(1)
+    db.query(`INSERT INTO dynamic_codes (code, library, destination_url, name, style, status, team_id, created_by, created_at, updated_at, rev)
+      VALUES (?, ?, ?, ?, '{}', 'active', NULL, ?, ?, ?, 1)`).run(old.code, A, old.destination_url, old.name, old.created_by, old.created_at, old.updated_at)
+    const store = createSqliteDynamicStore(db)
+    expect((await store.get(A, old.code))?.record).toEqual(old)
+    expect(await store.resolve(old.code)).toEqual({ code: old.code, destination_url: old.destination_url, status: 'active', deleted: false })
+    expect((await store.list(A, { limit: 10, pending: false })).items).toEqual([old])
+    db.close()
   })
 })

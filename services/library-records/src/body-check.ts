@@ -88,8 +88,12 @@ function firstProblem(schema: TObject, input: Record<string, unknown>, errors: V
   const order = Object.keys(input)
   const rank = (e: ValueError) => RANK[e.type] ?? 10 + Math.max(0, order.indexOf(fieldOf(e)))
   const first = errors.sort((a, b) => rank(a) - rank(b))[0]!
-  return messageOf(schema, first, fieldOf(first))
+  return messageOf(schema, first, placeOf(first))
 }
 
+const unescape = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~')
 /** The top-level field a TypeBox error path points at (`/a~1b/0` -> `a/b`). */
-const fieldOf = (error: ValueError) => (error.path.split('/')[1] ?? '').replace(/~1/g, '/').replace(/~0/g, '~')
+const fieldOf = (error: ValueError) => unescape(error.path.split('/')[1] ?? '')
+/** Where in the body a TypeBox error points, as a client writes it: `redirect_rules[1].os`. */
+const placeOf = (error: ValueError) =>
+  error.path.split('/').slice(1).map(unescape).reduce((place, segment, i) => (i === 0 ? segment : /^\d+$/.test(segment) ? `${place}[${segment}]` : `${place}.${segment}`), '')

@@ -19,6 +19,10 @@ export function messageOf(schema: TObject, error: ValueError, field: string): st
     case ValueErrorType.String:
       // A required field sent as null is as good as missing.
       return error.value === null && schema.required?.includes(field) ? `${field} is required` : `${field} must be a string`
+    case ValueErrorType.Array:
+      return `${field} must be a JSON array`
+    case ValueErrorType.ArrayMaxItems:
+      return `${field} must hold at most ${failing.maxItems} items`
     case ValueErrorType.Union: {
       const literals = (failing.anyOf as TSchema[]).map((option) => JSON.stringify(option.const))
       return `${field} must be ${literals.join(' or ')}`

@@ -49,3 +49,18 @@ export const recordRules = (urlField: string): FieldRules => ({
   name: { trim: true },
   style: { check: checkStyleSize },
 })
+
+/**
+ * Device rules (`redirect_rules`): each destination_url by normaliseHttpUrl, named by its place
+ * (`redirect_rules[1].destination_url`); an OS named twice is refused, since the second rule
+ * could never match. The schema has checked the shape, the OS names and the count.
+ */
+export function checkRedirectRules(field: string, value: unknown): unknown {
+  const rules = value as { os: string; destination_url: string }[]
+  const seen = new Set<string>()
+  return rules.map((rule, i) => {
+    if (seen.has(rule.os)) throw new FieldError(`${field}[${i}].os "${rule.os}" is already named by an earlier rule`)
+    seen.add(rule.os)
+    return { os: rule.os, destination_url: normaliseHttpUrl(`${field}[${i}].destination_url`, rule.destination_url) }
+  })
+}

@@ -1,4 +1,5 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
+import type { FieldRules } from './field-rules'
 import type { RecordBase } from './ports'
 
 /**
@@ -30,4 +31,12 @@ export interface RecordKind<R extends RecordBase, W, L extends string> {
   present(record: R): W
   /** Runs after records were created, changed or deleted, before the answer; must not reject. */
   changed?(records: R[], deleted: boolean): Promise<void>
+  /** Body rules of this kind's own fields, beside those of every record (recordRules). */
+  fieldRules?: FieldRules
+  /**
+   * The fields a writer's PATCH of an active record in a team library only proposes (review.ts,
+   * docs/decisions.md "Reviewed edits"): the record keeps them until a team admin approves. The
+   * first is the URL field. Absent: every edit applies at once (static codes: the URL is printed).
+   */
+  reviewed?: readonly (keyof R & string)[]
 }

@@ -22,8 +22,11 @@ export function parseListQuery(query: ListQuery, allowed: { status: boolean }): 
     ...(q.updated_since !== undefined && { updatedSince: q.updated_since }),
     ...(q.include_deleted !== undefined && { includeDeleted: q.include_deleted }),
     ...(q.status !== undefined && { status: q.status }),
+    ...(q.pending !== undefined && { pending: q.pending }),
   }
   const changes = options.updatedSince !== undefined || options.includeDeleted === true
   const scope = [changes ? 'changes' : 'list', options.updatedSince ?? '', options.includeDeleted ? 'deleted' : '', options.status ?? ''].join('|')
+    // Only a filtered listing's scope grows: cursors of the others stay as they were.
+    + (options.pending === undefined ? '' : `|pending=${options.pending}`)
   return { options, changes, scope, ...(q.cursor !== undefined && { cursor: q.cursor }) }
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { ReviewBody } from '@lr/proto'
 import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status, type Tombstone } from '@lr/proto'
 import { createCursors, type Cursors, decodeCursor } from '@lr/platform/cursor'
 import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
@@ -56,9 +57,10 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
 ) {
   const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES, claims } = deps
   const cursors = deps.cursors ?? createCursors(randomBytes(32).toString('hex'))
-  const rules = recordRules(kind.urlField)
+  const rules = { ...recordRules(kind.urlField), ...kind.fieldRules }
   const checkCreate = compileBodyCheck(kind.bodies.create, rules)
   const checkPatch = compileBodyCheck(kind.bodies.patch, rules)
+  const checkReview = compileBodyCheck(ReviewBody)
   const envelope = batchEnvelopeOf(kind.bodies.batch)
   const insert = createInsert(kind, store, now, claims)
   const isPossibleId = kind.isPossibleId ?? (() => true)
@@ -118,6 +120,13 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
     async update(principal: Principal, id: string, body: unknown, ifMatch?: string): Promise<W> {
       const patch = orBadRequest(() => checkPatch(body)) as P
       return writes.update(principal, id, patch, ifMatch)
+    },
+
+    /** POST .../review (`{"decision": "approve" | "reject"}`): a team admin settles the record's pending change. */
+    async review(principal: Principal, id: string, body: unknown, ifMatch?: string): Promise<W> {
+      const { decision } = orBadRequest(() => checkReview(body))
+      if (!isPossibleId(id)) throw notFound(id)
+      return writes.review(principal, id, decision, ifMatch)
     },
 
     async delete(principal: Principal, id: string, ifMatch?: string): Promise<Deleted> {

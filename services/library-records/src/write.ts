@@ -2,7 +2,7 @@ import { AppError, type Deleted, libraryOf, type Principal, type Status } from '
 import { etagOf, ifMatchHolds } from '@lr/platform/etag'
 import type { RecordKind } from './kind'
 import type { LibraryStore, RecordBase, Versioned } from './ports'
-import { checkStatusChange } from './review'
+import { checkReviewer, checkStatusChange, reviewDecision, reviewedChanges } from './review'
 
 /** Reads and compare-and-set writes of one PATCH or DELETE before it gives up (another writer kept winning). */
 const WRITE_ATTEMPTS = 10
@@ -40,8 +40,24 @@ export function createWrites<R extends RecordBase, P extends { status?: Status }
         const { record: current, rev } = await found(principal, id)
         checkVersion(current, ifMatch)
         if (patch.status !== undefined) checkStatusChange(principal, current.status, patch.status)
-        const changes = changedFields(patch, current)
+        const changes = reviewedChanges(principal, kind.reviewed, current as never, patch as never, changedFields(patch, current), now())
         if (Object.keys(changes).length === 0) return kind.present(current)
+        const updated = await store.update(libraryOf(principal), id, changes as P, now(), rev)
+        if (updated) {
+          await kind.changed?.([updated], false)
+          return kind.present(updated)
+        }
+      }
+      throw contended()
+    },
+
+    /** A team admin's decision on the record's pending change (review.ts); a compare-and-set like update. */
+    async review(principal: Principal, id: string, decision: 'approve' | 'reject', ifMatch?: string): Promise<W> {
+      checkReviewer(principal)
+      for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+        const { record: current, rev } = await found(principal, id)
+        checkVersion(current, ifMatch)
+        const changes = reviewDecision(kind.reviewed ?? [], current as never, decision)
         const updated = await store.update(libraryOf(principal), id, changes as P, now(), rev)
         if (updated) {
           await kind.changed?.([updated], false)

@@ -2,11 +2,12 @@ import type { Connection, QueryFilter } from 'mongoose'
 import { createMongoLibraryStore, type LibraryDoc, libraryModel, type MongoKind } from '@lr/library-records/mongo'
 import { pageRange, positionText } from '@lr/platform/mongo-position'
 import type { Status } from '@lr/proto'
-import type { DynamicPatch, DynamicStore, StoredDynamic } from '../ports'
+import { rulesOf } from '../kind'
+import { DYNAMIC_JSON_FIELDS, type DynamicPatch, type DynamicStore, type StoredDynamic } from '../ports'
 
-export const DYNAMIC_MONGO: MongoKind = { model: 'DynamicCode', collection: 'dynamic_codes', idField: 'code', urlField: 'destination_url' }
+export const DYNAMIC_MONGO: MongoKind = { model: 'DynamicCode', collection: 'dynamic_codes', idField: 'code', urlField: 'destination_url', jsonFields: DYNAMIC_JSON_FIELDS }
 
-type DynamicDoc = LibraryDoc & { code: string; destination_url: string; status: Status; deleted_at: number | null }
+type DynamicDoc = LibraryDoc & { code: string; destination_url: string; status: Status; deleted_at: number | null; redirect_rules?: string | null }
 
 /**
  * A DynamicStore in MongoDB over a shared mongoose connection: the shared store core, plus the
@@ -20,8 +21,10 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
     ...shared,
 
     async resolve(code) {
-      const doc = await Model.findOne({ code }, { code: 1, destination_url: 1, status: 1, deleted_at: 1 }).lean<DynamicDoc>()
-      return doc ? { code: doc.code, destination_url: doc.destination_url, status: doc.status, deleted: doc.deleted_at !== null } : null
+      const doc = await Model.findOne({ code }, { code: 1, destination_url: 1, status: 1, deleted_at: 1, redirect_rules: 1 }).lean<DynamicDoc>()
+      if (!doc) return null
+      const rules = rulesOf({ redirect_rules: doc.redirect_rules == null ? undefined : JSON.parse(doc.redirect_rules) })
+      return { code: doc.code, destination_url: doc.destination_url, status: doc.status, deleted: doc.deleted_at !== null, ...rules }
     },
 
     async liveCodes(library, options) {

@@ -1,9 +1,10 @@
 import type { Database } from 'bun:sqlite'
 import { createSqliteLibraryStore, type SqliteKind } from '@lr/library-records/sqlite'
 import { seqOf } from '@lr/platform/sqlite'
-import type { DynamicPatch, DynamicStore, StoredDynamic } from '../ports'
+import { rulesOf } from '../kind'
+import { DYNAMIC_JSON_FIELDS, type DynamicPatch, type DynamicStore, type StoredDynamic } from '../ports'
 
-export const DYNAMIC_SQLITE: SqliteKind = { table: 'dynamic_codes', idField: 'code', urlField: 'destination_url' }
+export const DYNAMIC_SQLITE: SqliteKind = { table: 'dynamic_codes', idField: 'code', urlField: 'destination_url', jsonFields: DYNAMIC_JSON_FIELDS }
 
 /**
  * A DynamicStore in an embedded SQLite database (see openSqlite): the shared store core, plus
@@ -17,8 +18,8 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
   const findOne = db.prepare<{ code: string; deleted: number }, { library: string; code: string }>(
     'SELECT code, deleted_at IS NOT NULL AS deleted FROM dynamic_codes WHERE library = $library AND code = $code',
   )
-  const lookup = db.prepare<{ code: string; destination_url: string; status: 'active' | 'draft'; deleted: number }, [string]>(
-    'SELECT code, destination_url, status, deleted_at IS NOT NULL AS deleted FROM dynamic_codes WHERE code = ?',
+  const lookup = db.prepare<{ code: string; destination_url: string; status: 'active' | 'draft'; deleted: number; redirect_rules: string | null }, [string]>(
+    'SELECT code, destination_url, status, deleted_at IS NOT NULL AS deleted, redirect_rules FROM dynamic_codes WHERE code = ?',
   )
 
   return {
@@ -26,7 +27,9 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
 
     async resolve(code) {
       const row = lookup.get(code)
-      return row ? { ...row, deleted: row.deleted === 1 } : null
+      if (!row) return null
+      const { redirect_rules, ...entry } = row
+      return { ...entry, deleted: row.deleted === 1, ...rulesOf({ redirect_rules: redirect_rules === null ? undefined : JSON.parse(redirect_rules) }) }
     },
 
     async liveCodes(library, options) {

@@ -1,14 +1,15 @@
 import type { ResolveReply, ResolverEntry } from '@lr/proto'
+import { type PreparedRule, rulesTargetOf } from './device'
 import { type Destination, destinationOf } from './location'
 
-/** How the resolver answers a scan of one code. */
-export type Target = { status: 302; destination: Destination } | { status: 404 } | { status: 410 }
+/** How the resolver answers a scan of one code; `rules` only when the code has device rules. */
+export type Target = { status: 302; destination: Destination; rules?: readonly PreparedRule[] } | { status: 404 } | { status: 410 }
 
 /** A lookup's answer as a Target: unknown or draft 404, soft-deleted 410, active 302. */
 export function targetOf(entry: ResolveReply): Target {
   if (entry === null) return { status: 404 }
   if (entry.deleted) return { status: 410 }
-  return entry.status === 'active' ? { status: 302, destination: destinationOf(entry.destination_url) } : { status: 404 }
+  return entry.status === 'active' ? { status: 302, destination: destinationOf(entry.destination_url), ...rulesTargetOf(entry) } : { status: 404 }
 }
 
 export interface CacheOptions {

@@ -6,6 +6,7 @@ import type { ScanEvent } from '@lr/proto'
 import { isBot } from './bots'
 import { type CacheOptions, createTargetCache, type Target } from './cache'
 import { type AddressSource, clientAddress, preloadGeoIp } from './country'
+import { destinationFor } from './device'
 import { forwardQuery } from './location'
 import { scanEventOf, type ScanSettings } from './scan'
 
@@ -99,7 +100,8 @@ export function createResolver(deps: ResolverDeps): Resolver {
       return text(status, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
     }
     if (target.status !== 302) return ANSWERS[target.status]()
-    const response = new Response(null, { status: 302, headers: { ...HEADERS, location: forwardQuery(target.destination, url.search) } })
+    const destination = target.rules ? destinationFor(target.destination, target.rules, request.headers.get('user-agent')) : target.destination
+    const response = new Response(null, { status: 302, headers: { ...HEADERS, location: forwardQuery(destination, url.search) } })
     if (request.method === 'GET' && !isBot(request.headers.get('user-agent') ?? '')) publishScan(request, code, server)
     return response
   }

@@ -10,6 +10,11 @@ export interface MongoKind {
   collection: string
   idField: string
   urlField: string
+  /**
+   * The kind's own optional fields, each stored as JSON text (null or missing: absent from the
+   * record, so documents of before read so). `pending_change` among them enables ListOptions.pending.
+   */
+  jsonFields?: readonly string[]
 }
 
 /** A record as stored: style as JSON text (keeps key order and allows any key; Mongo rejects some, e.g. leading `$`). */
@@ -17,7 +22,7 @@ export interface MongoKind {
 /** `deleted_at` set: a tombstone (a static document stored before tombstones has no field: live). */
 export type LibraryDoc = Record<string, unknown> & { _id: Types.ObjectId; position: number; rev: number; library: string; style: string; deleted_at?: number | null }
 
-function schemaOf({ idField, urlField }: MongoKind) {
+function schemaOf({ idField, urlField, jsonFields = [] }: MongoKind) {
   const schema = new Schema<LibraryDoc>(
     {
       position: { type: Number, required: true },
@@ -33,6 +38,7 @@ function schemaOf({ idField, urlField }: MongoKind) {
       created_at: { type: Number, required: true },
       updated_at: { type: Number, required: true },
       deleted_at: { type: Number, default: null },
+      ...Object.fromEntries(jsonFields.map((field) => [field, { type: String, default: null }])),
     },
     { versionKey: false, autoIndex: false, strict: 'throw' },
   )
@@ -77,11 +83,22 @@ async function placeChanges(conn: Connection, Model: Model<LibraryDoc>, collecti
  */
 export async function createMongoLibraryStore<R extends RecordBase, P extends Partial<R>>(conn: Connection, kind: MongoKind): Promise<LibraryStore<R, P> & { positions: MongoPositions }> {
   const { idField } = kind
+  const jsonFields = kind.jsonFields ?? []
+  const jsonOf = (value: unknown) => (value == null ? null : JSON.stringify(value))
+  const pendingFilter = (options: ListOptions) =>
+    options.pending === undefined || !jsonFields.includes('pending_change') ? {} : { pending_change: options.pending ? { $ne: null } : null }
   const Model = libraryModel(conn, kind)
   await Model.createIndexes()
   const atomic = await createAtomicInsert(conn, Model, kind.collection, { rev: true })
   await placeChanges(conn, Model, kind.collection)
-  const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => ({ ...rest, style: JSON.parse(style) }) as unknown as R
+  const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => {
+    const record: Record<string, unknown> = { ...rest, style: JSON.parse(style) }
+    for (const field of jsonFields) {
+      if (rest[field] == null) delete record[field]
+      else record[field] = JSON.parse(rest[field] as string)
+    }
+    return record as unknown as R
+  }
   const toItem = (doc: LibraryDoc): R | Tombstone => (doc.deleted_at == null ? toRecord(doc) : tombstoneOf(idField, doc))
   // `deleted_at: null` also matches a document without the field. With `expectedRev`, a compare-and-set (LibraryStore.update).
   const live = (library: string, id: string, expectedRev?: number) => ({ library, [idField]: id, deleted_at: null, ...(expectedRev !== undefined && { rev: expectedRev }) })
@@ -109,7 +126,8 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
 
     async insertMany(library, records, receipt) {
       try {
-        const docs = records.map((r) => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), deleted_at: null }))
+        const json = (r: R) => Object.fromEntries(jsonFields.map((f) => [f, jsonOf((r as unknown as Record<string, unknown>)[f])]))
+        const docs = records.map((r) => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), deleted_at: null, ...json(r) }))
         await atomic.insert(docs as unknown as Omit<LibraryDoc, 'position'>[], receipt)
       } catch (error) {
         throw isDuplicateKey(error) ? new StoreConflict(idField, (error as DuplicateKey).keyValue?.[idField]) : error
@@ -124,20 +142,21 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     },
 
     async list(library, options: ListOptions) {
-      const { docs, next } = await page(library, options, 'position', { deleted_at: null, ...(options.status && { status: options.status }) })
+      const { docs, next } = await page(library, options, 'position', { deleted_at: null, ...(options.status && { status: options.status }), ...pendingFilter(options) })
       return { items: docs.map(toRecord), next }
     },
 
     async changes(library, options: ListOptions) {
-      const status = options.status && { status: options.status }
-      const filter = options.includeDeleted ? (status ? { $or: [{ deleted_at: null, ...status }, { deleted_at: { $ne: null } }] } : {}) : { deleted_at: null, ...status }
+      const status = { ...(options.status && { status: options.status }), ...pendingFilter(options) }
+      const filter = options.includeDeleted ? (Object.keys(status).length > 0 ? { $or: [{ deleted_at: null, ...status }, { deleted_at: { $ne: null } }] } : {}) : { deleted_at: null, ...status }
       const { docs, next } = await page(library, options, 'rev', filter)
       return { items: docs.map(toItem), next }
     },
 
     async update(library, id, patch, updatedAt, expectedRev) {
       const { style, ...plain } = patch
-      const doc = await change(live(library, id, expectedRev), { ...plain, ...(style === undefined ? {} : { style: JSON.stringify(style) }), updated_at: updatedAt })
+      const json = Object.fromEntries(jsonFields.filter((f) => (patch as Record<string, unknown>)[f] !== undefined).map((f) => [f, jsonOf((patch as Record<string, unknown>)[f])]))
+      const doc = await change(live(library, id, expectedRev), { ...plain, ...(style === undefined ? {} : { style: JSON.stringify(style) }), updated_at: updatedAt, ...json })
       return doc ? toRecord(doc) : null
     },
 

@@ -9,6 +9,11 @@ export interface SqliteKind {
   table: string
   idField: string
   urlField: string
+  /**
+   * The kind's own optional fields, each a JSON text column (NULL: absent from the record; rows
+   * of before read so). `pending_change` among them enables ListOptions.pending.
+   */
+  jsonFields?: readonly string[]
 }
 
 // `id UNIQUE` is what keeps an id unique for ever (a delete only sets deleted_at, the row stays
@@ -35,7 +40,8 @@ CREATE TABLE IF NOT EXISTS ${table} (
 CREATE INDEX IF NOT EXISTS ${table}_library_seq ON ${table} (library, seq);`
 
 /** Tables made before tombstones (static: hard deletes) and change positions get their columns. */
-function migrate(db: Database, table: string) {
+function migrate(db: Database, table: string, jsonFields: readonly string[]) {
+  addMissingColumns(db, table, Object.fromEntries(jsonFields.map((field) => [field, 'TEXT'])))
   const added = addMissingColumns(db, table, { deleted_at: 'INTEGER', rev: 'INTEGER' })
   if (added.includes('rev')) db.exec(`UPDATE ${table} SET rev = seq`)
   db.exec(`CREATE INDEX IF NOT EXISTS ${table}_library_rev ON ${table} (library, rev)`)
@@ -50,16 +56,26 @@ type Params = Record<string, string | number | null>
  */
 export function createSqliteLibraryStore<R extends RecordBase, P extends Partial<R>>(db: Database, kind: SqliteKind): LibraryStore<R, P> {
   const { table, idField, urlField } = kind
+  const jsonFields = kind.jsonFields ?? []
   // Immediate: several connections opening one file at once must not add a column twice.
   db.transaction(() => {
     db.exec(schemaOf(kind))
-    migrate(db, table)
+    migrate(db, table, jsonFields)
   }).immediate()
-  const FIELDS = `${idField}, ${urlField}, name, style, status, team_id, created_by, created_at, updated_at`
+  const FIELDS = `${idField}, ${urlField}, name, style, status, team_id, created_by, created_at, updated_at${jsonFields.map((f) => `, ${f}`).join('')}`
+  const PENDING = jsonFields.includes('pending_change') ? '(pending_change IS NOT NULL)' : '0'
   const LIVE = `library = $library AND ${idField} = $id AND deleted_at IS NULL`
   // With $expected, a compare-and-set: the row must still be at the change the caller read (LibraryStore.update).
   const AS_READ = `($expected IS NULL OR rev = $expected)`
-  const toRecord = ({ seq: _seq, rev: _rev, deleted_at: _deleted, ...row }: Row) => ({ ...row, style: JSON.parse(row.style) }) as unknown as R
+  const toRecord = ({ seq: _seq, rev: _rev, deleted_at: _deleted, ...row }: Row) => {
+    const record: Record<string, unknown> = { ...row, style: JSON.parse(row.style) }
+    for (const field of jsonFields) {
+      if (row[field] == null) delete record[field]
+      else record[field] = JSON.parse(row[field] as string)
+    }
+    return record as unknown as R
+  }
+  const jsonOf = (value: unknown) => (value == null ? null : JSON.stringify(value))
   const toItem = (row: Row): R | Tombstone => (row.deleted_at == null ? toRecord(row) : tombstoneOf(idField, row))
   const isIdClash = (error: unknown) =>
     (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE' && String((error as Error).message).includes(`${table}.${idField}`)
@@ -68,14 +84,15 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   // sequence and the newest row); inserting an explicit seq moves sqlite_sequence on as well.
   const insert = db.prepare<unknown, Params>(
     `INSERT INTO ${table} (seq, rev, library, ${FIELDS})
-     SELECT n, n, $library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at
+     SELECT n, n, $library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at${jsonFields.map((f) => `, $${f}`).join('')}
      FROM (SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), coalesce((SELECT max(seq) FROM ${table}), 0)) + 1 AS n)`,
   )
   const receipts = sqliteReceipts(db)
   const insertAll = db.transaction((library: string, records: R[], receipt?: Receipt) => {
     for (const record of records) {
       try {
-        insert.run({ ...record, library, style: JSON.stringify(record.style) } as never)
+        const json = Object.fromEntries(jsonFields.map((f) => [f, jsonOf((record as unknown as Record<string, unknown>)[f])]))
+        insert.run({ ...record, library, style: JSON.stringify(record.style), ...json } as never)
       } catch (error) {
         throw isIdClash(error) ? new StoreConflict(idField, (record as unknown as Record<string, string>)[idField]) : error
       }
@@ -83,16 +100,17 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
     if (receipt) receipts.write(receipt)
   })
   const getOne = db.prepare<Row & { rev: number }, { library: string; id: string }>(`SELECT rev, ${FIELDS} FROM ${table} WHERE ${LIVE}`)
-  const page = db.prepare<Row, { library: string; after: number; since: number | null; status: string | null; limit: number }>(
+  const page = db.prepare<Row, { library: string; after: number; since: number | null; status: string | null; pending: number | null; limit: number }>(
     `SELECT seq, ${FIELDS} FROM ${table}
      WHERE library = $library AND seq > $after AND deleted_at IS NULL
        AND ($since IS NULL OR updated_at >= $since) AND ($status IS NULL OR status = $status)
+       AND ($pending IS NULL OR ${PENDING} = $pending)
      ORDER BY seq LIMIT $limit`,
   )
-  const changePage = db.prepare<Row, { library: string; after: number; since: number | null; status: string | null; deleted: number; limit: number }>(
+  const changePage = db.prepare<Row, { library: string; after: number; since: number | null; status: string | null; pending: number | null; deleted: number; limit: number }>(
     `SELECT rev, ${FIELDS}, deleted_at FROM ${table}
      WHERE library = $library AND rev > $after AND ($since IS NULL OR updated_at >= $since)
-       AND CASE WHEN deleted_at IS NULL THEN ($status IS NULL OR status = $status) ELSE $deleted END
+       AND CASE WHEN deleted_at IS NULL THEN ($status IS NULL OR status = $status) AND ($pending IS NULL OR ${PENDING} = $pending) ELSE $deleted END
      ORDER BY rev LIMIT $limit`,
   )
   // The next position of the table's sequence: the next insert's seq comes after it.
@@ -100,11 +118,17 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   const patch = db.prepare<Row, Params>(
     `UPDATE ${table} SET ${urlField} = coalesce($url, ${urlField}), name = coalesce($name, name),
        status = coalesce($status, status), style = coalesce($style, style), updated_at = $updated_at, rev = $rev
+       ${jsonFields.map((f) => `, ${f} = CASE WHEN $set_${f} THEN $${f} ELSE ${f} END`).join('')}
      WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`,
   )
   const remove = db.prepare<Row, Params>(`UPDATE ${table} SET deleted_at = $at, updated_at = $at, rev = $rev WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`)
   const change = db.transaction((statement: typeof patch, params: Params) => statement.get({ ...params, rev: nextPosition.get()?.seq ?? 0 }))
   // (No sequence yet: the table never had a row, so nothing matches and rev 0 is never stored.)
+
+  const pendingOf = (options: ListOptions) => (options.pending === undefined ? null : options.pending ? 1 : 0)
+  // A JSON field the patch names is written (null clears it); the others keep their value.
+  const jsonPatch = (changes: Record<string, unknown>) =>
+    Object.fromEntries(jsonFields.flatMap((f) => [[`set_${f}`, changes[f] === undefined ? 0 : 1], [f, jsonOf(changes[f])]]))
 
   function pageOf<T>(rows: Row[], limit: number, position: 'seq' | 'rev', map: (row: Row) => T) {
     const more = rows.length > limit
@@ -126,14 +150,14 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
 
     async list(library, options: ListOptions) {
       const after = options.after === undefined ? 0 : seqOf(options.after)
-      const rows = page.all({ library, after, since: options.updatedSince ?? null, status: options.status ?? null, limit: options.limit + 1 })
+      const rows = page.all({ library, after, since: options.updatedSince ?? null, status: options.status ?? null, pending: pendingOf(options), limit: options.limit + 1 })
       return pageOf(rows, options.limit, 'seq', toRecord)
     },
 
     async changes(library, options: ListOptions) {
       const after = options.after === undefined ? 0 : seqOf(options.after)
       const rows = changePage.all({
-        library, after, since: options.updatedSince ?? null, status: options.status ?? null, deleted: options.includeDeleted ? 1 : 0, limit: options.limit + 1,
+        library, after, since: options.updatedSince ?? null, status: options.status ?? null, pending: pendingOf(options), deleted: options.includeDeleted ? 1 : 0, limit: options.limit + 1,
       })
       return pageOf(rows, options.limit, 'rev', toItem)
     },
@@ -148,6 +172,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
         style: changes.style === undefined ? null : JSON.stringify(changes.style),
         updated_at: updatedAt,
         expected: expectedRev ?? null,
+        ...jsonPatch(changes as Record<string, unknown>),
       })
       return row ? toRecord(row) : null
     },
