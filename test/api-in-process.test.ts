@@ -8,6 +8,7 @@ import { bodyFieldsSuite } from './api/body-fields.suite'
 import { urlRulesSuite } from './api/url-rules.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
+import { reviewSuite } from './api/review.suite'
 import { syncSuite } from './api/sync.suite'
 import { docsSuite } from './api/docs.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
@@ -31,6 +32,7 @@ describe('API, one process', () => {
   dynamicSuite(() => stack)
   syncSuite(() => stack)
   shortLinksSuite(() => stack)
+  reviewSuite(() => stack)
   docsSuite(() => stack)
   httpSuite(() => stack, () => startInProcessStack({ CORS_ORIGINS: CORS_ORIGIN }))
 })

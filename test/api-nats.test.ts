@@ -8,6 +8,7 @@ import { bodyFieldsSuite } from './api/body-fields.suite'
 import { urlRulesSuite } from './api/url-rules.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
+import { reviewSuite } from './api/review.suite'
 import { syncSuite } from './api/sync.suite'
 import { docsSuite } from './api/docs.suite'
 import { resolverReplicasSuite } from './api/resolver-replicas.suite'
@@ -37,6 +38,7 @@ else {
     dynamicSuite(() => stack)
     syncSuite(() => stack)
     shortLinksSuite(() => stack)
+    reviewSuite(() => stack)
     docsSuite(() => stack)
     resolverReplicasSuite(() => stack)
     // The CORS gateway is a second gateway process of this deployment: keys made here work there.

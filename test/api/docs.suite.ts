@@ -20,6 +20,7 @@ const OPERATIONS = {
   'GET /v1/dynqrcodes/{code}': 'getDynamicCode',
   'PATCH /v1/dynqrcodes/{code}': 'updateDynamicCode',
   'DELETE /v1/dynqrcodes/{code}': 'deleteDynamicCode',
+  'POST /v1/dynqrcodes/{code}/review': 'reviewDynamicCode',
   'GET /v1/dynqrcodes/analytics': 'getAnalyticsSummary',
   'GET /v1/dynqrcodes/{code}/analytics': 'getCodeAnalytics',
   'GET /v1/dynqrcodes/{code}/analytics/export': 'exportCodeScans',
@@ -89,7 +90,7 @@ export function docsSuite(stack: () => Stack) {
       const query = (method: string, path: string) => operation(method, path).parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name)
       const list = ['limit', 'cursor', 'updated_since', 'include_deleted']
       expect(query('GET', '/v1/qrcodes')).toEqual(list)
-      expect(query('GET', '/v1/dynqrcodes')).toEqual([...list, 'status'])
+      expect(query('GET', '/v1/dynqrcodes')).toEqual([...list, 'status', 'pending'])
       for (const path of ['/v1/dynqrcodes/analytics', '/v1/dynqrcodes/{code}/analytics', '/v1/dynqrcodes/{code}/analytics/export'])
         expect(query('GET', path)).toEqual(['from', 'to'])
     })
@@ -103,6 +104,8 @@ export function docsSuite(stack: () => Stack) {
       expect(headers('GET', '/v1/dynqrcodes/{code}')).toEqual(['IfNoneMatch', 'RequestId'])
       expect(statuses('PATCH', '/v1/qrcodes/{qr_id}')).toEqual(['200', '400', '403', '404', '412', '413', '415', '429', '503', '504'])
       expect(headers('PATCH', '/v1/qrcodes/{qr_id}')).toEqual(['IfMatch', 'RequestId'])
+      expect(statuses('POST', '/v1/dynqrcodes/{code}/review')).toEqual(['200', '400', '403', '404', '409', '412', '413', '415', '429', '503', '504'])
+      expect(headers('POST', '/v1/dynqrcodes/{code}/review')).toEqual(['IfMatch', 'RequestId'])
       expect(documentedHeaders(operation('GET', '/v1/qrcodes/{qr_id}').responses['200'])).toContain('etag')
       expect(documentedHeaders(operation('POST', '/v1/qrcodes').responses['201'])).toContain('location')
       expect(documentedHeaders(doc.components.responses.RateLimited)).toContain('retry-after')
