@@ -9,11 +9,12 @@ const WRITE_ATTEMPTS = 10
 
 export const STALE_VERSION = 'If-Match does not name the current version of this record (its ETag); GET it again'
 
-/** The fields of `patch` whose value differs from `current`'s (style compared as its JSON). */
+/** The fields of `patch` whose value differs from `current`'s (style compared as its JSON; an empty list is an absent one). */
 function changedFields<R extends RecordBase, P extends object>(patch: P, current: R): Partial<P> {
   const stored = current as unknown as Record<string, unknown>
+  const storedOf = (field: string, value: unknown) => stored[field] ?? (Array.isArray(value) ? [] : undefined)
   return Object.fromEntries(
-    Object.entries(patch).filter(([field, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(stored[field])),
+    Object.entries(patch).filter(([field, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(storedOf(field, value))),
   ) as Partial<P>
 }
 
