@@ -4,6 +4,7 @@ import { idempotencySuite, STATIC_CREATES } from './api/idempotency.suite'
 import { staticSuite } from './api/static.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
+import { reviewSuite } from './api/review.suite'
 import { syncSuite } from './api/sync.suite'
 import { resolverReplicasSuite } from './api/resolver-replicas.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
@@ -31,6 +32,7 @@ else {
     dynamicSuite(() => stack)
     syncSuite(() => stack)
     shortLinksSuite(() => stack)
+    reviewSuite(() => stack)
     resolverReplicasSuite(() => stack)
   })
 

@@ -11,6 +11,7 @@ import { orBadRequest } from './fields'
 import { createInsert } from './insert'
 import type { RecordKind } from './kind'
 import { parseListQuery } from './list-query'
+import { checkReviewer } from './review'
 import type { LibraryStore, RecordBase, Versioned } from './ports'
 import { createWrites } from './write'
 
@@ -125,6 +126,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
     /** POST .../review (`{"decision": "approve" | "reject"}`): a team admin settles the record's pending change. */
     async review(principal: Principal, id: string, body: unknown, ifMatch?: string): Promise<W> {
       const { decision } = orBadRequest(() => checkReview(body))
+      checkReviewer(principal)
       if (!isPossibleId(id)) throw notFound(id)
       return writes.review(principal, id, decision, ifMatch)
     },
