@@ -148,6 +148,7 @@ describe('redirect rules', () => {
     expect(await message(bodies[0])).toBe('redirect_rules must hold at most 5 items')
     expect(await message([rule('ios'), rule('symbian')])).toBe('redirect_rules[1].os must be "ios" or "android" or "windows" or "macos" or "linux"')
     expect(await message([{ os: 'ios' }])).toBe('redirect_rules[0].destination_url is required')
+    expect(await message([rule('ios', `https://a.example/${'x'.repeat(2048)}`)])).toBe('redirect_rules[0].destination_url must be at most 2048 characters')
   })
 
   it('puts a writer\'s edit of the rules of an active team code into pending_change; approval hands them to the resolver', async () => {

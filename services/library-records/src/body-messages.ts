@@ -23,6 +23,9 @@ export function messageOf(schema: TObject, error: ValueError, field: string): st
       return `${field} must be a JSON array`
     case ValueErrorType.ArrayMaxItems:
       return `${field} must hold at most ${failing.maxItems} items`
+    // Nested strings only (a rule's destination_url): top-level bounds are counted by body-check.ts.
+    case ValueErrorType.StringMaxLength:
+      return `${field} must be at most ${failing.maxLength} characters`
     case ValueErrorType.Union: {
       const literals = (failing.anyOf as TSchema[]).map((option) => JSON.stringify(option.const))
       return `${field} must be ${literals.join(' or ')}`
