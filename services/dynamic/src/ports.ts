@@ -2,10 +2,16 @@ import type { LibraryStore } from '@lr/library-records'
 import type { CodeStatus, DynamicRecord, Page, ResolverEntry } from '@lr/proto'
 
 /** A dynamic record as stored: short_url is derived from SHORT_BASE_URL when answering, never stored. */
-export type StoredDynamic = Omit<DynamicRecord, 'short_url'>
+export type StoredDynamic = Omit<DynamicRecord, 'short_url' | 'expires_at' | 'max_scans' | 'fallback_url'> & {
+  /** Null or absent: not set (stores read null for a row without it). */
+  expires_at?: number | null
+  max_scans?: number | null
+  fallback_url?: string | null
+}
 
-/** The fields a PATCH may change; absent fields keep their value. */
+/** The fields a PATCH may change; absent fields keep their value, null clears expires_at, max_scans or fallback_url. */
 export type DynamicPatch = Partial<Pick<StoredDynamic, 'destination_url' | 'name' | 'status' | 'style'>>
+  & Pick<StoredDynamic, 'expires_at' | 'max_scans' | 'fallback_url'>
 
 /**
  * Persistence of dynamic QR codes: the shared LibraryStore, id `code`, with soft deletes. A
@@ -15,7 +21,10 @@ export type DynamicPatch = Partial<Pick<StoredDynamic, 'destination_url' | 'name
  * createMongoDynamicStore (mongoose).
  */
 export interface DynamicStore extends LibraryStore<StoredDynamic, DynamicPatch> {
-  /** What a scan of `code` needs, in whatever library, soft-deleted included; null when never issued. */
+  /**
+   * What a scan of `code` needs, in whatever library, soft-deleted included; null when never
+   * issued. expires_at, max_scans and fallback_url only when set (never `scans`: analytics' count).
+   */
   resolve(code: string): Promise<ResolverEntry | null>
 
   /**

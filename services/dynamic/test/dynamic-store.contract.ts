@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { libraryStoreContract, type StoreHarness } from '@lr/library-records/testing/store-contract'
 import type { DynamicStore } from '../src/ports'
 import { directoryContract } from './dynamic-store.directory.contract'
+import { expiryContract } from './dynamic-store.expiry.contract'
 import { A, B, dynamicFixture, record } from './dynamic-store.fixtures'
 
 /**
@@ -39,4 +40,6 @@ export function dynamicStoreContract(open: () => Promise<StoreHarness<DynamicSto
 
     directoryContract(() => store)
   })
+
+  describe('expiry fields', () => expiryContract(open))
 }

@@ -1,5 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
 import type { RecordBase } from './ports'
+import type { FieldRules } from './field-rules'
 
 /**
  * One kind of library record (static QR codes, dynamic QR codes): what tells it apart from the
@@ -28,6 +29,8 @@ export interface RecordKind<R extends RecordBase, W, L extends string> {
   isPossibleId?(id: string): boolean
   /** The record as answered. */
   present(record: R): W
+  /** Rules of the kind's own body fields, beside those of every record (recordRules). */
+  rules?: FieldRules
   /** Runs after records were created, changed or deleted, before the answer; must not reject. */
   changed?(records: R[], deleted: boolean): Promise<void>
 }

@@ -56,7 +56,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
 ) {
   const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES, claims } = deps
   const cursors = deps.cursors ?? createCursors(randomBytes(32).toString('hex'))
-  const rules = recordRules(kind.urlField)
+  const rules = { ...recordRules(kind.urlField), ...kind.rules }
   const checkCreate = compileBodyCheck(kind.bodies.create, rules)
   const checkPatch = compileBodyCheck(kind.bodies.patch, rules)
   const envelope = batchEnvelopeOf(kind.bodies.batch)

@@ -13,7 +13,8 @@ export const STALE_VERSION = 'If-Match does not name the current version of this
 function changedFields<R extends RecordBase, P extends object>(patch: P, current: R): Partial<P> {
   const stored = current as unknown as Record<string, unknown>
   return Object.fromEntries(
-    Object.entries(patch).filter(([field, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(stored[field])),
+    // `?? null`: a field a record does not have equals a PATCH's null (which clears a field).
+    Object.entries(patch).filter(([field, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(stored[field] ?? null)),
   ) as Partial<P>
 }
 

@@ -3,10 +3,15 @@ import { createMongoLibraryStore, type LibraryDoc, libraryModel, type MongoKind 
 import { pageRange, positionText } from '@lr/platform/mongo-position'
 import type { Status } from '@lr/proto'
 import type { DynamicPatch, DynamicStore, StoredDynamic } from '../ports'
+import { limitsOf } from '../kind'
 
-export const DYNAMIC_MONGO: MongoKind = { model: 'DynamicCode', collection: 'dynamic_codes', idField: 'code', urlField: 'destination_url' }
+export const DYNAMIC_MONGO: MongoKind = {
+  model: 'DynamicCode', collection: 'dynamic_codes', idField: 'code', urlField: 'destination_url',
+  extra: { expires_at: Number, max_scans: Number, fallback_url: String },
+}
 
 type DynamicDoc = LibraryDoc & { code: string; destination_url: string; status: Status; deleted_at: number | null }
+  & { expires_at?: number | null; max_scans?: number | null; fallback_url?: string | null }
 
 /**
  * A DynamicStore in MongoDB over a shared mongoose connection: the shared store core, plus the
@@ -20,8 +25,8 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
     ...shared,
 
     async resolve(code) {
-      const doc = await Model.findOne({ code }, { code: 1, destination_url: 1, status: 1, deleted_at: 1 }).lean<DynamicDoc>()
-      return doc ? { code: doc.code, destination_url: doc.destination_url, status: doc.status, deleted: doc.deleted_at !== null } : null
+      const doc = await Model.findOne({ code }, { code: 1, destination_url: 1, status: 1, deleted_at: 1, expires_at: 1, max_scans: 1, fallback_url: 1 }).lean<DynamicDoc>()
+      return doc ? { code: doc.code, destination_url: doc.destination_url, status: doc.status, deleted: doc.deleted_at !== null, ...limitsOf(doc) } : null
     },
 
     async liveCodes(library, options) {

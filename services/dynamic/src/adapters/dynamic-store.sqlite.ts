@@ -2,8 +2,12 @@ import type { Database } from 'bun:sqlite'
 import { createSqliteLibraryStore, type SqliteKind } from '@lr/library-records/sqlite'
 import { seqOf } from '@lr/platform/sqlite'
 import type { DynamicPatch, DynamicStore, StoredDynamic } from '../ports'
+import { limitsOf } from '../kind'
 
-export const DYNAMIC_SQLITE: SqliteKind = { table: 'dynamic_codes', idField: 'code', urlField: 'destination_url' }
+export const DYNAMIC_SQLITE: SqliteKind = {
+  table: 'dynamic_codes', idField: 'code', urlField: 'destination_url',
+  extra: { expires_at: 'INTEGER', max_scans: 'INTEGER', fallback_url: 'TEXT' },
+}
 
 /**
  * A DynamicStore in an embedded SQLite database (see openSqlite): the shared store core, plus
@@ -17,8 +21,9 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
   const findOne = db.prepare<{ code: string; deleted: number }, { library: string; code: string }>(
     'SELECT code, deleted_at IS NOT NULL AS deleted FROM dynamic_codes WHERE library = $library AND code = $code',
   )
-  const lookup = db.prepare<{ code: string; destination_url: string; status: 'active' | 'draft'; deleted: number }, [string]>(
-    'SELECT code, destination_url, status, deleted_at IS NOT NULL AS deleted FROM dynamic_codes WHERE code = ?',
+  type Limits = { expires_at: number | null; max_scans: number | null; fallback_url: string | null }
+  const lookup = db.prepare<{ code: string; destination_url: string; status: 'active' | 'draft'; deleted: number } & Limits, [string]>(
+    'SELECT code, destination_url, status, deleted_at IS NOT NULL AS deleted, expires_at, max_scans, fallback_url FROM dynamic_codes WHERE code = ?',
   )
 
   return {
@@ -26,7 +31,7 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
 
     async resolve(code) {
       const row = lookup.get(code)
-      return row ? { ...row, deleted: row.deleted === 1 } : null
+      return row ? { code: row.code, destination_url: row.destination_url, status: row.status, deleted: row.deleted === 1, ...limitsOf(row) } : null
     },
 
     async liveCodes(library, options) {

@@ -10,6 +10,8 @@ export interface MongoKind {
   collection: string
   idField: string
   urlField: string
+  /** The kind's own scalar fields, null when not set (also in documents stored before the field). */
+  extra?: Record<string, typeof Number | typeof String>
 }
 
 /** A record as stored: style as JSON text (keeps key order and allows any key; Mongo rejects some, e.g. leading `$`). */
@@ -17,7 +19,7 @@ export interface MongoKind {
 /** `deleted_at` set: a tombstone (a static document stored before tombstones has no field: live). */
 export type LibraryDoc = Record<string, unknown> & { _id: Types.ObjectId; position: number; rev: number; library: string; style: string; deleted_at?: number | null }
 
-function schemaOf({ idField, urlField }: MongoKind) {
+function schemaOf({ idField, urlField, extra = {} }: MongoKind) {
   const schema = new Schema<LibraryDoc>(
     {
       position: { type: Number, required: true },
@@ -33,6 +35,7 @@ function schemaOf({ idField, urlField }: MongoKind) {
       created_at: { type: Number, required: true },
       updated_at: { type: Number, required: true },
       deleted_at: { type: Number, default: null },
+      ...Object.fromEntries(Object.entries(extra).map(([field, type]) => [field, { type, default: null }])),
     },
     { versionKey: false, autoIndex: false, strict: 'throw' },
   )
@@ -81,7 +84,12 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
   await Model.createIndexes()
   const atomic = await createAtomicInsert(conn, Model, kind.collection, { rev: true })
   await placeChanges(conn, Model, kind.collection)
-  const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => ({ ...rest, style: JSON.parse(style) }) as unknown as R
+  const extraNulls = Object.fromEntries(Object.keys(kind.extra ?? {}).map((f) => [f, null]))
+  const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => {
+    // A kind's own field that is not set is absent from the record, as it was when stored.
+    for (const field of Object.keys(extraNulls)) if (rest[field] == null) delete rest[field]
+    return { ...rest, style: JSON.parse(style) } as unknown as R
+  }
   const toItem = (doc: LibraryDoc): R | Tombstone => (doc.deleted_at == null ? toRecord(doc) : tombstoneOf(idField, doc))
   // `deleted_at: null` also matches a document without the field. With `expectedRev`, a compare-and-set (LibraryStore.update).
   const live = (library: string, id: string, expectedRev?: number) => ({ library, [idField]: id, deleted_at: null, ...(expectedRev !== undefined && { rev: expectedRev }) })
@@ -109,7 +117,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
 
     async insertMany(library, records, receipt) {
       try {
-        const docs = records.map((r) => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), deleted_at: null }))
+        const docs = records.map((r) => ({ ...extraNulls, ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), deleted_at: null }))
         await atomic.insert(docs as unknown as Omit<LibraryDoc, 'position'>[], receipt)
       } catch (error) {
         throw isDuplicateKey(error) ? new StoreConflict(idField, (error as DuplicateKey).keyValue?.[idField]) : error

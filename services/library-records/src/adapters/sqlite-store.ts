@@ -9,6 +9,8 @@ export interface SqliteKind {
   table: string
   idField: string
   urlField: string
+  /** The kind's own scalar fields: nullable columns (added to older tables, whose rows read null); a PATCH may set them to null. */
+  extra?: Record<string, 'INTEGER' | 'TEXT'>
 }
 
 // `id UNIQUE` is what keeps an id unique for ever (a delete only sets deleted_at, the row stays
@@ -54,12 +56,18 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   db.transaction(() => {
     db.exec(schemaOf(kind))
     migrate(db, table)
+    addMissingColumns(db, table, kind.extra ?? {})
   }).immediate()
-  const FIELDS = `${idField}, ${urlField}, name, style, status, team_id, created_by, created_at, updated_at`
+  const extra = Object.keys(kind.extra ?? {})
+  const FIELDS = `${idField}, ${urlField}, name, style, status, team_id, created_by, created_at, updated_at${extra.map((f) => `, ${f}`).join('')}`
   const LIVE = `library = $library AND ${idField} = $id AND deleted_at IS NULL`
   // With $expected, a compare-and-set: the row must still be at the change the caller read (LibraryStore.update).
   const AS_READ = `($expected IS NULL OR rev = $expected)`
-  const toRecord = ({ seq: _seq, rev: _rev, deleted_at: _deleted, ...row }: Row) => ({ ...row, style: JSON.parse(row.style) }) as unknown as R
+  const toRecord = ({ seq: _seq, rev: _rev, deleted_at: _deleted, ...row }: Row) => {
+    // A kind's own field that is not set is absent from the record, as it was when stored.
+    for (const field of extra) if (row[field] === null) delete row[field]
+    return { ...row, style: JSON.parse(row.style) } as unknown as R
+  }
   const toItem = (row: Row): R | Tombstone => (row.deleted_at == null ? toRecord(row) : tombstoneOf(idField, row))
   const isIdClash = (error: unknown) =>
     (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE' && String((error as Error).message).includes(`${table}.${idField}`)
@@ -68,14 +76,15 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   // sequence and the newest row); inserting an explicit seq moves sqlite_sequence on as well.
   const insert = db.prepare<unknown, Params>(
     `INSERT INTO ${table} (seq, rev, library, ${FIELDS})
-     SELECT n, n, $library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at
+     SELECT n, n, $library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at${extra.map((f) => `, $${f}`).join('')}
      FROM (SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), coalesce((SELECT max(seq) FROM ${table}), 0)) + 1 AS n)`,
   )
+  const extraNulls = Object.fromEntries(extra.map((f) => [f, null]))
   const receipts = sqliteReceipts(db)
   const insertAll = db.transaction((library: string, records: R[], receipt?: Receipt) => {
     for (const record of records) {
       try {
-        insert.run({ ...record, library, style: JSON.stringify(record.style) } as never)
+        insert.run({ ...extraNulls, ...record, library, style: JSON.stringify(record.style) } as never)
       } catch (error) {
         throw isIdClash(error) ? new StoreConflict(idField, (record as unknown as Record<string, string>)[idField]) : error
       }
@@ -95,11 +104,15 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
        AND CASE WHEN deleted_at IS NULL THEN ($status IS NULL OR status = $status) ELSE $deleted END
      ORDER BY rev LIMIT $limit`,
   )
+  // A kind's own field is written when the patch has it (null included): `$set_<field>` says so.
+  const extraSets = extra.map((f) => `, ${f} = CASE WHEN $set_${f} THEN $${f} ELSE ${f} END`).join('')
+  const extraParams = (changes: Record<string, unknown>): Params =>
+    Object.fromEntries(extra.flatMap((f) => [[`set_${f}`, changes[f] === undefined ? 0 : 1], [f, (changes[f] ?? null) as string | number | null]]))
   // The next position of the table's sequence: the next insert's seq comes after it.
   const nextPosition = db.prepare<{ seq: number }, []>(`UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = '${table}' RETURNING seq`)
   const patch = db.prepare<Row, Params>(
     `UPDATE ${table} SET ${urlField} = coalesce($url, ${urlField}), name = coalesce($name, name),
-       status = coalesce($status, status), style = coalesce($style, style), updated_at = $updated_at, rev = $rev
+       status = coalesce($status, status), style = coalesce($style, style), updated_at = $updated_at, rev = $rev${extraSets}
      WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`,
   )
   const remove = db.prepare<Row, Params>(`UPDATE ${table} SET deleted_at = $at, updated_at = $at, rev = $rev WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`)
@@ -148,6 +161,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
         style: changes.style === undefined ? null : JSON.stringify(changes.style),
         updated_at: updatedAt,
         expected: expectedRev ?? null,
+        ...extraParams(changes as Record<string, unknown>),
       })
       return row ? toRecord(row) : null
     },
