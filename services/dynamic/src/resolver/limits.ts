@@ -54,13 +54,13 @@ export function createScanCounts() {
 }
 export type ScanCounts = ReturnType<typeof createScanCounts>
 
-export interface LimitedDeps {
+export interface LimitedDeps<S> {
   counts: ScanCounts
   /** Clock in epoch milliseconds. */
   now: () => number
   headers: Record<string, string>
   /** Publishes the scan event of a counted request, `fallback` when it went to the fallback. */
-  publish: (outcome?: 'fallback') => void
+  publish: (request: Request, code: string, server: S, outcome?: 'fallback') => void
 }
 
 const gone = (headers: Record<string, string>, why: string) =>
@@ -72,16 +72,16 @@ const gone = (headers: Record<string, string>, why: string) =>
  * with outcome `fallback`, never taking from the cap), else 410 as for a deleted code. Bots and
  * HEAD requests get the same answer and count for nothing.
  */
-export function answerLimited(deps: LimitedDeps, code: string, destination: Destination, limits: Limits, search: string, counted: boolean): Response {
+export function answerLimited<S>(deps: LimitedDeps<S>, request: Request, server: S, code: string, destination: Destination, limits: Limits, search: string, counted: boolean): Response {
   const expired = deps.now() >= limits.expiresAtMs
   const open = !expired && (counted ? deps.counts.take(code, limits.maxScans) : !deps.counts.capped(code, limits.maxScans))
   if (open) {
     const response = new Response(null, { status: 302, headers: { ...deps.headers, location: forwardQuery(destination, search) } })
-    if (counted) deps.publish()
+    if (counted) deps.publish(request, code, server)
     return response
   }
   if (limits.fallback === null) return gone(deps.headers, expired ? 'has expired' : 'reached its scan limit')
   const response = new Response(null, { status: 302, headers: { ...deps.headers, location: forwardQuery(limits.fallback, search) } })
-  if (counted) deps.publish('fallback')
+  if (counted) deps.publish(request, code, server, 'fallback')
   return response
 }

@@ -122,10 +122,10 @@ export function createResolver(deps: ResolverDeps): Resolver {
   }
 
   /** An expiring or capped code (limits.ts); every other code never gets here. */
+  const limitedDeps = { counts, now, headers: HEADERS, publish: publishScan }
   function limited(request: Request, search: string, code: string, target: Extract<Target, { status: 302 }>, server: AddressSource | undefined): Response {
     const counted = request.method === 'GET' && !isBot(request.headers.get('user-agent') ?? '')
-    const publish = (outcome?: 'fallback') => publishScan(request, code, server, outcome)
-    return answerLimited({ counts, now, headers: HEADERS, publish }, code, target.destination, target.limits!, search, counted)
+    return answerLimited(limitedDeps, request, server, code, target.destination, target.limits!, search, counted)
   }
 
   return {
