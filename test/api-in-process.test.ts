@@ -13,6 +13,7 @@ import { syncSuite } from './api/sync.suite'
 import { docsSuite } from './api/docs.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { CORS_ORIGIN, httpSuite } from './api/http.suite'
+import { expirySuite } from './api/expiry.suite'
 import { type Stack, startInProcessStack } from './harness/stack'
 
 // The API suite against the whole product in one process (TRANSPORT=memory, SQLite).
@@ -34,6 +35,7 @@ describe('API, one process', () => {
   shortLinksSuite(() => stack)
   reviewSuite(() => stack)
   docsSuite(() => stack)
+  expirySuite(() => stack)
   httpSuite(() => stack, () => startInProcessStack({ CORS_ORIGINS: CORS_ORIGIN }))
 })
 

@@ -14,6 +14,7 @@ import { docsSuite } from './api/docs.suite'
 import { resolverReplicasSuite } from './api/resolver-replicas.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { CORS_ORIGIN, httpSuite } from './api/http.suite'
+import { expiryReplicasSuite, expirySuite } from './api/expiry.suite'
 import { type RedisServer, startRedis } from './harness/redis'
 import { skipReason } from './harness/servers'
 import { spawnExtraGateway, type Stack, startNatsStack } from './harness/stack'
@@ -41,6 +42,8 @@ else {
     reviewSuite(() => stack)
     docsSuite(() => stack)
     resolverReplicasSuite(() => stack)
+    expirySuite(() => stack)
+    expiryReplicasSuite(() => stack)
     // The CORS gateway is a second gateway process of this deployment: keys made here work there.
     httpSuite(() => stack, async () => {
       const gateway = await spawnExtraGateway(stack, { CORS_ORIGINS: CORS_ORIGIN })

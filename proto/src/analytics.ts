@@ -10,6 +10,8 @@ export const ANALYTICS_SUBJECTS = {
   breakdown: 'analytics.v1.breakdown',
   /** One chunk of the per-scan CSV export: ScanExportRequest -> ExportChunk. */
   export: 'analytics.v1.export',
+  /** The resolver's seed of a capped code: ScanCountRequest -> ScanCount (all-time counted scans, any library). */
+  count: 'analytics.v1.count',
 } as const
 export const ANALYTICS_QUEUE = 'analytics'
 
@@ -27,6 +29,12 @@ export const ScanExportRequest = T.Object({
 export type ScanExportRequest = Static<typeof ScanExportRequest>
 
 const Count = T.Integer({ minimum: 0 })
+
+export const ScanCountRequest = T.Object({ code: T.String({ maxLength: 64 }) })
+export type ScanCountRequest = Static<typeof ScanCountRequest>
+/** Counted scans of a code over all time: what total_scans of its breakdown shows. */
+export const ScanCount = T.Object({ scans: Count })
+export type ScanCount = Static<typeof ScanCount>
 /** A UTC day, YYYY-MM-DD. */
 export const Day = T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
 /** Distinct visitors over the query's range (README "Analytics"). */
@@ -55,6 +63,8 @@ export const CodeBreakdown = T.Object({
   devices: T.Array(T.Object({ device: T.String(), scans: Count })),
   os: T.Array(T.Object({ os: T.String(), scans: Count })),
   browsers: T.Array(T.Object({ browser: T.String(), scans: Count })),
+  /** Scans sent to fallback_url once the code was expired or capped, over the range; never in total_scans or the lists. */
+  fallback_scans: T.Integer({ minimum: 0, description: 'Scans sent to fallback_url over the range because the code was expired or capped (README "Expiring and capped codes"); not part of total_scans, unique_scans or any list.' }),
 })
 export type CodeBreakdown = Static<typeof CodeBreakdown>
 

@@ -73,6 +73,35 @@ export const PendingChange = T.Object({
   requested_at: Epoch,
 })
 export type PendingChange = Static<typeof PendingChange>
+/** Latest expires_at accepted: 9999-12-31T23:59:59Z; a milliseconds value is far beyond it and refused. */
+export const EXPIRES_AT_MAX = 253_402_300_799
+// Body messages (body-messages.ts reads `x-error`): TypeBox's own would not name the field's rule.
+const EXPIRES_AT_ERROR = `expires_at must be epoch seconds: an integer from 0 to ${EXPIRES_AT_MAX}`
+const MAX_SCANS_ERROR = `max_scans must be an integer of at least 1`
+const ExpiresAt = (error?: string) => T.Integer({ minimum: 0, maximum: EXPIRES_AT_MAX, description: 'epoch seconds (UTC); from that second on the code is expired (README "Expiring and capped codes"). A time in the past is accepted: the code is expired at once', ...(error && { 'x-error': error }) })
+const MaxScans = (error?: string) => T.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'counted scans (GET, not a bot) redirected to destination_url before the code is capped; bots and HEAD requests never count', ...(error && { 'x-error': error }) })
+const FallbackUrl = () => T.String({ maxLength: 2048, description: 'where an expired or capped code redirects (same rules and normal form as destination_url); without it such a code answers 410. Accepted without expires_at or max_scans: it then waits for one' })
+const nullable = (schema: ReturnType<typeof T.Integer> | ReturnType<typeof T.String>, error: string) =>
+  T.Union([schema, T.Null()], { description: `${schema.description}; null clears it`, 'x-error': `${error}, or null to clear it` })
+
+/** Expiry and cap of a dynamic code, as answered: present only when set. */
+const ExpiryRecordFields = {
+  expires_at: T.Optional(ExpiresAt()),
+  max_scans: T.Optional(MaxScans()),
+  fallback_url: T.Optional(T.String({ format: 'uri', maxLength: 2048, description: 'where the code redirects once expired or capped' })),
+}
+/** The same fields in a create body: each optional. */
+const ExpiryCreateFields = {
+  expires_at: T.Optional(ExpiresAt(EXPIRES_AT_ERROR)),
+  max_scans: T.Optional(MaxScans(MAX_SCANS_ERROR)),
+  fallback_url: T.Optional(FallbackUrl()),
+}
+/** The same fields in a PATCH body: null clears one. */
+const ExpiryPatchFields = {
+  expires_at: nullable(ExpiresAt(), EXPIRES_AT_ERROR),
+  max_scans: nullable(MaxScans(), MAX_SCANS_ERROR),
+  fallback_url: nullable(FallbackUrl(), 'fallback_url must be a string'),
+}
 
 /** A dynamic QR code record (docs/decisions.md §3). `short_url` is SHORT_BASE_URL/code. */
 export const DynamicRecord = T.Object({
@@ -90,6 +119,7 @@ export const DynamicRecord = T.Object({
   redirect_rules: T.Optional(T.Array(RedirectRule, { description: 'device rules, absent when none: the first matching the scan\'s OS wins, else destination_url' })),
   /** Absent when none awaits review. */
   pending_change: T.Optional({ ...PendingChange, description: 'a writer\'s edit of destination_url or redirect_rules awaiting a team admin (POST .../review); absent when none' }),
+  ...ExpiryRecordFields,
 })
 export type DynamicRecord = Static<typeof DynamicRecord>
 
@@ -106,6 +136,7 @@ export const DynamicCreateBody = T.Object({
   destination_url: RecordUrl,
   ...RecordBodyFields,
   redirect_rules: T.Optional(RedirectRules),
+  ...ExpiryCreateFields,
 }, { additionalProperties: false })
 const DynamicItems = T.Array(DynamicCreateBody, { minItems: 1, maxItems: BATCH_MAX })
 /** A bare array, or `{"dynqrcodes": [...]}`. */
@@ -116,6 +147,7 @@ export const DynamicPatchBody = T.Partial(
     ...RecordBodyFields,
     status: Status,
     redirect_rules: RedirectRules,
+    ...ExpiryPatchFields,
   }),
   { additionalProperties: false, minProperties: 1 },
 )
@@ -139,6 +171,17 @@ export const ResolverEntry = T.Object({
   deleted: T.Boolean(),
   /** The approved device rules, absent when none. */
   redirect_rules: T.Optional(T.Array(RedirectRule)),
+  /** Epoch seconds; from then on the code is expired (absent: never). */
+  expires_at: T.Optional(T.Integer()),
+  /** Counted scans before the code is capped (absent: no cap). */
+  max_scans: T.Optional(T.Integer()),
+  /** Where an expired or capped code redirects (absent: 410). */
+  fallback_url: T.Optional(T.String()),
+  /**
+   * Counted scans of a capped code when it was looked up (analytics' exact total): only in a
+   * `resolve` reply of a code with max_scans, never in a change event. The resolver's count starts there.
+   */
+  scans: T.Optional(T.Integer({ minimum: 0 })),
 })
 export type ResolverEntry = Static<typeof ResolverEntry>
 export const ResolveReply = T.Union([ResolverEntry, T.Null()])

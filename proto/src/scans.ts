@@ -24,6 +24,11 @@ export const ScanEvent = T.Object({
   country: T.String(),
   /** The Referer header, when sent. */
   referer: T.Optional(T.String()),
+  /**
+   * `fallback`: the code was expired or capped and the scan went to its fallback_url; analytics
+   * counts it apart (breakdown `fallback_scans`), never in the code's totals. Absent: a scan of the destination.
+   */
+  outcome: T.Optional(T.Literal('fallback')),
 })
 export type ScanEvent = Static<typeof ScanEvent>
 

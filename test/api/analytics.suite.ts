@@ -18,7 +18,7 @@ export const AGENTS = {
 export const ANALYTICS_ENV = { TRUST_PROXY: '1' }
 
 const HEADER = 'scan_id,code,scanned_at,country,device,os,browser,visitor_id'
-const ZERO = { total_scans: 0, unique_scans: 0, daily: [], countries: [], devices: [], os: [], browsers: [] }
+const ZERO = { total_scans: 0, unique_scans: 0, daily: [], countries: [], devices: [], os: [], browsers: [], fallback_scans: 0 }
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 /** Scan analytics through the resolver and the API (docs/decisions.md §5, §6, §7). */
@@ -83,6 +83,7 @@ export function analyticsSuite(stack: () => Stack) {
         devices: [{ device: 'mobile', scans: 3 }, { device: 'desktop', scans: 1 }, { device: 'tablet', scans: 1 }],
         os: [{ os: 'iOS', scans: 3 }, { os: 'Android', scans: 1 }, { os: 'Windows', scans: 1 }],
         browsers: [{ browser: 'Mobile Safari', scans: 3 }, { browser: 'Chrome', scans: 2 }],
+        fallback_scans: 0,
       }])
     })
 

@@ -19,7 +19,7 @@ const docs = {
   }),
   breakdown: doc({
     operationId: 'getCodeAnalytics', tag, summary: 'Daily counts and breakdowns of one code', path, notFound: true,
-    description: `\`daily\` ascending, days with scans only; countries, devices, os and browsers by scans, descending. ${unique}`,
+    description: `\`daily\` ascending, days with scans only; countries, devices, os and browsers by scans, descending. ${unique} \`fallback_scans\`: scans an expired or capped code sent to its fallback_url, in no other number.`,
     query: AnalyticsQuery, ok: CodeBreakdown, okExamples: ex.breakdown, answer: 'The breakdown of the code.',
   }),
   export: doc({

@@ -17,6 +17,7 @@ const reviewDoc = doc({
   ok: DynamicRecord, okExamples: examples.dynamic.record, answer: 'The record after the decision, without pending_change.',
   conditional: 'write', notFound: true, conflict: true,
 })
+const expiry = 'Optional `expires_at` (epoch seconds), `max_scans` (counted scans before the code is capped) and `fallback_url`: once expired or capped the short link redirects to `fallback_url` (counted as `fallback_scans`, not as a scan), or answers 410 without one (README "Expiring and capped codes").'
 
 /** /v1/dynqrcodes: each route forwards to services/dynamic and returns its answer. */
 export const dynamicRoutes = (bus: Bus) => new Elysia({ name: 'dynamic-routes' })
@@ -38,7 +39,7 @@ const dynamicLibraryRoutes = (bus: Bus) => libraryRoutes(bus, {
     list: { operationId: 'listDynamicCodes', summary: 'List dynamic QR codes' },
     create: {
       operationId: 'createDynamicCode', summary: 'Create a dynamic QR code',
-      description: 'A personal key creates an `active` record; a business key a `draft` in the team library. `code` is 8 random characters of `[0-9A-Za-z]`, never reissued.',
+      description: `A personal key creates an \`active\` record; a business key a \`draft\` in the team library. \`code\` is 8 random characters of \`[0-9A-Za-z]\`, never reissued. ${expiry}`,
     },
     batch: {
       operationId: 'createDynamicCodes', summary: 'Create up to 50 dynamic QR codes, all or nothing',
@@ -47,8 +48,8 @@ const dynamicLibraryRoutes = (bus: Bus) => libraryRoutes(bus, {
     export: { operationId: 'exportDynamicCodes', summary: 'Export every dynamic QR code as CSV' },
     get: { operationId: 'getDynamicCode', summary: 'Get one dynamic QR code' },
     update: {
-      operationId: 'updateDynamicCode', summary: 'Change destination_url, redirect_rules, name, status or style',
-      description: `The very next scan follows a new destination. ${approval} ${reviewed}`,
+      operationId: 'updateDynamicCode', summary: 'Change destination_url, redirect_rules, name, status, style, expires_at, max_scans or fallback_url',
+      description: `The very next scan follows a new destination. ${approval} ${reviewed} \`null\` clears \`expires_at\`, \`max_scans\` or \`fallback_url\`; raising \`max_scans\` or moving \`expires_at\` re-opens the code at its next scan.`,
     },
     delete: {
       operationId: 'deleteDynamicCode', summary: 'Soft-delete a dynamic QR code', answer: 'The code deleted.',

@@ -42,6 +42,7 @@ const breakdown: CodeBreakdown = {
   devices: [{ device: 'mobile', scans: 35 }, { device: 'desktop', scans: 7 }],
   os: [{ os: 'iOS', scans: 20 }, { os: 'Android', scans: 15 }, { os: 'Windows', scans: 7 }],
   browsers: [{ browser: 'Mobile Safari', scans: 20 }, { browser: 'Chrome', scans: 22 }],
+  fallback_scans: 0,
 }
 
 export const examples = {

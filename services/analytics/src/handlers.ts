@@ -1,5 +1,5 @@
 import { type Bus, decode } from '@lr/proto'
-import { ANALYTICS_QUEUE, ANALYTICS_SUBJECTS, BreakdownRequest, ScanExportRequest, SummaryRequest } from '@lr/proto'
+import { ANALYTICS_QUEUE, ANALYTICS_SUBJECTS, BreakdownRequest, ScanCountRequest, ScanExportRequest, SummaryRequest } from '@lr/proto'
 import type { AnalyticsService } from './service'
 
 /** Serves every ANALYTICS_SUBJECTS subject in queue group `analytics`; returns one unsubscribe for all. */
@@ -18,6 +18,7 @@ export function serveAnalytics(bus: Bus, service: AnalyticsService): () => void 
       const { principal, code, query, cursor } = decode(ScanExportRequest, p)
       return service.exportPage(principal, code, query, cursor)
     }, opts),
+    bus.serve(ANALYTICS_SUBJECTS.count, async (p) => service.count(decode(ScanCountRequest, p).code), opts),
   ]
   return () => subscriptions.forEach((unsubscribe) => unsubscribe())
 }

@@ -14,8 +14,15 @@ export interface StoredScan {
   visitor_id: string
 }
 
-/** A breakdown without its code: what the store computes. */
-export type Breakdown = Omit<CodeBreakdown, 'code'>
+/** A breakdown without its code and fallback count: what the store computes from its aggregates. */
+export type Breakdown = Omit<CodeBreakdown, 'code' | 'fallback_scans'>
+
+/** A scan sent to an expired or capped code's fallback_url (ScanEvent outcome `fallback`): counted apart, by day. */
+export interface FallbackScan {
+  scan_id: string
+  code: string
+  scanned_at: number
+}
 
 /**
  * Raw scans plus aggregates kept as scans arrive, per code: totals and distinct visitors over
@@ -32,6 +39,12 @@ export interface AnalyticsStore {
    * driver's error, and then none of the call is applied (SQLite; Mongo with transactions).
    */
   applyScans(scans: StoredScan[]): Promise<number>
+
+  /** Stores fallback scans, idempotent on scan_id like applyScans; how many were new. Never part of any other read. */
+  applyFallbacks(scans: FallbackScan[]): Promise<number>
+
+  /** Fallback scans of the code over the range (UTC days, as the other reads). */
+  fallbackCount(code: string, range: DayRange): Promise<number>
 
   /** Totals of each code over the range, in the order given; a code without scans has zeros. */
   summary(codes: string[], range: DayRange): Promise<CodeSummary[]>

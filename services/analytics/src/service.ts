@@ -1,13 +1,14 @@
 import { log } from '@lr/platform/log'
 import { Value } from '@sinclair/typebox/value'
 import { AppError, isIssuableCode, type Principal } from '@lr/proto'
-import { type AnalyticsSummary, type CodeBreakdown, SCAN_EXPORT_COLUMNS, type ScanRow } from '@lr/proto'
+import { type AnalyticsSummary, type CodeBreakdown, SCAN_EXPORT_COLUMNS, type ScanCount, type ScanRow } from '@lr/proto'
 import { csvChunk } from '@lr/platform/csv'
 import type { ExportChunk } from '@lr/proto'
 import { ScanEvent } from '@lr/proto'
 import { parseDayRange } from './days'
 import { type Agent, createAgentCache } from './enrich'
-import type { AnalyticsStore, CodeDirectory, StoredScan } from './ports'
+import type { AnalyticsStore, CodeDirectory, FallbackScan, StoredScan } from './ports'
+import { ALL_TIME } from './days'
 import { decodeScanCursor } from './position'
 
 /** Rows per export chunk: large enough to be fast, small enough to keep memory flat. */
@@ -44,6 +45,7 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
      */
     async ingest(events: unknown[]): Promise<number> {
       const scans: StoredScan[] = []
+      const fallbacks: FallbackScan[] = []
       let malformed = 0
       for (const event of events) {
         if (!Value.Check(ScanEvent, event)) {
@@ -53,10 +55,16 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
         const { device, os, browser, bot } = agentOf(event.user_agent)
         if (bot) continue
         const { scan_id, code, scanned_at, country, visitor_id } = event
+        if (event.outcome === 'fallback') {
+          fallbacks.push({ scan_id, code, scanned_at })
+          continue
+        }
         scans.push({ scan_id, code, scanned_at, country, device, os, browser, visitor_id })
       }
       if (malformed > 0) log().error({ dropped: malformed }, 'dropped malformed scan events')
-      return store.applyScans(scans)
+      // Fallbacks first: a batch whose scans fail is redelivered whole, and both are idempotent.
+      const fresh = fallbacks.length === 0 ? 0 : await store.applyFallbacks(fallbacks)
+      return fresh + (await store.applyScans(scans))
     },
 
     /** Totals of every live code of the library over `from`/`to`, zeros included. */
@@ -69,7 +77,15 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
     async breakdown(principal: Principal, code: string, query: Record<string, string>): Promise<CodeBreakdown> {
       const range = parseDayRange(query)
       await owned(principal, code)
-      return { code, ...(await store.breakdown(code, range)) }
+      const [breakdown, fallback_scans] = await Promise.all([store.breakdown(code, range), store.fallbackCount(code, range)])
+      return { code, ...breakdown, fallback_scans }
+    },
+
+    /** The resolver's seed of a capped code (any library: the resolver is trusted like dynamic.v1.resolve): all-time counted scans. */
+    async count(code: string): Promise<ScanCount> {
+      if (!isIssuableCode(code)) return { scans: 0 }
+      const [totals] = await store.summary([code], ALL_TIME)
+      return { scans: totals?.total_scans ?? 0 }
     },
 
     /** One chunk of the per-scan CSV export; `cursor` null starts it (and only that chunk has the header). */

@@ -3,6 +3,7 @@ import { ALL_TIME } from '../src/days'
 import type { AnalyticsStore } from '../src/ports'
 import type { AnalyticsStoreOptions } from '../src/range-uniques'
 import { exportContract } from './analytics-store.export.contract'
+import { fallbackContract } from './analytics-store.fallback.contract'
 import { DAY, HOUR, scan, T0, visitor } from './fixtures'
 
 /** A fresh, empty store of one adapter, and how to dispose of it. */
@@ -204,6 +205,7 @@ export function analyticsStoreContract(open: (options?: AnalyticsStoreOptions) =
   })
 
   exportContract(() => store)
+  fallbackContract(() => store)
 
   it('answers its ping', async () => {
     expect(await store.ping()).toBe(true)

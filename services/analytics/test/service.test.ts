@@ -28,6 +28,7 @@ describe('ingest', () => {
       devices: [{ device: 'mobile', scans: 2 }, { device: 'desktop', scans: 1 }, { device: 'tablet', scans: 1 }],
       os: [{ os: 'iOS', scans: 2 }, { os: 'Android', scans: 1 }, { os: 'Windows', scans: 1 }],
       browsers: [{ browser: 'Chrome', scans: 2 }, { browser: 'Mobile Safari', scans: 2 }],
+      fallback_scans: 0,
     })
   })
 
@@ -91,7 +92,7 @@ describe('breakdown', () => {
   it('answers zeros for a code of the library without scans', async () => {
     const { service } = setup()
     expect(await service.breakdown(alice, 'Code0002', {})).toEqual({
-      code: 'Code0002', total_scans: 0, unique_scans: 0, daily: [], countries: [], devices: [], os: [], browsers: [],
+      code: 'Code0002', total_scans: 0, unique_scans: 0, daily: [], countries: [], devices: [], os: [], browsers: [], fallback_scans: 0,
     })
   })
 

@@ -1,18 +1,39 @@
 import { errorFields, log } from '@lr/platform/log'
-import { checkRedirectRules, type RecordKind } from '@lr/library-records'
+import { checkRedirectRules, type FieldRules, normaliseHttpUrl, type RecordKind } from '@lr/library-records'
 import { DYNAMIC_EXPORT_COLUMNS, DynamicBatchBody, DynamicCreateBody, DynamicPatchBody, type DynamicRecord, isIssuableCode, type ResolverEntry } from '@lr/proto'
 import { drawCodes } from './codes'
 import type { StoredDynamic } from './ports'
 
 export const entryOf = (r: StoredDynamic, deleted = false): ResolverEntry =>
-  ({ code: r.code, destination_url: r.destination_url, status: r.status, deleted, ...rulesOf(r) })
+  ({ code: r.code, destination_url: r.destination_url, status: r.status, deleted, ...rulesOf(r), ...limitsOf(r) })
 
 /** The approved device rules of a record, as a ResolverEntry carries them: absent when none. */
 export const rulesOf = (r: Pick<StoredDynamic, 'redirect_rules'>) => (r.redirect_rules?.length ? { redirect_rules: r.redirect_rules } : {})
 
-/** The record as answered: short_url added; redirect_rules absent when empty, pending_change when none. */
-function presented(shortBaseUrl: string, { code, redirect_rules, pending_change, ...rest }: StoredDynamic): DynamicRecord {
-  return { code, short_url: `${shortBaseUrl}/${code}`, ...rest, ...rulesOf({ redirect_rules }), ...(pending_change ? { pending_change } : {}) }
+/** The expiry fields a ResolverEntry carries: only those set (null and absent alike are none). */
+export function limitsOf(r: { expires_at?: number | null; max_scans?: number | null; fallback_url?: string | null }): Pick<ResolverEntry, 'expires_at' | 'max_scans' | 'fallback_url'> {
+  const limits: Pick<ResolverEntry, 'expires_at' | 'max_scans' | 'fallback_url'> = {}
+  if (r.expires_at != null) limits.expires_at = r.expires_at
+  if (r.max_scans != null) limits.max_scans = r.max_scans
+  if (r.fallback_url != null) limits.fallback_url = r.fallback_url
+  return limits
+}
+
+/**
+ * The record as answered: short_url added; the kind's own fields only when set (redirect_rules
+ * absent when empty, pending_change when none, the expiry fields when not set).
+ */
+function presented(shortBaseUrl: string, { code, redirect_rules, pending_change, expires_at, max_scans, fallback_url, ...rest }: StoredDynamic): DynamicRecord {
+  return {
+    code, short_url: `${shortBaseUrl}/${code}`, ...rest,
+    ...rulesOf({ redirect_rules }), ...(pending_change ? { pending_change } : {}), ...limitsOf({ expires_at, max_scans, fallback_url }),
+  }
+}
+
+/** The kind's own body rules: device rules' URLs as destination_url's; fallback_url too (null, a PATCH clearing it, stays null). */
+const DYNAMIC_RULES: FieldRules = {
+  redirect_rules: { check: checkRedirectRules },
+  fallback_url: { check: (field, value) => (value === null ? null : normaliseHttpUrl(field, value)) },
 }
 
 export interface DynamicKindDeps {
@@ -34,11 +55,11 @@ export function dynamicKind({ shortBaseUrl, newCode, announce }: DynamicKindDeps
     listKey: 'dynqrcodes',
     statusFilter: true,
     bodies: { create: DynamicCreateBody, batch: DynamicBatchBody, patch: DynamicPatchBody },
+    fieldRules: DYNAMIC_RULES,
     exportColumns: DYNAMIC_EXPORT_COLUMNS,
     newIds: (count) => drawCodes(newCode, count),
     isPossibleId: isIssuableCode,
     present: (record) => presented(shortBaseUrl, record),
-    fieldRules: { redirect_rules: { check: checkRedirectRules } },
     reviewed: ['destination_url', 'redirect_rules'],
     async changed(records, deleted) {
       // The write is done: a lost event only delays the resolvers until their cache refresh.

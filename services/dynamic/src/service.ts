@@ -18,6 +18,11 @@ export interface DynamicDeps extends LibraryDeps<StoredDynamic, DynamicPatch> {
   newCode?: () => string
   /** Codes per page of `codes`; default CODES_PAGE_SIZE. */
   codesPageSize?: number
+  /**
+   * Counted scans of a code over all time (analytics' ScanCount), asked when the resolver looks up
+   * a capped code: its count starts there. Without it a capped code resolves with `scans: 0`.
+   */
+  countScans?: (code: string) => Promise<number>
 }
 
 export type DynamicService = ReturnType<typeof createDynamicService>
@@ -28,14 +33,17 @@ export type DynamicService = ReturnType<typeof createDynamicService>
  * directory. All but `resolve` are scoped to the principal's library.
  */
 export function createDynamicService(deps: DynamicDeps) {
-  const { store, now, shortBaseUrl, announce, newCode = randomCode, exportPageSize, maxReplyBytes, cursors, claims, codesPageSize = CODES_PAGE_SIZE } = deps
+  const { store, now, shortBaseUrl, announce, newCode = randomCode, exportPageSize, maxReplyBytes, cursors, claims, codesPageSize = CODES_PAGE_SIZE, countScans } = deps
   const kind = dynamicKind({ shortBaseUrl, newCode, announce })
   return {
     ...createLibraryService(kind, { store, now, exportPageSize, maxReplyBytes, cursors, claims }),
 
-    /** The resolver's lookup, in any library; null for a code never issued. */
+    /** The resolver's lookup, in any library; null for a code never issued. A capped code's carries its counted scans. */
     async resolve(code: string): Promise<ResolveReply> {
-      return isIssuableCode(code) ? store.resolve(code) : null
+      const entry = isIssuableCode(code) ? await store.resolve(code) : null
+      // A capped code's count comes along (README "Expiring and capped codes"); unavailable analytics fails the lookup.
+      if (entry && entry.max_scans !== undefined && !entry.deleted) entry.scans = countScans ? await countScans(code) : 0
+      return entry
     },
 
     /** Analytics' directory: one page of the library's live codes, oldest first. */

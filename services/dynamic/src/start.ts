@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose'
-import { type Config, dynamicChangedSubject } from '@lr/proto'
+import { ANALYTICS_SUBJECTS, type Config, dynamicChangedSubject, type ScanCount } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
 import { libraryDeploymentOf } from '@lr/library-records'
@@ -33,6 +33,7 @@ export async function startDynamic({ bus, config, mongo }: ServiceContext, opts:
     ...deployment,
     shortBaseUrl: config.SHORT_BASE_URL,
     announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry),
+    countScans: async (code) => (await bus.request<ScanCount>(ANALYTICS_SUBJECTS.count, { code })).scans,
   })
   const unsubscribe = serveDynamic(bus, service)
   return {

@@ -3,6 +3,7 @@ import { libraryStoreContract, type StoreHarness } from '@lr/library-records/tes
 import type { DynamicStore } from '../src/ports'
 import { directoryContract } from './dynamic-store.directory.contract'
 import { reviewContract } from './dynamic-store.review.contract'
+import { expiryContract } from './dynamic-store.expiry.contract'
 import { A, B, dynamicFixture, record } from './dynamic-store.fixtures'
 
 /**
@@ -41,4 +42,6 @@ export function dynamicStoreContract(open: () => Promise<StoreHarness<DynamicSto
     directoryContract(() => store)
     reviewContract(() => store)
   })
+
+  describe('expiry fields', () => expiryContract(open))
 }

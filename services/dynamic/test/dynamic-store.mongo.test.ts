@@ -1,4 +1,4 @@
-import { describe } from 'bun:test'
+import { describe, expect, it } from 'bun:test'
 import { createMongoDynamicStore } from '../src/adapters/dynamic-store.mongo'
 import type { DynamicStore } from '../src/ports'
 import { receiptContract } from '@lr/platform/testing/receipts'
@@ -17,6 +17,21 @@ describe.skipIf(Boolean(skip))('DynamicStore on MongoDB', () => {
   dynamicStoreContract(async () => {
     const db = await freshDatabase(url(), 'lr_dynamic_test')
     return { store: await createMongoDynamicStore(db.conn), cleanup: db.cleanup }
+  })
+
+  it('reads a document stored before expiry as having none, and sets them by update', async () => {
+    const db = await freshDatabase(url(), 'lr_dynamic_old_docs_test')
+    try {
+      const store = await createMongoDynamicStore(db.conn)
+      await store.insertMany(A, [record(1)])
+      await db.conn.collection('dynamic_codes').updateOne({ code: record(1).code }, { $unset: { expires_at: '', max_scans: '', fallback_url: '' } })
+      expect(await db.conn.collection('dynamic_codes').countDocuments({ expires_at: { $exists: true } })).toBe(0)
+      expect((await store.get(A, record(1).code))?.record).toEqual(record(1))
+      expect(await store.resolve(record(1).code)).toEqual({ code: record(1).code, destination_url: record(1).destination_url, status: 'active', deleted: false })
+      expect(await store.update(A, record(1).code, { max_scans: 9 }, 1_800_000_000)).toEqual(record(1, { max_scans: 9, updated_at: 1_800_000_000 }))
+    } finally {
+      await db.cleanup()
+    }
   })
 
   describe('receipts', () => {

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'bun:test'
+import { createSqliteLibraryStore } from '@lr/library-records/sqlite'
+import type { DynamicPatch, StoredDynamic } from '../src/ports'
+import { DYNAMIC_SQLITE } from '../src/adapters/dynamic-store.sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,6 +16,19 @@ describe('DynamicStore on SQLite', () => {
   dynamicStoreContract(async () => {
     const db = openSqlite(':memory:')
     return { store: createSqliteDynamicStore(db), cleanup: async () => db.close() }
+  })
+})
+
+describe('DynamicStore on SQLite, a table from before expiry', () => {
+  it('adds the expiry columns; its rows read as none and take them by update', async () => {
+    const db = openSqlite(':memory:')
+    const { extra: _extra, ...before } = DYNAMIC_SQLITE
+    await createSqliteLibraryStore<StoredDynamic, DynamicPatch>(db, before).insertMany(A, [record(1)])
+    const store = createSqliteDynamicStore(db)
+    expect((await store.get(A, record(1).code))?.record).toEqual(record(1))
+    expect(await store.resolve(record(1).code)).toEqual({ code: record(1).code, destination_url: record(1).destination_url, status: 'active', deleted: false })
+    expect(await store.update(A, record(1).code, { max_scans: 9 }, 1_800_000_000)).toEqual(record(1, { max_scans: 9, updated_at: 1_800_000_000 }))
+    db.close()
   })
 })
 

@@ -1,12 +1,17 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/compiler'
 
+const OBJECT_ERRORS = new Set([ValueErrorType.Object, ValueErrorType.ObjectAdditionalProperties, ValueErrorType.ObjectRequiredProperty, ValueErrorType.ObjectMinProperties])
+
 /**
  * The client's words for one TypeBox error of a body checked against `schema`. String lengths
  * are not among them: body-check.ts compiles the schema without them and counts them itself.
  */
 export function messageOf(schema: TObject, error: ValueError, field: string): string {
   const failing = error.schema as TSchema
+  // A field may name its own rule (`x-error` on its schema, e.g. a nullable integer).
+  const own = (schema.properties[field] as TSchema | undefined)?.['x-error']
+  if (typeof own === 'string' && !OBJECT_ERRORS.has(error.type)) return own
   switch (error.type) {
     case ValueErrorType.Object:
       return field === '' ? 'body must be a JSON object' : `${field} must be a JSON object`

@@ -11,6 +11,12 @@ export interface RecordBase {
   updated_at: number
 }
 
+/**
+ * A kind's own optional fields and how both stores keep them: a number, a string, or any JSON
+ * value (as JSON text). Not set (null) is absent from the record.
+ */
+export type OwnFields = Readonly<Record<string, 'number' | 'string' | 'json'>>
+
 /** A record as `get` read it, with its version. */
 export interface Versioned<R> {
   record: R

@@ -12,8 +12,9 @@ export const STALE_VERSION = 'If-Match does not name the current version of this
 /** The fields of `patch` whose value differs from `current`'s (style compared as its JSON; an empty list is an absent one). */
 function changedFields<R extends RecordBase, P extends object>(patch: P, current: R): Partial<P> {
   const stored = current as unknown as Record<string, unknown>
-  const storedOf = (field: string, value: unknown) => stored[field] ?? (Array.isArray(value) ? [] : undefined)
+  const storedOf = (field: string, value: unknown) => stored[field] ?? (Array.isArray(value) ? [] : null)
   return Object.fromEntries(
+    // A field a record does not have equals a PATCH's null (which clears it), and an empty list.
     Object.entries(patch).filter(([field, value]) => value !== undefined && JSON.stringify(value) !== JSON.stringify(storedOf(field, value))),
   ) as Partial<P>
 }

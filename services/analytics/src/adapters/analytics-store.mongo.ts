@@ -9,6 +9,7 @@ import { createMongoReads } from './analytics-reads.mongo'
 import { type AnalyticsCollections, analyticsCollections } from './analytics-collections.mongo'
 import { createJournaledApply, keyOf } from './analytics-journal.mongo'
 import { mongoSketches } from './analytics-sketches.mongo'
+import { createMongoFallbacks } from './analytics-fallbacks.mongo'
 import type { AnalyticsStoreOptions } from '../range-uniques'
 
 type Session = mongo.ClientSession | undefined
@@ -77,6 +78,7 @@ export async function createMongoAnalyticsStore(conn: Connection, options: Analy
   const sketches = mongoSketches(c)
   const journaled = transactions ? undefined : createJournaledApply(conn.db!, c, sketches)
   await journaled?.recover()
+  const fallbacks = await createMongoFallbacks(conn.db!)
 
   async function apply(scans: StoredScan[], session: Session): Promise<number> {
     const created = await insertNew(c.scans, scans.map(({ scan_id, ...rest }) => ({ key: { _id: scan_id }, rest })), session)
@@ -112,6 +114,7 @@ export async function createMongoAnalyticsStore(conn: Connection, options: Analy
       return fresh
     },
     ...createMongoReads(c, sketches, options),
+    ...fallbacks,
     async ping() {
       return conn.readyState === 1 && (await conn.db!.admin().ping().then(() => true, () => false))
     },

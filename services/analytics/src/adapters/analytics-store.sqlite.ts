@@ -5,6 +5,7 @@ import type { AnalyticsStoreOptions } from '../range-uniques'
 import { dayOf } from '../days'
 import type { AnalyticsStore, StoredScan } from '../ports'
 import { createSqliteReads, daySketches } from './analytics-reads.sqlite'
+import { createSqliteFallbacks } from './analytics-fallbacks.sqlite'
 
 // Raw scans in a rowid table (appends are cheap; a random scan_id as the key would make every
 // insert a page split), unique on scan_id; the time index carries the rowid, so export order is
@@ -94,6 +95,7 @@ export function createSqliteAnalyticsStore(db: Database, options: AnalyticsStore
       return scans.length === 0 ? 0 : apply(scans)
     },
     ...createSqliteReads(db, options),
+    ...createSqliteFallbacks(db),
     async ping() {
       try {
         return db.query('SELECT 1 AS ok').get() !== null

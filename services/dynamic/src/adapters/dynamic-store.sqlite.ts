@@ -1,10 +1,10 @@
 import type { Database } from 'bun:sqlite'
 import { createSqliteLibraryStore, type SqliteKind } from '@lr/library-records/sqlite'
 import { seqOf } from '@lr/platform/sqlite'
-import { rulesOf } from '../kind'
-import { DYNAMIC_JSON_FIELDS, type DynamicPatch, type DynamicStore, type StoredDynamic } from '../ports'
+import { limitsOf, rulesOf } from '../kind'
+import { DYNAMIC_OWN_FIELDS, type DynamicPatch, type DynamicStore, type StoredDynamic } from '../ports'
 
-export const DYNAMIC_SQLITE: SqliteKind = { table: 'dynamic_codes', idField: 'code', urlField: 'destination_url', jsonFields: DYNAMIC_JSON_FIELDS }
+export const DYNAMIC_SQLITE: SqliteKind = { table: 'dynamic_codes', idField: 'code', urlField: 'destination_url', extra: DYNAMIC_OWN_FIELDS }
 
 /**
  * A DynamicStore in an embedded SQLite database (see openSqlite): the shared store core, plus
@@ -18,8 +18,9 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
   const findOne = db.prepare<{ code: string; deleted: number }, { library: string; code: string }>(
     'SELECT code, deleted_at IS NOT NULL AS deleted FROM dynamic_codes WHERE library = $library AND code = $code',
   )
-  const lookup = db.prepare<{ code: string; destination_url: string; status: 'active' | 'draft'; deleted: number; redirect_rules: string | null }, [string]>(
-    'SELECT code, destination_url, status, deleted_at IS NOT NULL AS deleted, redirect_rules FROM dynamic_codes WHERE code = ?',
+  type Own = { redirect_rules: string | null; expires_at: number | null; max_scans: number | null; fallback_url: string | null }
+  const lookup = db.prepare<{ code: string; destination_url: string; status: 'active' | 'draft'; deleted: number } & Own, [string]>(
+    'SELECT code, destination_url, status, deleted_at IS NOT NULL AS deleted, redirect_rules, expires_at, max_scans, fallback_url FROM dynamic_codes WHERE code = ?',
   )
 
   return {
@@ -28,8 +29,8 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
     async resolve(code) {
       const row = lookup.get(code)
       if (!row) return null
-      const { redirect_rules, ...entry } = row
-      return { ...entry, deleted: row.deleted === 1, ...rulesOf({ redirect_rules: redirect_rules === null ? undefined : JSON.parse(redirect_rules) }) }
+      const rules = rulesOf({ redirect_rules: row.redirect_rules === null ? undefined : JSON.parse(row.redirect_rules) })
+      return { code: row.code, destination_url: row.destination_url, status: row.status, deleted: row.deleted === 1, ...rules, ...limitsOf(row) }
     },
 
     async liveCodes(library, options) {

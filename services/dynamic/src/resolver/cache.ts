@@ -1,15 +1,21 @@
 import type { ResolveReply, ResolverEntry } from '@lr/proto'
 import { type PreparedRule, rulesTargetOf } from './device'
 import { type Destination, destinationOf } from './location'
+import { type Limits, limitsOf } from './limits'
 
-/** How the resolver answers a scan of one code; `rules` only when the code has device rules. */
-export type Target = { status: 302; destination: Destination; rules?: readonly PreparedRule[] } | { status: 404 } | { status: 410 }
+/**
+ * How the resolver answers a scan of one code; `rules` only when the code has device rules,
+ * `limits` only for an expiring or capped code.
+ */
+export type Target = { status: 302; destination: Destination; rules?: readonly PreparedRule[]; limits?: Limits } | { status: 404 } | { status: 410 }
 
 /** A lookup's answer as a Target: unknown or draft 404, soft-deleted 410, active 302. */
 export function targetOf(entry: ResolveReply): Target {
   if (entry === null) return { status: 404 }
   if (entry.deleted) return { status: 410 }
-  return entry.status === 'active' ? { status: 302, destination: destinationOf(entry.destination_url), ...rulesTargetOf(entry) } : { status: 404 }
+  if (entry.status !== 'active') return { status: 404 }
+  const limits = limitsOf(entry)
+  return { status: 302, destination: destinationOf(entry.destination_url), ...rulesTargetOf(entry), ...(limits && { limits }) }
 }
 
 export interface CacheOptions {
@@ -74,6 +80,12 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
       if (!entries.has(entry.code) && !loading.has(entry.code)) return
       loading.delete(entry.code)
       remember(entry.code, targetOf(entry))
+    },
+
+    /** Forgets a code: its next scan loads it again. */
+    forget(code: string): void {
+      entries.delete(code)
+      loading.delete(code)
     },
 
     get size() {

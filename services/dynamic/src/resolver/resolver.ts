@@ -7,7 +7,8 @@ import { isBot } from './bots'
 import { type CacheOptions, createTargetCache, type Target } from './cache'
 import { type AddressSource, clientAddress, preloadGeoIp } from './country'
 import { destinationFor } from './device'
-import { forwardQuery } from './location'
+import { type Destination, forwardQuery } from './location'
+import { answerLimited, createScanCounts, type Limits } from './limits'
 import { scanEventOf, type ScanSettings } from './scan'
 
 export interface ResolverDeps extends ScanSettings {
@@ -64,23 +65,38 @@ export function createResolver(deps: ResolverDeps): Resolver {
   const { bus, now = Date.now } = deps
   const prefix = deps.shortBaseUrl ? new URL(deps.shortBaseUrl).pathname.replace(/\/$/, '') : ''
   const codePath = new RegExp(`^(?:${escapeRegExp(prefix)})?/([0-9A-Za-z]+)$`)
+  const counts = createScanCounts()
   const cache = createTargetCache(
-    (code) => bus.request<ResolveReply>(DYNAMIC_SUBJECTS.resolve, { code }, { timeoutMs: deps.lookupTimeoutMs ?? 3000 }),
+    (code) => bus.request<ResolveReply>(DYNAMIC_SUBJECTS.resolve, { code }, { timeoutMs: deps.lookupTimeoutMs ?? 3000 }).then(seeded),
     { ...deps.cache, now },
   )
   // No queue group: every resolver must hear every change.
-  const unsubscribe = bus.subscribe(DYNAMIC_CHANGED_ALL, (event) => cache.apply(decode(ResolverEntry, event)))
+  const unsubscribe = bus.subscribe(DYNAMIC_CHANGED_ALL, (event) => changed(decode(ResolverEntry, event)))
 
   const handOn = deps.publishScan ?? createBusScanPublisher(bus).publish
   // The embedded GeoIP database is read now rather than by the first scan.
   preloadGeoIp()
 
-  function publishScan(request: Request, code: string, server: AddressSource | undefined): void {
+  function publishScan(request: Request, code: string, server: AddressSource | undefined, outcome?: 'fallback'): void {
     try {
-      handOn(scanEventOf(request, code, clientAddress(request, server, deps.trustProxy), now(), deps))
+      const event = scanEventOf(request, code, clientAddress(request, server, deps.trustProxy), now(), deps)
+      if (outcome) event.outcome = outcome
+      handOn(event)
     } catch (error) {
       log().error(errorFields(error), 'scan not published')
     }
+  }
+
+  /** A capped code's lookup carries its counted scans: our count starts there (never goes down). */
+  function seeded(reply: ResolveReply): ResolveReply {
+    if (reply?.scans !== undefined) counts.seed(reply.code, reply.scans)
+    return reply
+  }
+
+  /** A change event; one that makes a code capped before we know its count is loaded again instead (the lookup brings the count). */
+  function changed(entry: ResolverEntry): void {
+    if (entry.max_scans !== undefined && !counts.has(entry.code)) cache.forget(entry.code)
+    else cache.apply(entry)
   }
 
   async function fetch(request: Request, server?: AddressSource): Promise<Response> {
@@ -101,9 +117,17 @@ export function createResolver(deps: ResolverDeps): Resolver {
     }
     if (target.status !== 302) return ANSWERS[target.status]()
     const destination = target.rules ? destinationFor(target.destination, target.rules, request.headers.get('user-agent')) : target.destination
+    if (target.limits !== undefined) return limited(request, url.search, code, destination, target.limits, server)
     const response = new Response(null, { status: 302, headers: { ...HEADERS, location: forwardQuery(destination, url.search) } })
     if (request.method === 'GET' && !isBot(request.headers.get('user-agent') ?? '')) publishScan(request, code, server)
     return response
+  }
+
+  /** An expiring or capped code (limits.ts); every other code never gets here. */
+  const limitedDeps = { counts, now, headers: HEADERS, publish: publishScan }
+  function limited(request: Request, search: string, code: string, destination: Destination, limits: Limits, server: AddressSource | undefined): Response {
+    const counted = request.method === 'GET' && !isBot(request.headers.get('user-agent') ?? '')
+    return answerLimited(limitedDeps, request, server, code, destination, limits, search, counted)
   }
 
   return {
@@ -111,6 +135,7 @@ export function createResolver(deps: ResolverDeps): Resolver {
     stop() {
       unsubscribe()
       cache.clear()
+      counts.clear()
     },
   }
 }

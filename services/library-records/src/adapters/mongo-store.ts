@@ -2,7 +2,7 @@ import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mo
 import { type ListOptions, StoreConflict, type Tombstone } from '@lr/proto'
 import { createAtomicInsert } from '@lr/platform/mongo-insert'
 import { type MongoPositions, pageRange, positionText } from '@lr/platform/mongo-position'
-import { type LibraryStore, type RecordBase, tombstoneOf } from '../ports'
+import { type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
 
 /** Where one kind of record lives in MongoDB. */
 export interface MongoKind {
@@ -11,10 +11,11 @@ export interface MongoKind {
   idField: string
   urlField: string
   /**
-   * The kind's own optional fields, each stored as JSON text (null or missing: absent from the
-   * record, so documents of before read so). `pending_change` among them enables ListOptions.pending.
+   * The kind's own optional fields, null when not set (also in documents stored before the
+   * field): absent from the record then; a PATCH's null clears one. `json` ones are stored as
+   * JSON text. A `pending_change` among them enables ListOptions.pending.
    */
-  jsonFields?: readonly string[]
+  extra?: OwnFields
 }
 
 /** A record as stored: style as JSON text (keeps key order and allows any key; Mongo rejects some, e.g. leading `$`). */
@@ -22,7 +23,7 @@ export interface MongoKind {
 /** `deleted_at` set: a tombstone (a static document stored before tombstones has no field: live). */
 export type LibraryDoc = Record<string, unknown> & { _id: Types.ObjectId; position: number; rev: number; library: string; style: string; deleted_at?: number | null }
 
-function schemaOf({ idField, urlField, jsonFields = [] }: MongoKind) {
+function schemaOf({ idField, urlField, extra = {} }: MongoKind) {
   const schema = new Schema<LibraryDoc>(
     {
       position: { type: Number, required: true },
@@ -38,7 +39,7 @@ function schemaOf({ idField, urlField, jsonFields = [] }: MongoKind) {
       created_at: { type: Number, required: true },
       updated_at: { type: Number, required: true },
       deleted_at: { type: Number, default: null },
-      ...Object.fromEntries(jsonFields.map((field) => [field, { type: String, default: null }])),
+      ...Object.fromEntries(Object.entries(extra).map(([field, type]) => [field, { type: type === 'number' ? Number : String, default: null }])),
     },
     { versionKey: false, autoIndex: false, strict: 'throw' },
   )
@@ -83,19 +84,24 @@ async function placeChanges(conn: Connection, Model: Model<LibraryDoc>, collecti
  */
 export async function createMongoLibraryStore<R extends RecordBase, P extends Partial<R>>(conn: Connection, kind: MongoKind): Promise<LibraryStore<R, P> & { positions: MongoPositions }> {
   const { idField } = kind
-  const jsonFields = kind.jsonFields ?? []
-  const jsonOf = (value: unknown) => (value == null ? null : JSON.stringify(value))
+  const extra = kind.extra ?? {}
+  const extraFields = Object.keys(extra)
+  /** A kind's own field as its document holds it. */
+  const storedOf = (field: string, value: unknown) => (value == null ? null : extra[field] === 'json' ? JSON.stringify(value) : value)
+  const extraOf = (values: Record<string, unknown>, only: 'given' | 'all' = 'all') =>
+    Object.fromEntries(extraFields.filter((f) => only === 'all' || values[f] !== undefined).map((f) => [f, storedOf(f, values[f])]))
   const pendingFilter = (options: ListOptions) =>
-    options.pending === undefined || !jsonFields.includes('pending_change') ? {} : { pending_change: options.pending ? { $ne: null } : null }
+    options.pending === undefined || !('pending_change' in extra) ? {} : { pending_change: options.pending ? { $ne: null } : null }
   const Model = libraryModel(conn, kind)
   await Model.createIndexes()
   const atomic = await createAtomicInsert(conn, Model, kind.collection, { rev: true })
   await placeChanges(conn, Model, kind.collection)
   const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => {
     const record: Record<string, unknown> = { ...rest, style: JSON.parse(style) }
-    for (const field of jsonFields) {
+    // A kind's own field that is not set is absent from the record, as it was when stored.
+    for (const field of extraFields) {
       if (rest[field] == null) delete record[field]
-      else record[field] = JSON.parse(rest[field] as string)
+      else if (extra[field] === 'json') record[field] = JSON.parse(rest[field] as string)
     }
     return record as unknown as R
   }
@@ -126,8 +132,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
 
     async insertMany(library, records, receipt) {
       try {
-        const json = (r: R) => Object.fromEntries(jsonFields.map((f) => [f, jsonOf((r as unknown as Record<string, unknown>)[f])]))
-        const docs = records.map((r) => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), deleted_at: null, ...json(r) }))
+        const docs = records.map((r) => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), deleted_at: null, ...extraOf(r as unknown as Record<string, unknown>) }))
         await atomic.insert(docs as unknown as Omit<LibraryDoc, 'position'>[], receipt)
       } catch (error) {
         throw isDuplicateKey(error) ? new StoreConflict(idField, (error as DuplicateKey).keyValue?.[idField]) : error
@@ -155,8 +160,8 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
 
     async update(library, id, patch, updatedAt, expectedRev) {
       const { style, ...plain } = patch
-      const json = Object.fromEntries(jsonFields.filter((f) => (patch as Record<string, unknown>)[f] !== undefined).map((f) => [f, jsonOf((patch as Record<string, unknown>)[f])]))
-      const doc = await change(live(library, id, expectedRev), { ...plain, ...(style === undefined ? {} : { style: JSON.stringify(style) }), updated_at: updatedAt, ...json })
+      const own = extraOf(patch as Record<string, unknown>, 'given')
+      const doc = await change(live(library, id, expectedRev), { ...plain, ...(style === undefined ? {} : { style: JSON.stringify(style) }), updated_at: updatedAt, ...own })
       return doc ? toRecord(doc) : null
     },
 

@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { type ListOptions, type Receipt, StoreConflict, type Tombstone } from '@lr/proto'
 import { sqliteReceipts } from '@lr/platform/idempotency-sqlite'
 import { addMissingColumns, seqOf } from '@lr/platform/sqlite'
-import { type LibraryStore, type RecordBase, tombstoneOf } from '../ports'
+import { type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
 
 /** Where one kind of record lives in SQLite. */
 export interface SqliteKind {
@@ -10,10 +10,11 @@ export interface SqliteKind {
   idField: string
   urlField: string
   /**
-   * The kind's own optional fields, each a JSON text column (NULL: absent from the record; rows
-   * of before read so). `pending_change` among them enables ListOptions.pending.
+   * The kind's own optional fields: nullable columns, added to older tables (whose rows read
+   * NULL). NULL is absent from the record; a PATCH's null clears one. `json` ones hold JSON text.
+   * A `pending_change` among them enables ListOptions.pending.
    */
-  jsonFields?: readonly string[]
+  extra?: OwnFields
 }
 
 // `id UNIQUE` is what keeps an id unique for ever (a delete only sets deleted_at, the row stays
@@ -40,8 +41,7 @@ CREATE TABLE IF NOT EXISTS ${table} (
 CREATE INDEX IF NOT EXISTS ${table}_library_seq ON ${table} (library, seq);`
 
 /** Tables made before tombstones (static: hard deletes) and change positions get their columns. */
-function migrate(db: Database, table: string, jsonFields: readonly string[]) {
-  addMissingColumns(db, table, Object.fromEntries(jsonFields.map((field) => [field, 'TEXT'])))
+function migrate(db: Database, table: string) {
   const added = addMissingColumns(db, table, { deleted_at: 'INTEGER', rev: 'INTEGER' })
   if (added.includes('rev')) db.exec(`UPDATE ${table} SET rev = seq`)
   db.exec(`CREATE INDEX IF NOT EXISTS ${table}_library_rev ON ${table} (library, rev)`)
@@ -56,26 +56,32 @@ type Params = Record<string, string | number | null>
  */
 export function createSqliteLibraryStore<R extends RecordBase, P extends Partial<R>>(db: Database, kind: SqliteKind): LibraryStore<R, P> {
   const { table, idField, urlField } = kind
-  const jsonFields = kind.jsonFields ?? []
+  const extra = kind.extra ?? {}
+  const extraFields = Object.keys(extra)
   // Immediate: several connections opening one file at once must not add a column twice.
   db.transaction(() => {
     db.exec(schemaOf(kind))
-    migrate(db, table, jsonFields)
+    migrate(db, table)
+    addMissingColumns(db, table, Object.fromEntries(extraFields.map((f) => [f, extra[f] === 'number' ? 'INTEGER' : 'TEXT'])))
   }).immediate()
-  const FIELDS = `${idField}, ${urlField}, name, style, status, team_id, created_by, created_at, updated_at${jsonFields.map((f) => `, ${f}`).join('')}`
-  const PENDING = jsonFields.includes('pending_change') ? '(pending_change IS NOT NULL)' : '0'
+  const FIELDS = `${idField}, ${urlField}, name, style, status, team_id, created_by, created_at, updated_at${extraFields.map((f) => `, ${f}`).join('')}`
+  const PENDING = 'pending_change' in extra ? '(pending_change IS NOT NULL)' : '0'
   const LIVE = `library = $library AND ${idField} = $id AND deleted_at IS NULL`
   // With $expected, a compare-and-set: the row must still be at the change the caller read (LibraryStore.update).
   const AS_READ = `($expected IS NULL OR rev = $expected)`
   const toRecord = ({ seq: _seq, rev: _rev, deleted_at: _deleted, ...row }: Row) => {
     const record: Record<string, unknown> = { ...row, style: JSON.parse(row.style) }
-    for (const field of jsonFields) {
+    // A kind's own field that is not set is absent from the record, as it was when stored.
+    for (const field of extraFields) {
       if (row[field] == null) delete record[field]
-      else record[field] = JSON.parse(row[field] as string)
+      else if (extra[field] === 'json') record[field] = JSON.parse(row[field] as string)
     }
     return record as unknown as R
   }
-  const jsonOf = (value: unknown) => (value == null ? null : JSON.stringify(value))
+  /** A kind's own field as its column holds it. */
+  const columnOf = (field: string, value: unknown) =>
+    (value == null ? null : extra[field] === 'json' ? JSON.stringify(value) : (value as string | number))
+  const extraOf = (values: Record<string, unknown>) => Object.fromEntries(extraFields.map((f) => [f, columnOf(f, values[f])]))
   const toItem = (row: Row): R | Tombstone => (row.deleted_at == null ? toRecord(row) : tombstoneOf(idField, row))
   const isIdClash = (error: unknown) =>
     (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE' && String((error as Error).message).includes(`${table}.${idField}`)
@@ -84,15 +90,14 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   // sequence and the newest row); inserting an explicit seq moves sqlite_sequence on as well.
   const insert = db.prepare<unknown, Params>(
     `INSERT INTO ${table} (seq, rev, library, ${FIELDS})
-     SELECT n, n, $library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at${jsonFields.map((f) => `, $${f}`).join('')}
+     SELECT n, n, $library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at${extraFields.map((f) => `, $${f}`).join('')}
      FROM (SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), coalesce((SELECT max(seq) FROM ${table}), 0)) + 1 AS n)`,
   )
   const receipts = sqliteReceipts(db)
   const insertAll = db.transaction((library: string, records: R[], receipt?: Receipt) => {
     for (const record of records) {
       try {
-        const json = Object.fromEntries(jsonFields.map((f) => [f, jsonOf((record as unknown as Record<string, unknown>)[f])]))
-        insert.run({ ...record, library, style: JSON.stringify(record.style), ...json } as never)
+        insert.run({ ...record, library, style: JSON.stringify(record.style), ...extraOf(record as unknown as Record<string, unknown>) } as never)
       } catch (error) {
         throw isIdClash(error) ? new StoreConflict(idField, (record as unknown as Record<string, string>)[idField]) : error
       }
@@ -113,12 +118,15 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
        AND CASE WHEN deleted_at IS NULL THEN ($status IS NULL OR status = $status) AND ($pending IS NULL OR ${PENDING} = $pending) ELSE $deleted END
      ORDER BY rev LIMIT $limit`,
   )
+  // A kind's own field is written when the patch has it (null included): `$set_<field>` says so.
+  const extraSets = extraFields.map((f) => `, ${f} = CASE WHEN $set_${f} THEN $${f} ELSE ${f} END`).join('')
+  const extraParams = (changes: Record<string, unknown>): Params =>
+    Object.fromEntries(extraFields.flatMap((f) => [[`set_${f}`, changes[f] === undefined ? 0 : 1], [f, columnOf(f, changes[f])]]))
   // The next position of the table's sequence: the next insert's seq comes after it.
   const nextPosition = db.prepare<{ seq: number }, []>(`UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = '${table}' RETURNING seq`)
   const patch = db.prepare<Row, Params>(
     `UPDATE ${table} SET ${urlField} = coalesce($url, ${urlField}), name = coalesce($name, name),
-       status = coalesce($status, status), style = coalesce($style, style), updated_at = $updated_at, rev = $rev
-       ${jsonFields.map((f) => `, ${f} = CASE WHEN $set_${f} THEN $${f} ELSE ${f} END`).join('')}
+       status = coalesce($status, status), style = coalesce($style, style), updated_at = $updated_at, rev = $rev${extraSets}
      WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`,
   )
   const remove = db.prepare<Row, Params>(`UPDATE ${table} SET deleted_at = $at, updated_at = $at, rev = $rev WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`)
@@ -126,9 +134,6 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   // (No sequence yet: the table never had a row, so nothing matches and rev 0 is never stored.)
 
   const pendingOf = (options: ListOptions) => (options.pending === undefined ? null : options.pending ? 1 : 0)
-  // A JSON field the patch names is written (null clears it); the others keep their value.
-  const jsonPatch = (changes: Record<string, unknown>) =>
-    Object.fromEntries(jsonFields.flatMap((f) => [[`set_${f}`, changes[f] === undefined ? 0 : 1], [f, jsonOf(changes[f])]]))
 
   function pageOf<T>(rows: Row[], limit: number, position: 'seq' | 'rev', map: (row: Row) => T) {
     const more = rows.length > limit
@@ -172,7 +177,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
         style: changes.style === undefined ? null : JSON.stringify(changes.style),
         updated_at: updatedAt,
         expected: expectedRev ?? null,
-        ...jsonPatch(changes as Record<string, unknown>),
+        ...extraParams(changes as Record<string, unknown>),
       })
       return row ? toRecord(row) : null
     },

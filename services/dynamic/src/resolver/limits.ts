@@ -1,0 +1,87 @@
+import type { ResolverEntry } from '@lr/proto'
+import { type Destination, destinationOf, forwardQuery } from './location'
+
+/**
+ * An expiring or capped code's limits (README "Expiring and capped codes"), prepared once per
+ * cache entry like its destination: a scan compares two numbers and reads a prepared fallback.
+ */
+export interface Limits {
+  /** Epoch milliseconds from which the code is expired; Infinity: never. */
+  expiresAtMs: number
+  /** Counted scans redirected to the destination before the code is capped; Infinity: no cap. */
+  maxScans: number
+  /** Where an expired or capped code redirects; null: it answers 410. */
+  fallback: Destination | null
+}
+
+/** The entry's limits, or undefined when it has neither expires_at nor max_scans (a fallback_url alone waits for one). */
+export function limitsOf(entry: ResolverEntry): Limits | undefined {
+  if (entry.expires_at === undefined && entry.max_scans === undefined) return undefined
+  return {
+    expiresAtMs: entry.expires_at === undefined ? Number.POSITIVE_INFINITY : entry.expires_at * 1000,
+    maxScans: entry.max_scans ?? Number.POSITIVE_INFINITY,
+    fallback: entry.fallback_url === undefined ? null : destinationOf(entry.fallback_url),
+  }
+}
+
+/**
+ * Counted scans of capped codes, as this resolver knows them: seeded from a lookup's count
+ * (analytics' exact total, ResolverEntry.scans) and raised synchronously by every counted
+ * redirect, so check and increment never interleave with another scan of this process.
+ */
+export function createScanCounts() {
+  const used = new Map<string, number>()
+  return {
+    has: (code: string) => used.has(code),
+    /**
+     * A lookup's count. Both it and ours are lower bounds of the true count (ours misses other
+     * resolvers' scans, the lookup's those not yet ingested): the larger one is kept.
+     */
+    seed(code: string, scans: number): void {
+      if ((used.get(code) ?? -1) < scans) used.set(code, scans)
+    },
+    /** Counts one scan when the code is under its cap: true; false when capped (nothing counted). */
+    take(code: string, max: number): boolean {
+      if (max === Number.POSITIVE_INFINITY) return true
+      const n = used.get(code) ?? 0
+      if (n >= max) return false
+      used.set(code, n + 1)
+      return true
+    },
+    capped: (code: string, max: number) => (used.get(code) ?? 0) >= max,
+    clear: () => used.clear(),
+  }
+}
+export type ScanCounts = ReturnType<typeof createScanCounts>
+
+export interface LimitedDeps<S> {
+  counts: ScanCounts
+  /** Clock in epoch milliseconds. */
+  now: () => number
+  headers: Record<string, string>
+  /** Publishes the scan event of a counted request, `fallback` when it went to the fallback. */
+  publish: (request: Request, code: string, server: S, outcome?: 'fallback') => void
+}
+
+const gone = (headers: Record<string, string>, why: string) =>
+  new Response(`Gone: this short link ${why}.\n`, { status: 410, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' } })
+
+/**
+ * The answer for a scan of a code with limits. Open: 302 to the destination, counted (GET, not a
+ * bot) scans taking one from the cap. Expired or capped: 302 to the fallback (its scan published
+ * with outcome `fallback`, never taking from the cap), else 410 as for a deleted code. Bots and
+ * HEAD requests get the same answer and count for nothing.
+ */
+export function answerLimited<S>(deps: LimitedDeps<S>, request: Request, server: S, code: string, destination: Destination, limits: Limits, search: string, counted: boolean): Response {
+  const expired = deps.now() >= limits.expiresAtMs
+  const open = !expired && (counted ? deps.counts.take(code, limits.maxScans) : !deps.counts.capped(code, limits.maxScans))
+  if (open) {
+    const response = new Response(null, { status: 302, headers: { ...deps.headers, location: forwardQuery(destination, search) } })
+    if (counted) deps.publish(request, code, server)
+    return response
+  }
+  if (limits.fallback === null) return gone(deps.headers, expired ? 'has expired' : 'reached its scan limit')
+  const response = new Response(null, { status: 302, headers: { ...deps.headers, location: forwardQuery(limits.fallback, search) } })
+  if (counted) deps.publish(request, code, server, 'fallback')
+  return response
+}
