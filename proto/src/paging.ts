@@ -1,11 +1,12 @@
 import { type Static, Type as T } from '@sinclair/typebox'
 import type { Status } from './library'
+import type { ListSort } from './queries'
 
 export const LIMIT_DEFAULT = 100
 export const LIMIT_MAX = 1000
 
-/** Query string of the list routes, as the gateway forwards it (every value a string). */
-export const ListQuery = T.Record(T.String(), T.String())
+/** Query string of the list routes, as the gateway forwards it: a string per name, all of them (an array) for a name given more than once. */
+export const ListQuery = T.Record(T.String(), T.Union([T.String(), T.Array(T.String())]))
 export type ListQuery = Static<typeof ListQuery>
 
 /** A parsed list request. `after` is the store's position of the last record already seen. */
@@ -16,6 +17,12 @@ export interface ListOptions {
   status?: Status
   /** Changes only (LibraryStore.changes): deleted records too, as tombstones. */
   includeDeleted?: boolean
+  /** List only: records carrying every one of these (lowercase) tags. */
+  tags?: string[]
+  /** List only: records whose name or URL contains this text, ASCII letters in either case. */
+  search?: string
+  /** List only: the order (default insertion); `after` is then a sort position (see @lr/library-records list-order.ts). */
+  sort?: ListSort
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Type as T } from '@sinclair/typebox'
 import { Day } from './analytics'
-import { STATUSES, Status } from './library'
+import { STATUSES, Status, Tag, TAG_RULE } from './library'
 import { LIMIT_DEFAULT, LIMIT_MAX } from './paging'
 
 /**
@@ -27,7 +27,32 @@ const ListQueryFields = {
   })),
 }
 
-export const StaticListQuery = T.Object(ListQueryFields, { additionalProperties: false })
+/** The orders of a list (`sort`): by a field, `-` for newest / highest first; ties by insertion, in the same direction. */
+export const LIST_SORTS = ['created_at', '-created_at', 'updated_at', '-updated_at', 'name'] as const
+export type ListSort = (typeof LIST_SORTS)[number]
+/** Longest `q`, in UTF-16 units (as JavaScript counts; an emoji is 2). */
+export const SEARCH_MAX = 100
+const ONLY_LIST = 'not with updated_since or include_deleted (the list of changes has its own order and no filters)'
+
+/** Filters and order of the list (docs/decisions.md "Tags, search and sort"); not for the list of changes. */
+const ListFilterFields = {
+  sort: T.Optional(T.Union(LIST_SORTS.map((sort) => T.Literal(sort)), {
+    description: `order of the list; default: insertion order (oldest first, as created_at). \`name\` is by Unicode code point, case-sensitive. Ties by insertion, in the sort's direction; ${ONLY_LIST}`,
+    errorMessage: `sort must be one of ${LIST_SORTS.join(', ')}`,
+  })),
+  tag: T.Optional(T.Array(Tag, {
+    maxItems: 10, examples: [['print']],
+    description: `repeatable (\`tag=a&tag=b\`): only records carrying every tag given, matched case-insensitively; at most 10; ${ONLY_LIST}`,
+    errorMessage: `tag: ${TAG_RULE}; at most 10 tag parameters`,
+  })),
+  q: T.Optional(T.String({
+    minLength: 1, maxLength: SEARCH_MAX, examples: ['example'],
+    description: `only records whose name or URL contains this text; ASCII letters match either case, any other character exactly. 1 to ${SEARCH_MAX} characters (UTF-16 units); ${ONLY_LIST}`,
+    errorMessage: `q must be 1 to ${SEARCH_MAX} characters`,
+  })),
+}
+
+export const StaticListQuery = T.Object({ ...ListQueryFields, ...ListFilterFields }, { additionalProperties: false })
 export const DynamicListQuery = T.Object(
   {
     ...ListQueryFields,
@@ -36,6 +61,7 @@ export const DynamicListQuery = T.Object(
       description: 'only codes in this status',
       errorMessage: `status must be ${STATUSES.map((status) => `"${status}"`).join(' or ')}`,
     }),
+    ...ListFilterFields,
   },
   { additionalProperties: false },
 )

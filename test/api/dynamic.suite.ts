@@ -15,7 +15,7 @@ async function countDynamic(stack: Stack, key: string) {
   return (await call(stack, 'GET', '/v1/dynqrcodes?limit=1000', { key })).body.dynqrcodes.length
 }
 
-const HEADER = 'code,short_url,destination_url,name,status,team_id,created_by,style,created_at,updated_at'
+const HEADER = 'code,short_url,destination_url,name,status,team_id,created_by,style,created_at,updated_at,tags'
 
 /** Dynamic QR codes through the API (docs/decisions.md §3, §4, §7). */
 export function dynamicSuite(stack: () => Stack) {
@@ -229,8 +229,8 @@ export function dynamicSuite(stack: () => Stack) {
         const [a, b] = made
         expect(res.text.split('\r\n')).toEqual([
           HEADER,
-          `${a.code},${a.short_url},https://example.com/1,Code 1,active,,${own.account_id},"{""a"":""b""}",${a.created_at},${a.updated_at}`,
-          `${b.code},${b.short_url},https://example.com/q,"'@SUM(A1), ""q""",active,,${own.account_id},{},${b.created_at},${b.updated_at}`,
+          `${a.code},${a.short_url},https://example.com/1,Code 1,active,,${own.account_id},"{""a"":""b""}",${a.created_at},${a.updated_at},`,
+          `${b.code},${b.short_url},https://example.com/q,"'@SUM(A1), ""q""",active,,${own.account_id},{},${b.created_at},${b.updated_at},`,
           '',
         ])
       })

@@ -7,6 +7,8 @@ import { type ValueError, ValueErrorType } from '@sinclair/typebox/compiler'
  */
 export function messageOf(schema: TObject, error: ValueError, field: string): string {
   const failing = error.schema as TSchema
+  // A schema that words its own refusal (the tags and each tag, @lr/proto library.ts).
+  if (typeof failing.errorMessage === 'string' && field !== '') return failing.errorMessage
   switch (error.type) {
     case ValueErrorType.Object:
       return field === '' ? 'body must be a JSON object' : `${field} must be a JSON object`

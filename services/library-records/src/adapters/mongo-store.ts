@@ -2,7 +2,9 @@ import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mo
 import { type ListOptions, StoreConflict, type Tombstone } from '@lr/proto'
 import { createAtomicInsert } from '@lr/platform/mongo-insert'
 import { type MongoPositions, pageRange, positionText } from '@lr/platform/mongo-position'
+import { isFiltered } from '../list-order'
 import { type LibraryStore, type RecordBase, tombstoneOf } from '../ports'
+import { filterConditions, LIST_INDEXES, placeTags, sortedPage } from './mongo-list'
 
 /** Where one kind of record lives in MongoDB. */
 export interface MongoKind {
@@ -27,6 +29,7 @@ function schemaOf({ idField, urlField }: MongoKind) {
       [urlField]: { type: String, required: true },
       name: { type: String, required: true },
       style: { type: String, required: true },
+      tags: { type: [String], default: undefined },
       status: { type: String, required: true },
       team_id: { type: String, default: null },
       created_by: { type: String, required: true },
@@ -38,6 +41,7 @@ function schemaOf({ idField, urlField }: MongoKind) {
   )
   schema.index({ library: 1, position: 1 })
   schema.index({ library: 1, rev: 1 })
+  for (const index of LIST_INDEXES) schema.index(index)
   // What keeps an id unique for ever, across every replica of the service.
   schema.index({ [idField]: 1 }, { unique: true })
   return schema
@@ -81,7 +85,8 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
   await Model.createIndexes()
   const atomic = await createAtomicInsert(conn, Model, kind.collection, { rev: true })
   await placeChanges(conn, Model, kind.collection)
-  const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => ({ ...rest, style: JSON.parse(style) }) as unknown as R
+  await placeTags(conn, Model, kind.collection, MIGRATIONS_COLLECTION)
+  const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => ({ ...rest, style: JSON.parse(style), tags: rest.tags ?? [] }) as unknown as R
   const toItem = (doc: LibraryDoc): R | Tombstone => (doc.deleted_at == null ? toRecord(doc) : tombstoneOf(idField, doc))
   // `deleted_at: null` also matches a document without the field. With `expectedRev`, a compare-and-set (LibraryStore.update).
   const live = (library: string, id: string, expectedRev?: number) => ({ library, [idField]: id, deleted_at: null, ...(expectedRev !== undefined && { rev: expectedRev }) })
@@ -109,7 +114,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
 
     async insertMany(library, records, receipt) {
       try {
-        const docs = records.map((r) => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), deleted_at: null }))
+        const docs = records.map((r) => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), tags: r.tags ?? [], deleted_at: null }))
         await atomic.insert(docs as unknown as Omit<LibraryDoc, 'position'>[], receipt)
       } catch (error) {
         throw isDuplicateKey(error) ? new StoreConflict(idField, (error as DuplicateKey).keyValue?.[idField]) : error
@@ -124,7 +129,15 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     },
 
     async list(library, options: ListOptions) {
-      const { docs, next } = await page(library, options, 'position', { deleted_at: null, ...(options.status && { status: options.status }) })
+      const plain = { deleted_at: null, ...(options.status && { status: options.status }) }
+      if (isFiltered(options)) {
+        const conditions = filterConditions(options, kind.urlField)
+        const { docs, next } = options.sort
+          ? await sortedPage(Model, library, options, conditions)
+          : await page(library, options, 'position', { ...plain, ...(conditions.length > 0 && { $and: conditions }) })
+        return { items: docs.map(toRecord), next }
+      }
+      const { docs, next } = await page(library, options, 'position', plain)
       return { items: docs.map(toRecord), next }
     },
 
