@@ -9,6 +9,7 @@ import { urlRulesSuite } from './api/url-rules.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
 import { syncSuite } from './api/sync.suite'
+import { tagsSuite } from './api/tags.suite'
 import { docsSuite } from './api/docs.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { CORS_ORIGIN, httpSuite } from './api/http.suite'
@@ -30,6 +31,7 @@ describe('API, one process', () => {
   idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
   dynamicSuite(() => stack)
   syncSuite(() => stack)
+  tagsSuite(() => stack)
   shortLinksSuite(() => stack)
   docsSuite(() => stack)
   httpSuite(() => stack, () => startInProcessStack({ CORS_ORIGINS: CORS_ORIGIN }))

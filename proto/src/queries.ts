@@ -37,6 +37,7 @@ const ONLY_LIST = 'not with updated_since or include_deleted (the list of change
 /** Filters and order of the list (docs/decisions.md "Tags, search and sort"); not for the list of changes. */
 const ListFilterFields = {
   sort: T.Optional(T.Union(LIST_SORTS.map((sort) => T.Literal(sort)), {
+    examples: ['-created_at'],
     description: `order of the list; default: insertion order (oldest first, as created_at). \`name\` is by Unicode code point, case-sensitive. Ties by insertion, in the sort's direction; ${ONLY_LIST}`,
     errorMessage: `sort must be one of ${LIST_SORTS.join(', ')}`,
   })),
