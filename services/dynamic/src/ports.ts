@@ -5,7 +5,7 @@ import type { CodeStatus, DynamicRecord, Page, ResolverEntry } from '@lr/proto'
 export type StoredDynamic = Omit<DynamicRecord, 'short_url'>
 
 /** The fields a PATCH may change; absent fields keep their value. */
-export type DynamicPatch = Partial<Pick<StoredDynamic, 'destination_url' | 'name' | 'status' | 'style'>>
+export type DynamicPatch = Partial<Pick<StoredDynamic, 'destination_url' | 'name' | 'status' | 'style' | 'tags'>>
 
 /**
  * Persistence of dynamic QR codes: the shared LibraryStore, id `code`, with soft deletes. A
