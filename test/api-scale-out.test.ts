@@ -5,6 +5,7 @@ import { staticSuite } from './api/static.suite'
 import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
 import { syncSuite } from './api/sync.suite'
+import { tagsSuite } from './api/tags.suite'
 import { resolverReplicasSuite } from './api/resolver-replicas.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { LIMITS_ENV, limitsSuite } from './api/limits.suite'
@@ -30,6 +31,7 @@ else {
     idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
     dynamicSuite(() => stack)
     syncSuite(() => stack)
+    tagsSuite(() => stack)
     shortLinksSuite(() => stack)
     resolverReplicasSuite(() => stack)
   })

@@ -44,9 +44,9 @@ export const examples = {
     record: { menu: staticRecord },
     list: { page: { qrcodes: [staticRecord], next_cursor: 'c2VxOjQy' }, last: { qrcodes: [], next_cursor: null } },
     created: { created: { created: [staticRecord] } },
-    create: { menu: { url: 'https://example.com/menu', name: 'Menu', style: { fg: '#000000' } } },
+    create: { menu: { url: 'https://example.com/menu', name: 'Menu', style: { fg: '#000000' }, tags: ['menu', 'print'] } },
     batch: { two: { qrcodes: [{ url: 'https://a.example', name: 'A' }, { url: 'https://b.example', name: 'B' }] } },
-    patch: { rename: { name: 'Lunch menu' }, approve: { status: 'active' } },
+    patch: { rename: { name: 'Lunch menu' }, approve: { status: 'active' }, retag: { tags: ['print', 'summer-2025'] } },
     deleted: { deleted: { deleted: staticRecord.qr_id } },
   },
   dynamic: {
