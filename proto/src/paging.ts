@@ -1,9 +1,12 @@
 import { type Static, Type as T } from '@sinclair/typebox'
 import type { Status } from './library'
-import type { ListSort } from './queries'
 
 export const LIMIT_DEFAULT = 100
 export const LIMIT_MAX = 1000
+
+/** The orders of a list (`sort`): by a field, `-` for newest / highest first; ties by insertion, in the same direction. */
+export const LIST_SORTS = ['created_at', '-created_at', 'updated_at', '-updated_at', 'name'] as const
+export type ListSort = (typeof LIST_SORTS)[number]
 
 /** Query string of the list routes, as the gateway forwards it: a string per name, all of them (an array) for a name given more than once. */
 export const ListQuery = T.Record(T.String(), T.Union([T.String(), T.Array(T.String())]))

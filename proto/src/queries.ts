@@ -1,7 +1,7 @@
 import { Type as T } from '@sinclair/typebox'
 import { Day } from './analytics'
 import { STATUSES, Status, Tag, TAG_RULE } from './library'
-import { LIMIT_DEFAULT, LIMIT_MAX } from './paging'
+import { LIMIT_DEFAULT, LIMIT_MAX, LIST_SORTS } from './paging'
 
 /**
  * The query strings the list and analytics routes take, as schemas: the OpenAPI document lists
@@ -27,9 +27,6 @@ const ListQueryFields = {
   })),
 }
 
-/** The orders of a list (`sort`): by a field, `-` for newest / highest first; ties by insertion, in the same direction. */
-export const LIST_SORTS = ['created_at', '-created_at', 'updated_at', '-updated_at', 'name'] as const
-export type ListSort = (typeof LIST_SORTS)[number]
 /** Longest `q`, in UTF-16 units (as JavaScript counts; an emoji is 2). */
 export const SEARCH_MAX = 100
 const ONLY_LIST = 'not with updated_since or include_deleted (the list of changes has its own order and no filters)'

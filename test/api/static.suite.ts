@@ -28,6 +28,7 @@ export function staticSuite(stack: () => Stack) {
           url: 'https://example.com/a',
           name: 'Menu',
           style: {},
+          tags: [],
           status: 'active',
           team_id: null,
           created_by: lib.alice.account_id,
@@ -55,7 +56,7 @@ export function staticSuite(stack: () => Stack) {
         const res = await api('POST', '/v1/qrcodes/batch', lib.bob.key, { qrcodes: [item('b1'), item('b2'), item('b3')] })
         expect(res.status).toBe(201)
         expect(res.body.created.map((r: any) => r.name)).toEqual(['Code b1', 'Code b2', 'Code b3'])
-        for (const record of res.body.created) expect(Object.keys(record).sort()).toEqual(['created_at', 'created_by', 'name', 'qr_id', 'status', 'style', 'team_id', 'updated_at', 'url'])
+        for (const record of res.body.created) expect(Object.keys(record).sort()).toEqual(['created_at', 'created_by', 'name', 'qr_id', 'status', 'style', 'tags', 'team_id', 'updated_at', 'url'])
       })
 
       it('accepts exactly 50 items', async () => {
@@ -131,12 +132,12 @@ export function staticSuite(stack: () => Stack) {
         const res = await api('GET', `/v1/qrcodes?updated_since=${old.updated_at + 3600}`, own.key)
         expect(res.status).toBe(200)
         expect(res.body).toEqual({ qrcodes: [], next_cursor: null })
-        const all = await api('GET', `/v1/qrcodes?updated_since=${old.updated_at},`, own.key)
+        const all = await api('GET', `/v1/qrcodes?updated_since=${old.updated_at}`, own.key)
         expect(all.body.qrcodes.map((r: any) => r.qr_id)).toEqual([old.qr_id])
       })
 
       it('answers 400 for a bad limit, cursor, updated_since or unknown parameter', async () => {
-        for (const query of ['limit=0', 'limit=1001', 'limit=ten', 'cursor=%%%', 'cursor=bm90LWhleA', 'updated_since=-1', 'updated_since=yesterday', 'sort=name']) {
+        for (const query of ['limit=0', 'limit=1001', 'limit=ten', 'cursor=%%%', 'cursor=bm90LWhleA', 'updated_since=-1', 'updated_since=yesterday', 'sort=size', 'order=name']) {
           const res = await api('GET', `/v1/qrcodes?${query}`, lib.alice.key)
           expect(res.status, query).toBe(400)
           expect(res.body, query).toEqual({ error: expect.any(String) })

@@ -1,7 +1,9 @@
 import type { Connection, Model, QueryFilter } from 'mongoose'
 import type { ListOptions } from '@lr/proto'
 import { parseSortPosition, searchPattern, sortOrderOf, sortPositionText } from '../list-order'
-import type { LibraryDoc } from './mongo-store'
+
+/** What these queries read of a stored document (mongo-store.ts's LibraryDoc). */
+type LibraryDoc = Record<string, unknown> & { position: number }
 
 /**
  * Indexes of the list's filters and orders: a multikey index on tags (with position, the
@@ -18,7 +20,7 @@ export const LIST_INDEXES: Record<string, 1>[] = [
  * Documents stored before tags get `tags: []` (they already read as []: this keeps the stored
  * data plain). Once done, a marker (`${collection}.tags` in `migrations`) skips it on later opens.
  */
-export async function placeTags(conn: Connection, Model: Model<LibraryDoc>, collection: string, migrationsCollection: string): Promise<void> {
+export async function placeTags<D extends LibraryDoc>(conn: Connection, Model: Model<D>, collection: string, migrationsCollection: string): Promise<void> {
   const migrations = conn.db!.collection<{ _id: string; at: number }>(migrationsCollection)
   const marker = `${collection}.tags`
   if (await migrations.findOne({ _id: marker })) return
@@ -27,8 +29,8 @@ export async function placeTags(conn: Connection, Model: Model<LibraryDoc>, coll
 }
 
 /** The conditions of `tags` (every one, `$all`) and `search` (name or URL, ASCII letters in either case). */
-export function filterConditions(options: ListOptions, urlField: string): QueryFilter<LibraryDoc>[] {
-  const conditions: QueryFilter<LibraryDoc>[] = []
+export function filterConditions<D extends LibraryDoc>(options: ListOptions, urlField: string): QueryFilter<D>[] {
+  const conditions: QueryFilter<D>[] = []
   if (options.tags?.length) conditions.push({ tags: { $all: options.tags } })
   if (options.search !== undefined) {
     // A pattern rather than the `i` option: the same ASCII-only folding as SQLite's lower(), on MongoDB and FerretDB alike.
@@ -43,7 +45,7 @@ export function filterConditions(options: ListOptions, urlField: string): QueryF
  * direction, strictly after `after`. No horizon: a record may enter a sorted list anywhere, so
  * one still being written is simply one created after the page was read.
  */
-export async function sortedPage(Model: Model<LibraryDoc>, library: string, options: ListOptions, conditions: QueryFilter<LibraryDoc>[]) {
+export async function sortedPage<D extends LibraryDoc>(Model: Model<D>, library: string, options: ListOptions, conditions: QueryFilter<D>[]) {
   const order = sortOrderOf(options.sort!)
   const and = [...conditions]
   if (options.updatedSince !== undefined) and.push({ updated_at: { $gte: options.updatedSince } })
@@ -53,8 +55,8 @@ export async function sortedPage(Model: Model<LibraryDoc>, library: string, opti
     and.push({ $or: [{ [order.field]: { [past]: key } }, { [order.field]: key, position: { [past]: position } }] })
   }
   const direction = order.descending ? -1 : 1
-  const filter: QueryFilter<LibraryDoc> = { library, deleted_at: null, ...(options.status && { status: options.status }), ...(and.length > 0 && { $and: and }) }
-  const docs = await Model.find(filter).sort({ [order.field]: direction, position: direction }).limit(options.limit + 1).lean<LibraryDoc[]>()
+  const filter: QueryFilter<D> = { library, deleted_at: null, ...(options.status && { status: options.status }), ...(and.length > 0 && { $and: and }) }
+  const docs = await Model.find(filter).sort({ [order.field]: direction, position: direction }).limit(options.limit + 1).lean<D[]>()
   const more = docs.length > options.limit
   if (more) docs.pop()
   const last = docs[docs.length - 1]
