@@ -27,7 +27,7 @@ export const TAG_RULE = `each tag must be 1 to ${TAG_MAX_LENGTH} characters of A
 /** A tag as sent (any case); the record stores and answers it lowercased. */
 export const Tag = T.String({ pattern: TAG_PATTERN, errorMessage: TAG_RULE, examples: ['print'] })
 /** Tags as answered: lowercased, without duplicates, in ascending order. */
-export const Tags = T.Array(T.String({ pattern: '^[a-z0-9_-]{1,32}$' }), { maxItems: TAGS_MAX, uniqueItems: true })
+export const Tags = T.Array(T.String({ pattern: `^[a-z0-9_-]{1,${TAG_MAX_LENGTH}}$` }), { maxItems: TAGS_MAX, uniqueItems: true })
 
 /** Every bulk creation route accepts at most this many items per call. */
 export const BATCH_MAX = 50

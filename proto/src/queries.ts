@@ -1,6 +1,6 @@
 import { Type as T } from '@sinclair/typebox'
 import { Day } from './analytics'
-import { STATUSES, Status, Tag, TAG_RULE } from './library'
+import { STATUSES, Status, Tag, TAG_RULE, TAGS_MAX } from './library'
 import { LIMIT_DEFAULT, LIMIT_MAX, LIST_SORTS } from './paging'
 
 /**
@@ -39,9 +39,9 @@ const ListFilterFields = {
     errorMessage: `sort must be one of ${LIST_SORTS.join(', ')}`,
   })),
   tag: T.Optional(T.Array(Tag, {
-    maxItems: 10, examples: [['print']],
-    description: `repeatable (\`tag=a&tag=b\`): only records carrying every tag given, matched case-insensitively; at most 10; ${ONLY_LIST}`,
-    errorMessage: `tag: ${TAG_RULE}; at most 10 tag parameters`,
+    maxItems: TAGS_MAX, examples: [['print']],
+    description: `repeatable (\`tag=a&tag=b\`): only records carrying every tag given, matched case-insensitively; at most ${TAGS_MAX}; ${ONLY_LIST}`,
+    errorMessage: `tag: ${TAG_RULE}; at most ${TAGS_MAX} tag parameters`,
   })),
   q: T.Optional(T.String({
     minLength: 1, maxLength: SEARCH_MAX, examples: ['example'],

@@ -2,8 +2,8 @@ import type { Connection, Model, QueryFilter } from 'mongoose'
 import type { ListOptions } from '@lr/proto'
 import { parseSortPosition, searchPattern, sortOrderOf, sortPositionText } from '../list-order'
 
-/** What these queries read of a stored document (mongo-store.ts's LibraryDoc). */
-type LibraryDoc = Record<string, unknown> & { position: number }
+/** What these queries read of a stored document (a LibraryDoc of mongo-store.ts). */
+type ListedDoc = Record<string, unknown> & { position: number }
 
 /**
  * Indexes of the list's filters and orders: a multikey index on tags (with position, the
@@ -20,7 +20,7 @@ export const LIST_INDEXES: Record<string, 1>[] = [
  * Documents stored before tags get `tags: []` (they already read as []: this keeps the stored
  * data plain). Once done, a marker (`${collection}.tags` in `migrations`) skips it on later opens.
  */
-export async function placeTags<D extends LibraryDoc>(conn: Connection, Model: Model<D>, collection: string, migrationsCollection: string): Promise<void> {
+export async function placeTags<D extends ListedDoc>(conn: Connection, Model: Model<D>, collection: string, migrationsCollection: string): Promise<void> {
   const migrations = conn.db!.collection<{ _id: string; at: number }>(migrationsCollection)
   const marker = `${collection}.tags`
   if (await migrations.findOne({ _id: marker })) return
@@ -29,7 +29,7 @@ export async function placeTags<D extends LibraryDoc>(conn: Connection, Model: M
 }
 
 /** The conditions of `tags` (every one, `$all`) and `search` (name or URL, ASCII letters in either case). */
-export function filterConditions<D extends LibraryDoc>(options: ListOptions, urlField: string): QueryFilter<D>[] {
+export function filterConditions<D extends ListedDoc>(options: ListOptions, urlField: string): QueryFilter<D>[] {
   const conditions: QueryFilter<D>[] = []
   if (options.tags?.length) conditions.push({ tags: { $all: options.tags } })
   if (options.search !== undefined) {
@@ -45,7 +45,7 @@ export function filterConditions<D extends LibraryDoc>(options: ListOptions, url
  * direction, strictly after `after`. No horizon: a record may enter a sorted list anywhere, so
  * one still being written is simply one created after the page was read.
  */
-export async function sortedPage<D extends LibraryDoc>(Model: Model<D>, library: string, options: ListOptions, conditions: QueryFilter<D>[]) {
+export async function sortedPage<D extends ListedDoc>(Model: Model<D>, library: string, options: ListOptions, conditions: QueryFilter<D>[]) {
   const order = sortOrderOf(options.sort!)
   const and = [...conditions]
   if (options.updatedSince !== undefined) and.push({ updated_at: { $gte: options.updatedSince } })
@@ -62,4 +62,3 @@ export async function sortedPage<D extends LibraryDoc>(Model: Model<D>, library:
   const last = docs[docs.length - 1]
   return { docs, next: more && last ? sortPositionText(last.position, order.field, last[order.field]) : null }
 }
-
