@@ -22,7 +22,7 @@ async function seedStatic(library: string, accountId: string, count: number) {
       const k = n + i
       return {
         qr_id: `qr_bench${k.toString(36).padStart(13, '0')}`, url: `https://example.com/products/${k}?utm_source=qr&utm_medium=print`,
-        name: `Product, "${k}"`, style: { fg: '#112233', bg: '#ffffff', dots: 'rounded' }, status: 'active' as const,
+        name: `Product, "${k}"`, style: { fg: '#112233', bg: '#ffffff', dots: 'rounded' }, tags: [], status: 'active' as const,
         team_id: null, created_by: accountId, created_at: T0 + k, updated_at: T0 + k,
       }
     })
@@ -39,7 +39,7 @@ async function seedDynamic(library: string, accountId: string, count: number) {
       const k = n + i
       return {
         code: `Bn${k.toString(36).padStart(9, '0')}`, destination_url: `https://example.com/landing/${k}?utm_source=qr`,
-        name: `Campaign, "${k}"`, style: { fg: '#112233', dots: 'rounded' }, status: 'active' as const,
+        name: `Campaign, "${k}"`, style: { fg: '#112233', dots: 'rounded' }, tags: [], status: 'active' as const,
         team_id: null, created_by: accountId, created_at: T0 + k, updated_at: T0 + k,
       }
     })

@@ -10,6 +10,7 @@ import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
 import { reviewSuite } from './api/review.suite'
 import { syncSuite } from './api/sync.suite'
+import { tagsSuite } from './api/tags.suite'
 import { docsSuite } from './api/docs.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { CORS_ORIGIN, httpSuite } from './api/http.suite'
@@ -32,6 +33,7 @@ describe('API, one process', () => {
   idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
   dynamicSuite(() => stack)
   syncSuite(() => stack)
+  tagsSuite(() => stack)
   shortLinksSuite(() => stack)
   reviewSuite(() => stack)
   docsSuite(() => stack)

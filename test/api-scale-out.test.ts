@@ -6,6 +6,7 @@ import { DYNAMIC_CREATES, dynamicSuite } from './api/dynamic.suite'
 import { shortLinksSuite } from './api/short-links.suite'
 import { reviewSuite } from './api/review.suite'
 import { syncSuite } from './api/sync.suite'
+import { tagsSuite } from './api/tags.suite'
 import { resolverReplicasSuite } from './api/resolver-replicas.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { LIMITS_ENV, limitsSuite } from './api/limits.suite'
@@ -31,6 +32,7 @@ else {
     idempotencySuite(() => stack, [...STATIC_CREATES, ...DYNAMIC_CREATES])
     dynamicSuite(() => stack)
     syncSuite(() => stack)
+    tagsSuite(() => stack)
     shortLinksSuite(() => stack)
     reviewSuite(() => stack)
     resolverReplicasSuite(() => stack)

@@ -19,7 +19,8 @@ export function decodeCursor(cursor: string): string {
 export const nextCursor = (page: Page<unknown>): string | null => (page.next === null ? null : encodeCursor(page.next))
 
 const TAG_BYTES = 16
-const POSITION = /^[0-9a-f]{1,13}$/
+// A store position, or a sorted list's `<position>.<sort key>` (@lr/library-records list-order.ts; a 200-character name is at most 1600 hex digits).
+const POSITION = /^[0-9a-f]{1,13}(?:\.[0-9a-f]{1,1600})?$/
 
 /**
  * The cursors clients hold (docs/decisions.md §4, "Cursors"): opaque and tamper-evident. A
@@ -27,7 +28,8 @@ const POSITION = /^[0-9a-f]{1,13}$/
  * caller spells them). The tag is HMAC-SHA256 over scope and position, cut to 128 bits; it is
  * also the IV under which the position is encrypted (AES-256-CTR), so a cursor neither shows
  * the position (a platform-wide row number) nor opens under another scope. Deterministic:
- * the same page gives the same cursor. base64url, 24 to 29 characters.
+ * the same page gives the same cursor. base64url, 24 to 29 characters (a list sorted
+ * by name: up to about 2200, the name travels in it).
  */
 export interface Cursors {
   seal(scope: string, position: string): string
@@ -52,7 +54,7 @@ export function createCursors(secret: string): Cursors {
       return Buffer.concat([tag, crypt(tag, Buffer.from(position, 'utf8'))]).toString('base64url')
     },
     open(scope, cursor) {
-      const raw = /^[A-Za-z0-9_-]{23,40}$/.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0)
+      const raw = /^[A-Za-z0-9_-]{23,2200}$/.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0)
       // Only the canonical text: base64url ignores stray trailing bits, which would let two texts open alike.
       if (raw.length <= TAG_BYTES || raw.toString('base64url') !== cursor) throw badCursor()
       const tag = raw.subarray(0, TAG_BYTES)

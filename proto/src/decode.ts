@@ -33,16 +33,26 @@ function convert(field: TSchema, raw: string): unknown {
 }
 
 /**
- * A query string (one string per name, as the gateway forwards it) read by its @lr/proto query
+ * A repeatable field (an array schema, e.g. `tag`) takes every value given, one given once too;
+ * any other field given more than once is a 400 rather than a silent pick of one value.
+ */
+function readValue(field: TSchema, name: string, raw: string | string[]): unknown {
+  if (field.type === 'array') return (Array.isArray(raw) ? raw : [raw]).map((one) => convert(field.items as TSchema, one))
+  if (Array.isArray(raw)) throw new AppError('bad_request', `query parameter "${name}" may be given only once`)
+  return convert(field, raw)
+}
+
+/**
+ * A query string (one string per name, all of a repeated name's, as the gateway forwards it) read by its @lr/proto query
  * schema: a name the schema does not list, or a value its field refuses, is a 400 with that
  * field's message. Defaults are not applied: an absent name stays absent.
  */
-export function decodeQuery<S extends TObject>(schema: S, query: Record<string, string>): Static<S> {
+export function decodeQuery<S extends TObject>(schema: S, query: Record<string, string | string[]>): Static<S> {
   const decoded: Record<string, unknown> = {}
   for (const [name, raw] of Object.entries(query)) {
     if (!Object.hasOwn(schema.properties, name)) throw new AppError('bad_request', `unknown query parameter "${name}"`)
     const field = schema.properties[name]!
-    const value = convert(field, raw)
+    const value = readValue(field, name, raw)
     if (!Value.Check(field, value)) throw badQueryValue(schema, name)
     decoded[name] = value
   }

@@ -1,6 +1,6 @@
 import { type Static, Type as T } from '@sinclair/typebox'
 import { Principal } from './principal'
-import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Style } from './library'
+import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Tags, Style } from './library'
 
 /** Subjects of services/dynamic (dynamic QR codes); queue group `dynamic`. */
 export const DYNAMIC_SUBJECTS = {
@@ -110,6 +110,7 @@ export const DynamicRecord = T.Object({
   destination_url: T.String({ format: 'uri', maxLength: 2048 }),
   name: T.String({ minLength: 1, maxLength: 200 }),
   style: Style,
+  tags: Tags,
   status: Status,
   team_id: T.Union([T.String(), T.Null()]),
   created_by: T.String(),
@@ -126,6 +127,7 @@ export type DynamicRecord = Static<typeof DynamicRecord>
 /** CSV columns of /dynqrcodes/export, in order (docs/decisions.md §7): services/dynamic writes them, the gateway documents them. */
 export const DYNAMIC_EXPORT_COLUMNS = [
   'code', 'short_url', 'destination_url', 'name', 'status', 'team_id', 'created_by', 'style', 'created_at', 'updated_at',
+  'tags',
 ] as const satisfies readonly (keyof DynamicRecord)[]
 
 /**

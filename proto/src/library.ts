@@ -18,6 +18,17 @@ export const Epoch = T.Integer({ minimum: 0 })
 /** Styling data: any JSON object, stored and returned, never rendered. */
 export const Style = T.Record(T.String(), T.Unknown())
 
+/** Tags of one record (docs/decisions.md "Tags, search and sort"): at most TAGS_MAX, each TAG_PATTERN. */
+export const TAGS_MAX = 10
+export const TAG_MAX_LENGTH = 32
+/** ASCII letters, digits, `-` and `_`; stored lowercased, so tags are case-insensitive. */
+export const TAG_PATTERN = `^[A-Za-z0-9_-]{1,${TAG_MAX_LENGTH}}$`
+export const TAG_RULE = `each tag must be 1 to ${TAG_MAX_LENGTH} characters of ASCII letters, digits, - or _`
+/** A tag as sent (any case); the record stores and answers it lowercased. */
+export const Tag = T.String({ pattern: TAG_PATTERN, errorMessage: TAG_RULE, examples: ['print'] })
+/** Tags as answered: lowercased, without duplicates, in ascending order. */
+export const Tags = T.Array(T.String({ pattern: `^[a-z0-9_-]{1,${TAG_MAX_LENGTH}}$` }), { maxItems: TAGS_MAX, uniqueItems: true })
+
 /** Every bulk creation route accepts at most this many items per call. */
 export const BATCH_MAX = 50
 
@@ -35,6 +46,11 @@ export const RecordBodyFields = {
     description: `trimmed; 1 to ${NAME_MAX} characters after trimming, counted as Unicode code points (as JSON Schema counts a string's length): 200 emoji are 200 characters`,
   }),
   style: T.Optional(T.Record(T.String(), T.Unknown(), { description: `any JSON object, at most ${STYLE_MAX_BYTES} bytes as JSON` })),
+  tags: T.Optional(T.Array(Tag, {
+    maxItems: TAGS_MAX,
+    errorMessage: `tags must be an array of at most ${TAGS_MAX} tags`,
+    description: `at most ${TAGS_MAX} tags, ${TAG_RULE}; case-insensitive (stored and answered lowercased), duplicates removed, answered in ascending order. Default on create: []. A PATCH replaces the whole set`,
+  })),
 }
 /**
  * A URL a record points to: an absolute http or https URL with a host and no user name or

@@ -4,8 +4,12 @@ import type { Status } from './library'
 export const LIMIT_DEFAULT = 100
 export const LIMIT_MAX = 1000
 
-/** Query string of the list routes, as the gateway forwards it (every value a string). */
-export const ListQuery = T.Record(T.String(), T.String())
+/** The orders of a list (`sort`): by a field, `-` for newest / highest first; ties by insertion, in the same direction. */
+export const LIST_SORTS = ['created_at', '-created_at', 'updated_at', '-updated_at', 'name'] as const
+export type ListSort = (typeof LIST_SORTS)[number]
+
+/** Query string of the list routes, as the gateway forwards it: a string per name, all of them (an array) for a name given more than once. */
+export const ListQuery = T.Record(T.String(), T.Union([T.String(), T.Array(T.String())]))
 export type ListQuery = Static<typeof ListQuery>
 
 /** A parsed list request. `after` is the store's position of the last record already seen. */
@@ -18,6 +22,12 @@ export interface ListOptions {
   includeDeleted?: boolean
   /** true: only records with a pending change (awaiting review); false: only those without. */
   pending?: boolean
+  /** List only: records carrying every one of these (lowercase) tags. */
+  tags?: string[]
+  /** List only: records whose name or URL contains this text, ASCII letters in either case. */
+  search?: string
+  /** List only: the order (default insertion); `after` is then a sort position (see @lr/library-records list-order.ts). */
+  sort?: ListSort
 }
 
 /**

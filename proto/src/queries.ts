@@ -1,7 +1,7 @@
 import { Type as T } from '@sinclair/typebox'
 import { Day } from './analytics'
-import { STATUSES, Status } from './library'
-import { LIMIT_DEFAULT, LIMIT_MAX } from './paging'
+import { STATUSES, Status, Tag, TAG_RULE, TAGS_MAX } from './library'
+import { LIMIT_DEFAULT, LIMIT_MAX, LIST_SORTS } from './paging'
 
 /**
  * The query strings the list and analytics routes take, as schemas: the OpenAPI document lists
@@ -27,7 +27,30 @@ const ListQueryFields = {
   })),
 }
 
-export const StaticListQuery = T.Object(ListQueryFields, { additionalProperties: false })
+/** Longest `q`, in UTF-16 units (as JavaScript counts; an emoji is 2). */
+export const SEARCH_MAX = 100
+const ONLY_LIST = 'not with updated_since or include_deleted (the list of changes has its own order and no filters)'
+
+/** Filters and order of the list (docs/decisions.md "Tags, search and sort"); not for the list of changes. */
+const ListFilterFields = {
+  sort: T.Optional(T.Union(LIST_SORTS.map((sort) => T.Literal(sort)), {
+    examples: ['-created_at'],
+    description: `order of the list; default: insertion order (oldest first, as created_at). \`name\` is by Unicode code point, case-sensitive. Ties by insertion, in the sort's direction; ${ONLY_LIST}`,
+    errorMessage: `sort must be one of ${LIST_SORTS.join(', ')}`,
+  })),
+  tag: T.Optional(T.Array(Tag, {
+    maxItems: TAGS_MAX, examples: [['print']],
+    description: `repeatable (\`tag=a&tag=b\`): only records carrying every tag given, matched case-insensitively; at most ${TAGS_MAX}; ${ONLY_LIST}`,
+    errorMessage: `tag: ${TAG_RULE}; at most ${TAGS_MAX} tag parameters`,
+  })),
+  q: T.Optional(T.String({
+    minLength: 1, maxLength: SEARCH_MAX, examples: ['example'],
+    description: `only records whose name or URL contains this text; ASCII letters match either case, any other character exactly. 1 to ${SEARCH_MAX} characters (UTF-16 units); ${ONLY_LIST}`,
+    errorMessage: `q must be 1 to ${SEARCH_MAX} characters`,
+  })),
+}
+
+export const StaticListQuery = T.Object({ ...ListQueryFields, ...ListFilterFields }, { additionalProperties: false })
 export const DynamicListQuery = T.Object(
   {
     ...ListQueryFields,
@@ -41,6 +64,7 @@ export const DynamicListQuery = T.Object(
       description: 'true: only codes with a pending change awaiting a team admin\'s review; false: only codes without one; absent: every code',
       errorMessage: 'pending must be "true" or "false"',
     })),
+    ...ListFilterFields,
   },
   { additionalProperties: false },
 )

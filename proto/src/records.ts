@@ -1,5 +1,5 @@
 import { type Static, Type as T } from '@sinclair/typebox'
-import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status } from './library'
+import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Tags } from './library'
 
 /** Subjects of services/records (static QR codes); queue group `records`. */
 export const RECORDS_SUBJECTS = {
@@ -21,6 +21,7 @@ export const StaticRecord = T.Object({
   url: T.String({ format: 'uri', maxLength: 2048 }),
   name: T.String({ minLength: 1, maxLength: 200 }),
   style: T.Record(T.String(), T.Unknown()),
+  tags: Tags,
   status: Status,
   team_id: T.Union([T.String(), T.Null()]),
   created_by: T.String(),
@@ -32,6 +33,7 @@ export type StaticRecord = Static<typeof StaticRecord>
 /** CSV columns of /qrcodes/export, in order (docs/decisions.md §7): services/records writes them, the gateway documents them. */
 export const STATIC_EXPORT_COLUMNS = [
   'qr_id', 'name', 'url', 'status', 'team_id', 'created_by', 'style', 'created_at', 'updated_at',
+  'tags',
 ] as const satisfies readonly (keyof StaticRecord)[]
 
 /**

@@ -4,7 +4,7 @@ import { AppError } from '../src/errors'
 import { AnalyticsQuery, DynamicListQuery, StaticListQuery } from '../src/queries'
 
 /** The 400 message decodeQuery throws, or the decoded query. */
-function read(schema: Parameters<typeof decodeQuery>[0], query: Record<string, string>): unknown {
+function read(schema: Parameters<typeof decodeQuery>[0], query: Record<string, string | string[]>): unknown {
   try {
     return decodeQuery(schema, query)
   } catch (error) {
@@ -42,5 +42,14 @@ describe('decodeQuery', () => {
     expect(read(StaticListQuery, { updated_since: '-1' })).toBe('updated_since must be epoch seconds (a non-negative integer)')
     expect(read(DynamicListQuery, { status: 'archived' })).toBe('status must be "active" or "draft"')
     expect(read(AnalyticsQuery, { to: '2025-1-1' })).toBe('to must be a date YYYY-MM-DD (UTC)')
+  })
+
+  it('reads a repeatable field (tag) as an array, given once or more; any other name given twice is a 400', () => {
+    expect(read(StaticListQuery, { tag: 'print' })).toEqual({ tag: ['print'] })
+    expect(read(DynamicListQuery, { tag: ['print', 'Menu'], sort: '-updated_at', q: 'a b' })).toEqual({ tag: ['print', 'Menu'], sort: '-updated_at', q: 'a b' })
+    expect(read(StaticListQuery, { tag: ['ok', 'not ok'] })).toBe('tag: each tag must be 1 to 32 characters of ASCII letters, digits, - or _; at most 10 tag parameters')
+    expect(read(StaticListQuery, { limit: ['1', '2'] })).toBe('query parameter "limit" may be given only once')
+    expect(read(AnalyticsQuery, { from: ['2025-01-01', '2025-01-02'] })).toBe('query parameter "from" may be given only once')
+    expect(read(StaticListQuery, { sort: 'size' })).toBe('sort must be one of created_at, -created_at, updated_at, -updated_at, name')
   })
 })

@@ -89,8 +89,9 @@ export function docsSuite(stack: () => Stack) {
     it('documents the query parameters of the lists and of analytics', () => {
       const query = (method: string, path: string) => operation(method, path).parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name)
       const list = ['limit', 'cursor', 'updated_since', 'include_deleted']
-      expect(query('GET', '/v1/qrcodes')).toEqual(list)
-      expect(query('GET', '/v1/dynqrcodes')).toEqual([...list, 'status', 'pending'])
+      const filters = ['sort', 'tag', 'q']
+      expect(query('GET', '/v1/qrcodes')).toEqual([...list, ...filters])
+      expect(query('GET', '/v1/dynqrcodes')).toEqual([...list, 'status', 'pending', ...filters])
       for (const path of ['/v1/dynqrcodes/analytics', '/v1/dynqrcodes/{code}/analytics', '/v1/dynqrcodes/{code}/analytics/export'])
         expect(query('GET', path)).toEqual(['from', 'to'])
     })
@@ -112,22 +113,27 @@ export function docsSuite(stack: () => Stack) {
     })
 
     it('accepts every documented query parameter with a documented value', async () => {
-      const created = await call(stack(), 'POST', '/v1/dynqrcodes/batch', { key: own.key, body: [{ destination_url: 'https://a.example', name: 'A' }, { destination_url: 'https://b.example', name: 'B' }] })
+      // Tagged and named so that every documented example value of the filters matches both.
+      const created = await call(stack(), 'POST', '/v1/dynqrcodes/batch', { key: own.key, body: [{ destination_url: 'https://a.example', name: 'A', tags: ['print'] }, { destination_url: 'https://b.example', name: 'B', tags: ['print'] }] })
       expect(created.status).toBe(201)
       const code = created.body.created[0].code
-      expect((await call(stack(), 'POST', '/v1/qrcodes/batch', { key: own.key, body: { qrcodes: [{ url: 'https://a.example', name: 'A' }, { url: 'https://b.example', name: 'B' }] } })).status).toBe(201)
+      expect((await call(stack(), 'POST', '/v1/qrcodes/batch', { key: own.key, body: { qrcodes: [{ url: 'https://a.example', name: 'A', tags: ['print'] }, { url: 'https://b.example', name: 'B', tags: ['print'] }] } })).status).toBe(201)
       const valueOf = (p: any) => (p.name === 'status' ? 'active' : p.name === 'limit' ? '1' : String(p.example ?? p.schema.default))
       for (const [path, operationPath] of [['/v1/dynqrcodes', '/v1/dynqrcodes'], ['/v1/qrcodes', '/v1/qrcodes'], [`/v1/dynqrcodes/${code}/analytics`, '/v1/dynqrcodes/{code}/analytics'], ['/v1/dynqrcodes/analytics', '/v1/dynqrcodes/analytics']]) {
         const params = operation('GET', operationPath!).parameters.filter((p: any) => p.in === 'query')
-        const query = new URLSearchParams(params.filter((p: any) => p.name !== 'cursor').map((p: any) => [p.name, valueOf(p)]))
-        // A cursor belongs to its list and query (README "Paging"): it is the next page of this very query.
-        if (params.some((p: any) => p.name === 'cursor')) {
-          const first = await call(stack(), 'GET', `${path}?${query}`, { key: own.key })
-          expect(first.body.next_cursor).toEqual(expect.any(String))
-          query.set('cursor', first.body.next_cursor)
+        // The list of changes (updated_since, include_deleted) and the list's own filters (sort, tag, q) do not combine: one query each.
+        const groups = [['updated_since', 'include_deleted'], ['sort', 'tag', 'q']]
+        for (const left of params.some((p: any) => p.name === 'sort') ? groups : [[]]) {
+          const query = new URLSearchParams(params.filter((p: any) => p.name !== 'cursor' && !left.includes(p.name)).map((p: any) => [p.name, valueOf(p)]))
+          // A cursor belongs to its list and query (README "Paging"): it is the next page of this very query.
+          if (params.some((p: any) => p.name === 'cursor')) {
+            const first = await call(stack(), 'GET', `${path}?${query}`, { key: own.key })
+            expect(first.body.next_cursor).toEqual(expect.any(String))
+            query.set('cursor', first.body.next_cursor)
+          }
+          const res = await call(stack(), 'GET', `${path}?${query}`, { key: own.key })
+          expect({ path, query: String(query), status: res.status, body: res.status === 200 ? null : res.body }).toEqual({ path, query: String(query), status: 200, body: null })
         }
-        const res = await call(stack(), 'GET', `${path}?${query}`, { key: own.key })
-        expect({ path, query: String(query), status: res.status, body: res.status === 200 ? null : res.body }).toEqual({ path, query: String(query), status: 200, body: null })
       }
       const unknown = await call(stack(), 'GET', '/v1/qrcodes?page=2', { key: own.key })
       expect(unknown.status).toBe(400)

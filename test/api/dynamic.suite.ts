@@ -15,7 +15,7 @@ async function countDynamic(stack: Stack, key: string) {
   return (await call(stack, 'GET', '/v1/dynqrcodes?limit=1000', { key })).body.dynqrcodes.length
 }
 
-const HEADER = 'code,short_url,destination_url,name,status,team_id,created_by,style,created_at,updated_at'
+const HEADER = 'code,short_url,destination_url,name,status,team_id,created_by,style,created_at,updated_at,tags'
 
 /** Dynamic QR codes through the API (docs/decisions.md §3, §4, §7). */
 export function dynamicSuite(stack: () => Stack) {
@@ -41,6 +41,7 @@ export function dynamicSuite(stack: () => Stack) {
           destination_url: 'https://example.com/a',
           name: 'Menu',
           style: {},
+          tags: [],
           status: 'active',
           team_id: null,
           created_by: lib.alice.account_id,
@@ -76,7 +77,7 @@ export function dynamicSuite(stack: () => Stack) {
           const res = await api('POST', '/v1/dynqrcodes/batch', lib.bob.key, body)
           expect(res.status).toBe(201)
           expect(res.body.created.map((r: any) => r.name)).toEqual(Array.isArray(body) ? ['Code a1', 'Code a2'] : ['Code o1', 'Code o2'])
-          for (const record of res.body.created) expect(Object.keys(record).sort()).toEqual(['code', 'created_at', 'created_by', 'destination_url', 'name', 'short_url', 'status', 'style', 'team_id', 'updated_at'])
+          for (const record of res.body.created) expect(Object.keys(record).sort()).toEqual(['code', 'created_at', 'created_by', 'destination_url', 'name', 'short_url', 'status', 'style', 'tags', 'team_id', 'updated_at'])
         }
       })
 
@@ -134,7 +135,7 @@ export function dynamicSuite(stack: () => Stack) {
       })
 
       it('answers 400 for a bad status, limit, cursor or unknown parameter', async () => {
-        for (const query of ['status=archived', 'status=', 'limit=0', 'cursor=%%%', 'updated_since=-1', 'sort=name']) {
+        for (const query of ['status=archived', 'status=', 'limit=0', 'cursor=%%%', 'updated_since=-1', 'sort=size', 'order=name']) {
           const res = await api('GET', `/v1/dynqrcodes?${query}`, lib.alice.key)
           expect(res.status, query).toBe(400)
           expect(res.body, query).toEqual({ error: expect.any(String) })
@@ -229,8 +230,8 @@ export function dynamicSuite(stack: () => Stack) {
         const [a, b] = made
         expect(res.text.split('\r\n')).toEqual([
           HEADER,
-          `${a.code},${a.short_url},https://example.com/1,Code 1,active,,${own.account_id},"{""a"":""b""}",${a.created_at},${a.updated_at}`,
-          `${b.code},${b.short_url},https://example.com/q,"'@SUM(A1), ""q""",active,,${own.account_id},{},${b.created_at},${b.updated_at}`,
+          `${a.code},${a.short_url},https://example.com/1,Code 1,active,,${own.account_id},"{""a"":""b""}",${a.created_at},${a.updated_at},`,
+          `${b.code},${b.short_url},https://example.com/q,"'@SUM(A1), ""q""",active,,${own.account_id},{},${b.created_at},${b.updated_at},`,
           '',
         ])
       })

@@ -28,6 +28,7 @@ export function staticSuite(stack: () => Stack) {
           url: 'https://example.com/a',
           name: 'Menu',
           style: {},
+          tags: [],
           status: 'active',
           team_id: null,
           created_by: lib.alice.account_id,
@@ -55,7 +56,7 @@ export function staticSuite(stack: () => Stack) {
         const res = await api('POST', '/v1/qrcodes/batch', lib.bob.key, { qrcodes: [item('b1'), item('b2'), item('b3')] })
         expect(res.status).toBe(201)
         expect(res.body.created.map((r: any) => r.name)).toEqual(['Code b1', 'Code b2', 'Code b3'])
-        for (const record of res.body.created) expect(Object.keys(record).sort()).toEqual(['created_at', 'created_by', 'name', 'qr_id', 'status', 'style', 'team_id', 'updated_at', 'url'])
+        for (const record of res.body.created) expect(Object.keys(record).sort()).toEqual(['created_at', 'created_by', 'name', 'qr_id', 'status', 'style', 'tags', 'team_id', 'updated_at', 'url'])
       })
 
       it('accepts exactly 50 items', async () => {
@@ -136,7 +137,7 @@ export function staticSuite(stack: () => Stack) {
       })
 
       it('answers 400 for a bad limit, cursor, updated_since or unknown parameter', async () => {
-        for (const query of ['limit=0', 'limit=1001', 'limit=ten', 'cursor=%%%', 'cursor=bm90LWhleA', 'updated_since=-1', 'updated_since=yesterday', 'sort=name']) {
+        for (const query of ['limit=0', 'limit=1001', 'limit=ten', 'cursor=%%%', 'cursor=bm90LWhleA', 'updated_since=-1', 'updated_since=yesterday', 'sort=size', 'order=name']) {
           const res = await api('GET', `/v1/qrcodes?${query}`, lib.alice.key)
           expect(res.status, query).toBe(400)
           expect(res.body, query).toEqual({ error: expect.any(String) })
@@ -238,9 +239,9 @@ export function staticSuite(stack: () => Stack) {
         expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8')
         expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename=".+\.csv"$/)
         const lines = res.text.split('\r\n')
-        expect(lines[0]).toBe('qr_id,name,url,status,team_id,created_by,style,created_at,updated_at')
-        expect(lines[1]).toBe(`${made[0].qr_id},Code 1,https://example.com/1,active,,${own.account_id},"{""a"":""b""}",${made[0].created_at},${made[0].updated_at}`)
-        expect(lines[2]).toBe(`${made[1].qr_id},"'=HYPERLINK(""evil""), ""quoted""",https://example.com/q,active,,${own.account_id},{},${made[1].created_at},${made[1].updated_at}`)
+        expect(lines[0]).toBe('qr_id,name,url,status,team_id,created_by,style,created_at,updated_at,tags')
+        expect(lines[1]).toBe(`${made[0].qr_id},Code 1,https://example.com/1,active,,${own.account_id},"{""a"":""b""}",${made[0].created_at},${made[0].updated_at},`)
+        expect(lines[2]).toBe(`${made[1].qr_id},"'=HYPERLINK(""evil""), ""quoted""",https://example.com/q,active,,${own.account_id},{},${made[1].created_at},${made[1].updated_at},`)
         expect(lines.slice(3)).toEqual([''])
       })
 
@@ -248,7 +249,7 @@ export function staticSuite(stack: () => Stack) {
         const own = await freshMember(stack())
         const res = await api('GET', '/v1/qrcodes/export', own.key)
         expect(res.status).toBe(200)
-        expect(res.text).toBe('qr_id,name,url,status,team_id,created_by,style,created_at,updated_at\r\n')
+        expect(res.text).toBe('qr_id,name,url,status,team_id,created_by,style,created_at,updated_at,tags\r\n')
       })
     })
   })

@@ -104,6 +104,12 @@ export function doc(op: OperationDoc): Record<string, unknown> {
   }
 }
 
-/** The query string as the services expect it: one string per name. */
-export const queryOf = (request: Request): Record<string, string> =>
-  Object.fromEntries(new URL(request.url).searchParams)
+/** The query string as the services expect it: one string per name, or all of them (in order) for a name given more than once. */
+export function queryOf(request: Request): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {}
+  for (const [name, value] of new URL(request.url).searchParams) {
+    const seen = Object.hasOwn(query, name) ? query[name]! : undefined
+    query[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value]
+  }
+  return query
+}

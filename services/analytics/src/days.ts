@@ -35,7 +35,7 @@ function checkRealDay(name: 'from' | 'to', value: string): void {
 }
 
 /** Parses `from` and `to` of an analytics query (AnalyticsQuery); any other parameter, a bad date or from after to is a 400. */
-export function parseDayRange(query: Record<string, string>): DayRange {
+export function parseDayRange(query: Record<string, string | string[]>): DayRange {
   const { from, to } = decodeQuery(AnalyticsQuery, query)
   if (from !== undefined) checkRealDay('from', from)
   if (to !== undefined) checkRealDay('to', to)

@@ -68,13 +68,13 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
     },
 
     /** Totals of every live code of the library over `from`/`to`, zeros included. */
-    async summary(principal: Principal, query: Record<string, string>): Promise<AnalyticsSummary> {
+    async summary(principal: Principal, query: Record<string, string | string[]>): Promise<AnalyticsSummary> {
       const range = parseDayRange(query)
       return { analytics: await store.summary(await directory.liveCodes(principal), range) }
     },
 
     /** The breakdown of one code of the library (also when soft-deleted); the query is checked first. */
-    async breakdown(principal: Principal, code: string, query: Record<string, string>): Promise<CodeBreakdown> {
+    async breakdown(principal: Principal, code: string, query: Record<string, string | string[]>): Promise<CodeBreakdown> {
       const range = parseDayRange(query)
       await owned(principal, code)
       const [breakdown, fallback_scans] = await Promise.all([store.breakdown(code, range), store.fallbackCount(code, range)])
@@ -89,7 +89,7 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
     },
 
     /** One chunk of the per-scan CSV export; `cursor` null starts it (and only that chunk has the header). */
-    async exportPage(principal: Principal, code: string, query: Record<string, string>, cursor: string | null): Promise<ExportChunk> {
+    async exportPage(principal: Principal, code: string, query: Record<string, string | string[]>, cursor: string | null): Promise<ExportChunk> {
       const range = parseDayRange(query)
       const after = cursor === null ? undefined : decodeScanCursor(cursor)
       await owned(principal, code)

@@ -14,7 +14,7 @@ export type StoredDynamic = Omit<DynamicRecord, 'short_url' | 'pending_change' |
  * The fields a PATCH may change; absent fields keep their value, null clears expires_at,
  * max_scans or fallback_url.
  */
-export type DynamicPatch = Partial<Pick<StoredDynamic, 'destination_url' | 'name' | 'status' | 'style' | 'redirect_rules'>>
+export type DynamicPatch = Partial<Pick<StoredDynamic, 'destination_url' | 'name' | 'status' | 'style' | 'tags' | 'redirect_rules'>>
   & Pick<StoredDynamic, 'expires_at' | 'max_scans' | 'fallback_url'> & {
   /** null drops the pending change (an approval, a rejection, a withdrawal). */
   pending_change?: PendingChange | null

@@ -9,6 +9,7 @@ export const record = (n: number, over: Partial<StoredDynamic> = {}): StoredDyna
   destination_url: `https://example.com/${n}`,
   name: `Code ${n}`,
   style: {},
+  tags: [],
   status: 'active',
   team_id: null,
   created_by: 'acct_a',

@@ -34,6 +34,17 @@ export function reviewContract(store: () => DynamicStore) {
     expect(codes(await store().changes(A, { limit: 10, pending: false, includeDeleted: true }))).toEqual([record(1).code, record(3).code])
   })
 
+  it('combines pending with the tag, search and sort filters of the list', async () => {
+    await store().insertMany(A, [record(1, { tags: ['print'], name: 'bravo' }), record(2, { tags: ['print'], name: 'alpha' }), record(3, { tags: ['web'], name: 'zulu' })])
+    for (const n of [1, 2, 3]) await store().update(A, record(n).code, { pending_change: pending }, 1_800_000_001)
+    await store().update(A, record(1).code, { pending_change: null }, 1_800_000_002)
+    const codes = (page: { items: object[] }) => page.items.map((r) => (r as { code: string }).code)
+    expect(codes(await store().list(A, { limit: 10, pending: true, tags: ['print'] }))).toEqual([record(2).code])
+    expect(codes(await store().list(A, { limit: 10, pending: true, sort: 'name' }))).toEqual([record(2).code, record(3).code])
+    expect(codes(await store().list(A, { limit: 10, pending: false, search: 'brav', sort: '-name' }))).toEqual([record(1).code])
+    expect(codes(await store().list(A, { limit: 10, pending: true, search: 'zul' }))).toEqual([record(3).code])
+  })
+
   it('resolves a code with its approved rules only, and without redirect_rules when it has none', async () => {
     await store().insertMany(A, [record(1, { redirect_rules: IOS }), record(2, { pending_change: pending })])
     expect(await store().resolve(record(1).code)).toEqual({ code: record(1).code, destination_url: record(1).destination_url, status: 'active', deleted: false, redirect_rules: IOS })

@@ -49,7 +49,7 @@ describe('dynamic handlers over the bus', () => {
     const record = await create()
     const chunk = await bus.request<ExportChunk>(S.export, { principal: personal, cursor: null })
     expect(chunk).toEqual({
-      csv: `code,short_url,destination_url,name,status,team_id,created_by,style,created_at,updated_at\r\n${record.code},${SHORT}/${record.code},https://example.com/,Menu,active,,acct_a,{},${T0},${T0}\r\n`,
+      csv: `code,short_url,destination_url,name,status,team_id,created_by,style,created_at,updated_at,tags\r\n${record.code},${SHORT}/${record.code},https://example.com/,Menu,active,,acct_a,{},${T0},${T0},\r\n`,
       next_cursor: null,
     })
   })

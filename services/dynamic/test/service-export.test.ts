@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { badRequest, failure, otherPersonal, personal, setup, SHORT, T0, writer } from './fixtures'
 
-const HEADER = 'code,short_url,destination_url,name,status,team_id,created_by,style,created_at,updated_at\r\n'
+const HEADER = 'code,short_url,destination_url,name,status,team_id,created_by,style,created_at,updated_at,tags\r\n'
 
 describe('CSV export', () => {
   it('answers only the header row, with CRLF, for an empty library', async () => {
@@ -16,7 +16,7 @@ describe('CSV export', () => {
     await service.delete(personal, deleted!.code)
     await service.create(otherPersonal, { destination_url: 'https://example.com/b', name: 'Not mine' })
     expect((await service.exportPage(personal, null)).csv).toBe(
-      `${HEADER}${mine!.code},${SHORT}/${mine!.code},https://example.com/a?x=1,Plain,active,,acct_a,{},${T0},${T0}\r\n`,
+      `${HEADER}${mine!.code},${SHORT}/${mine!.code},https://example.com/a?x=1,Plain,active,,acct_a,{},${T0},${T0},\r\n`,
     )
   })
 
@@ -24,7 +24,7 @@ describe('CSV export', () => {
     const { service } = setup()
     const [r] = (await service.create(writer, { destination_url: 'https://example.com/', name: '=SUM(1,2) "x"', style: { c: 'red' } })).created
     expect((await service.exportPage(writer, null)).csv).toBe(
-      `${HEADER}${r!.code},${SHORT}/${r!.code},https://example.com/,"'=SUM(1,2) ""x""",draft,team_1,acct_w,"{""c"":""red""}",${T0},${T0}\r\n`,
+      `${HEADER}${r!.code},${SHORT}/${r!.code},https://example.com/,"'=SUM(1,2) ""x""",draft,team_1,acct_w,"{""c"":""red""}",${T0},${T0},\r\n`,
     )
   })
 

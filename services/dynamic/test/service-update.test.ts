@@ -41,7 +41,7 @@ describe('update (PATCH)', () => {
   })
 
   const rejected: [string, unknown, string][] = [
-    ['an empty body', {}, 'body must set at least one of: destination_url, name, style, status, redirect_rules, expires_at, max_scans, fallback_url'],
+    ['an empty body', {}, 'body must set at least one of: destination_url, name, style, tags, status, redirect_rules, expires_at, max_scans, fallback_url'],
     ['a body that is not an object', 'name', 'body must be a JSON object'],
     ['an unknown field', { code: 'Other123' }, 'unknown field "code"'],
     ['a short_url', { short_url: 'https://x.example/abc' }, 'unknown field "short_url"'],

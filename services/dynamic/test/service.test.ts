@@ -11,7 +11,7 @@ describe('create', () => {
     const code = created[0]!.code
     expect(created).toEqual([{
       code: expect.stringMatching(/^[0-9A-Za-z]{8}$/), short_url: `${SHORT}/${code}`, destination_url: valid.destination_url,
-      name: 'Menu', style: {}, status: 'active', team_id: null, created_by: 'acct_a', created_at: T0, updated_at: T0,
+      name: 'Menu', style: {}, tags: [], status: 'active', team_id: null, created_by: 'acct_a', created_at: T0, updated_at: T0,
     }])
   })
 
@@ -103,7 +103,7 @@ describe('get, list and delete', () => {
     const { service } = setup()
     expect(await failure(service.list(personal, { limit: '1001' }))).toEqual(badRequest('limit must be an integer from 1 to 1000'))
     expect(await failure(service.list(personal, { status: 'archived' }))).toEqual(badRequest('status must be "active" or "draft"'))
-    expect(await failure(service.list(personal, { sort: 'name' }))).toEqual(badRequest('unknown query parameter "sort"'))
+    expect(await failure(service.list(personal, { order: 'name' }))).toEqual(badRequest('unknown query parameter "order"'))
   })
 
   it('soft-deletes a code: answers with it, hides it from get, list and a second delete', async () => {

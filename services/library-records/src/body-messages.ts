@@ -12,6 +12,8 @@ export function messageOf(schema: TObject, error: ValueError, field: string): st
   // A field may name its own rule (`x-error` on its schema, e.g. a nullable integer).
   const own = (schema.properties[field] as TSchema | undefined)?.['x-error']
   if (typeof own === 'string' && !OBJECT_ERRORS.has(error.type)) return own
+  // A schema that words its own refusal (the tags and each tag, @lr/proto library.ts).
+  if (typeof failing.errorMessage === 'string' && field !== '') return failing.errorMessage
   switch (error.type) {
     case ValueErrorType.Object:
       return field === '' ? 'body must be a JSON object' : `${field} must be a JSON object`

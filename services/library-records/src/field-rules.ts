@@ -43,11 +43,17 @@ export function checkStyleSize(field: string, value: unknown): unknown {
   return value
 }
 
+/** Tags are a set: lowercased, duplicates dropped, in ascending order (so a reordered PATCH changes nothing). */
+export function normaliseTags(_field: string, value: unknown): string[] {
+  return [...new Set((value as string[]).map((tag) => tag.toLowerCase()))].sort()
+}
+
 /** The rules of every record body (RecordBodyFields in @lr/proto), given the kind's URL field. */
 export const recordRules = (urlField: string): FieldRules => ({
   [urlField]: { check: normaliseHttpUrl },
   name: { trim: true },
   style: { check: checkStyleSize },
+  tags: { check: normaliseTags },
 })
 
 /**

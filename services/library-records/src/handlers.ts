@@ -16,7 +16,7 @@ export interface LibrarySubjects {
 export interface LibraryOperations {
   create(principal: Principal, body: unknown, idempotencyKey?: string): Promise<unknown>
   batch(principal: Principal, body: unknown, idempotencyKey?: string): Promise<unknown>
-  list(principal: Principal, query: Record<string, string>): Promise<unknown>
+  list(principal: Principal, query: Record<string, string | string[]>): Promise<unknown>
   get(principal: Principal, id: string): Promise<unknown>
   update(principal: Principal, id: string, body: unknown, ifMatch?: string): Promise<unknown>
   delete(principal: Principal, id: string, ifMatch?: string): Promise<unknown>

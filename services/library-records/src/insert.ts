@@ -19,7 +19,7 @@ export function createInsert<R extends RecordBase, P, W, L extends string>(kind:
 
   function build(principal: Principal, id: string, fields: Record<string, unknown>, at: number): R {
     const given = Object.fromEntries(fieldOrder.filter((key) => fields[key] !== undefined).map((key) => [key, fields[key]]))
-    return { [kind.idField]: id, ...given, style: fields.style ?? {}, ...ownershipOf(principal), created_at: at, updated_at: at } as unknown as R
+    return { [kind.idField]: id, ...given, style: fields.style ?? {}, tags: fields.tags ?? [], ...ownershipOf(principal), created_at: at, updated_at: at } as unknown as R
   }
 
   async function insertFresh(principal: Principal, items: Record<string, unknown>[], at: number, receiptFor?: (r: Created<W>) => Receipt) {

@@ -1,5 +1,6 @@
-import { DynamicListQuery, decodeQuery, LIMIT_DEFAULT, type ListOptions, type ListQuery, StaticListQuery } from '@lr/proto'
+import { AppError, DynamicListQuery, decodeQuery, LIMIT_DEFAULT, type ListOptions, type ListQuery, StaticListQuery } from '@lr/proto'
 import type { Static } from '@sinclair/typebox'
+import { listFiltersOf } from './list-filters'
 
 /**
  * A parsed list query. `changes`: the list of changes (updated_since or include_deleted given),
@@ -25,8 +26,12 @@ export function parseListQuery(query: ListQuery, allowed: { status: boolean }): 
     ...(q.pending !== undefined && { pending: q.pending }),
   }
   const changes = options.updatedSince !== undefined || options.includeDeleted === true
+  const filters = listFiltersOf(q)
+  if (filters && changes) throw new AppError('bad_request', 'sort, tag and q apply to the list, not to the list of changes (updated_since, include_deleted): leave them out or drop updated_since and include_deleted')
+  Object.assign(options, filters?.options)
   const scope = [changes ? 'changes' : 'list', options.updatedSince ?? '', options.includeDeleted ? 'deleted' : '', options.status ?? ''].join('|')
     // Only a filtered listing's scope grows: cursors of the others stay as they were.
     + (options.pending === undefined ? '' : `|pending=${options.pending}`)
+    + (filters?.scope ?? '')
   return { options, changes, scope, ...(q.cursor !== undefined && { cursor: q.cursor }) }
 }

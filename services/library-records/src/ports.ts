@@ -4,6 +4,8 @@ import type { ListOptions, Page, Receipt, ReceiptStore, Status, Tombstone } from
 export interface RecordBase {
   name: string
   style: Record<string, unknown>
+  /** Lowercase, distinct, ascending; [] when none (and for a record stored before tags). */
+  tags: string[]
   status: Status
   team_id: string | null
   created_by: string
@@ -59,7 +61,8 @@ export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
 
   /**
    * A page of the library, oldest first by a monotonic position the store assigns at insert
-   * (hex text). `after` continues from a page's `next`; records inserted meanwhile appear after
+   * (hex text). With `tags`, `search` or `sort` (list-order.ts), only the matching records, in
+   * that order: `after` and `next` are then that order's positions. `after` continues from a page's `next`; records inserted meanwhile appear after
    * it, so walking every page returns every record exactly once. `updatedSince` keeps records
    * with updated_at >= it, `status` those of that status. `next` is null on the last page.
    * A position this store could not have issued is AppError('bad_request').

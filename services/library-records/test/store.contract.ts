@@ -4,6 +4,7 @@ import type { RecordBase } from '../src/ports'
 import { A, type AnyLibraryStore, B, idOf, rangeOf, type StoreFixture, type StoreHarness } from './store.fixture'
 import { changesContract } from './store.changes.contract'
 import { listContract } from './store.list.contract'
+import { tagsContract } from './store.tags.contract'
 
 export { A, B, type StoreFixture, type StoreHarness } from './store.fixture'
 
@@ -69,6 +70,7 @@ export function libraryStoreContract<R extends RecordBase>(fixture: StoreFixture
 
   listContract(fixture, () => store)
   changesContract(fixture, () => store)
+  tagsContract(fixture, () => store)
 
   describe('update', () => {
     it('changes only the given fields and sets updated_at', async () => {

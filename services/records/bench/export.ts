@@ -12,7 +12,7 @@ const db = openSqlite(':memory:')
 const store = createSqliteRecordStore(db)
 const row = (n: number): StaticRecord => ({
   qr_id: `qr_${n.toString(36).padStart(21, '0')}`, url: `https://example.com/products/${n}?utm_source=qr`, name: `Product, "${n}"`,
-  style: { color: '#112233', dots: 'rounded' }, status: 'draft', team_id: 'team_1', created_by: 'acct_a', created_at: 1_700_000_000, updated_at: 1_700_000_000,
+  style: { color: '#112233', dots: 'rounded' }, tags: [], status: 'draft', team_id: 'team_1', created_by: 'acct_a', created_at: 1_700_000_000, updated_at: 1_700_000_000,
 })
 for (let n = 0; n < total; n += 5000) await store.insertMany('team:team_1', Array.from({ length: Math.min(5000, total - n) }, (_, i) => row(n + i)))
 

@@ -2,7 +2,7 @@ import type { LibraryStore } from '@lr/library-records'
 import type { StaticRecord } from '@lr/proto'
 
 /** The fields a PATCH may change; absent fields keep their value. */
-export type StaticPatch = Partial<Pick<StaticRecord, 'url' | 'name' | 'status' | 'style'>>
+export type StaticPatch = Partial<Pick<StaticRecord, 'url' | 'name' | 'status' | 'style' | 'tags'>>
 
 /**
  * Persistence of static QR code records: the shared LibraryStore, id `qr_id`. A delete leaves a

@@ -48,7 +48,7 @@ describe('records handlers over the bus', () => {
     const record = await create()
     const chunk = await bus.request<ExportChunk>(S.export, { principal: personal, cursor: null })
     expect(chunk).toEqual({
-      csv: `qr_id,name,url,status,team_id,created_by,style,created_at,updated_at\r\n${record.qr_id},Menu,https://example.com/,active,,acct_a,{},${T0},${T0}\r\n`,
+      csv: `qr_id,name,url,status,team_id,created_by,style,created_at,updated_at,tags\r\n${record.qr_id},Menu,https://example.com/,active,,acct_a,{},${T0},${T0},\r\n`,
       next_cursor: null,
     })
   })

@@ -38,6 +38,25 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
     }
   })
 
+  it('reads documents stored before tags as tags [], gives them the field once, and filters them by tags later given', async () => {
+    const db = await freshDatabase(url(), 'lr_records_tags')
+    try {
+      await (await createMongoRecordStore(db.conn)).insertMany(A, [record(1), record(2)])
+      const records = db.conn.db!.collection('static_records')
+      await records.updateMany({}, { $unset: { tags: '' } })
+      // The migration's marker is there (it ran on the first open): such a document still reads as tags [].
+      expect((await (await createMongoRecordStore(db.conn)).get(A, record(1).qr_id))?.record).toEqual(record(1))
+      await db.conn.db!.collection('migrations').deleteMany({ _id: 'static_records.tags' as never })
+      const store = await createMongoRecordStore(db.conn)
+      expect(await records.countDocuments({ tags: [] })).toBe(2)
+      expect((await store.list(A, { limit: 10 })).items).toEqual([record(1), record(2)])
+      await store.update(A, record(2).qr_id, { tags: ['print'] }, 1_800_000_000)
+      expect((await store.list(A, { limit: 10, tags: ['print'] })).items).toEqual([record(2, { tags: ['print'], updated_at: 1_800_000_000 })])
+    } finally {
+      await db.cleanup()
+    }
+  })
+
   it('looks for documents without rev only until one open has placed them all (a marker in migrations)', async () => {
     const db = await freshDatabase(url(), 'lr_records_marker')
     try {

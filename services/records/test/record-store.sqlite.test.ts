@@ -71,6 +71,9 @@ describe('RecordStore on SQLite, a file from before tombstones', () => {
     expect((await store.changes(A, { limit: 10, includeDeleted: true })).items).toEqual([
       record(1), record(3), { qr_id: record(2).qr_id, deleted_at: 1_800_000_000, updated_at: 1_800_000_000 }, record(4),
     ])
+    // Tags came with the migration: old rows read [], and a tag given later is found by the filter.
+    await store.update(A, record(1).qr_id, { tags: ['print'] }, 1_800_000_001)
+    expect((await store.list(A, { limit: 10, tags: ['print'] })).items).toEqual([record(1, { tags: ['print'], updated_at: 1_800_000_001 })])
     db.close()
   })
 })

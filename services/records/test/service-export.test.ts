@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { badRequest, failure, otherPersonal, personal, setup, T0, writer } from './fixtures'
 
-const HEADER = 'qr_id,name,url,status,team_id,created_by,style,created_at,updated_at\r\n'
+const HEADER = 'qr_id,name,url,status,team_id,created_by,style,created_at,updated_at,tags\r\n'
 
 /** Every chunk of an export, as the gateway would request them. */
 async function exportAll(service: ReturnType<typeof setup>['service'], principal = personal) {
@@ -21,7 +21,7 @@ describe('CSV export', () => {
     const [mine] = (await service.create(personal, { url: 'https://example.com/a?x=1', name: 'Plain' })).created
     await service.create(otherPersonal, { url: 'https://example.com/b', name: 'Not mine' })
     expect((await service.exportPage(personal, null)).csv).toBe(
-      `${HEADER}${mine!.qr_id},Plain,https://example.com/a?x=1,active,,acct_a,{},${T0},${T0}\r\n`,
+      `${HEADER}${mine!.qr_id},Plain,https://example.com/a?x=1,active,,acct_a,{},${T0},${T0},\r\n`,
     )
   })
 
@@ -29,7 +29,7 @@ describe('CSV export', () => {
     const { service } = setup()
     const [r] = (await service.create(writer, { url: 'https://example.com/', name: 'Say "hi", then\nleave', style: { color: 'red' } })).created
     expect((await service.exportPage(writer, null)).csv).toBe(
-      `${HEADER}${r!.qr_id},"Say ""hi"", then\nleave",https://example.com/,draft,team_1,acct_w,"{""color"":""red""}",${T0},${T0}\r\n`,
+      `${HEADER}${r!.qr_id},"Say ""hi"", then\nleave",https://example.com/,draft,team_1,acct_w,"{""color"":""red""}",${T0},${T0},\r\n`,
     )
   })
 
@@ -38,7 +38,7 @@ describe('CSV export', () => {
       const { service } = setup()
       const [r] = (await service.create(personal, { url: 'https://example.com/', name: `${start}HYPERLINK("http://evil")` })).created
       const row = (await service.exportPage(personal, null)).csv.slice(HEADER.length)
-      expect(row).toBe(`${r!.qr_id},"'${start}HYPERLINK(""http://evil"")",https://example.com/,active,,acct_a,{},${T0},${T0}\r\n`)
+      expect(row).toBe(`${r!.qr_id},"'${start}HYPERLINK(""http://evil"")",https://example.com/,active,,acct_a,{},${T0},${T0},\r\n`)
     })
   }
 

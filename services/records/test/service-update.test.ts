@@ -20,7 +20,7 @@ describe('update (PATCH)', () => {
   })
 
   const rejected: [string, unknown, string][] = [
-    ['an empty body', {}, 'body must set at least one of: url, name, style, status'],
+    ['an empty body', {}, 'body must set at least one of: url, name, style, tags, status'],
     ['a body that is not an object', 'name', 'body must be a JSON object'],
     ['an unknown field', { qr_id: 'qr_x' }, 'unknown field "qr_id"'],
     ['a created_at', { created_at: 5 }, 'unknown field "created_at"'],

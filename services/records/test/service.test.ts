@@ -9,7 +9,7 @@ describe('create', () => {
     const { service } = setup()
     const { created } = await service.create(personal, valid)
     expect(created).toEqual([{
-      qr_id: expect.stringMatching(/^qr_[A-Za-z0-9_-]{21}$/), url: valid.url, name: 'Menu', style: {},
+      qr_id: expect.stringMatching(/^qr_[A-Za-z0-9_-]{21}$/), url: valid.url, name: 'Menu', style: {}, tags: [],
       status: 'active', team_id: null, created_by: 'acct_a', created_at: T0, updated_at: T0,
     }])
   })

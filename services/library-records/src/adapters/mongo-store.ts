@@ -2,7 +2,9 @@ import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mo
 import { type ListOptions, StoreConflict, type Tombstone } from '@lr/proto'
 import { createAtomicInsert } from '@lr/platform/mongo-insert'
 import { type MongoPositions, pageRange, positionText } from '@lr/platform/mongo-position'
+import { isFiltered } from '../list-order'
 import { type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
+import { filterConditions, LIST_INDEXES, placeTags, sortedPage } from './mongo-list'
 
 /** Where one kind of record lives in MongoDB. */
 export interface MongoKind {
@@ -33,6 +35,7 @@ function schemaOf({ idField, urlField, extra = {} }: MongoKind) {
       [urlField]: { type: String, required: true },
       name: { type: String, required: true },
       style: { type: String, required: true },
+      tags: { type: [String], default: undefined },
       status: { type: String, required: true },
       team_id: { type: String, default: null },
       created_by: { type: String, required: true },
@@ -45,6 +48,7 @@ function schemaOf({ idField, urlField, extra = {} }: MongoKind) {
   )
   schema.index({ library: 1, position: 1 })
   schema.index({ library: 1, rev: 1 })
+  for (const index of LIST_INDEXES) schema.index(index)
   // What keeps an id unique for ever, across every replica of the service.
   schema.index({ [idField]: 1 }, { unique: true })
   return schema
@@ -96,8 +100,9 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
   await Model.createIndexes()
   const atomic = await createAtomicInsert(conn, Model, kind.collection, { rev: true })
   await placeChanges(conn, Model, kind.collection)
+  await placeTags(conn, Model, kind.collection, MIGRATIONS_COLLECTION)
   const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => {
-    const record: Record<string, unknown> = { ...rest, style: JSON.parse(style) }
+    const record: Record<string, unknown> = { ...rest, style: JSON.parse(style), tags: rest.tags ?? [] }
     // A kind's own field that is not set is absent from the record, as it was when stored.
     for (const field of extraFields) {
       if (rest[field] == null) delete record[field]
@@ -132,7 +137,10 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
 
     async insertMany(library, records, receipt) {
       try {
-        const docs = records.map((r) => ({ ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), deleted_at: null, ...extraOf(r as unknown as Record<string, unknown>) }))
+        const docs = records.map((r) => ({
+          ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), tags: r.tags ?? [], deleted_at: null,
+          ...extraOf(r as unknown as Record<string, unknown>),
+        }))
         await atomic.insert(docs as unknown as Omit<LibraryDoc, 'position'>[], receipt)
       } catch (error) {
         throw isDuplicateKey(error) ? new StoreConflict(idField, (error as DuplicateKey).keyValue?.[idField]) : error
@@ -147,7 +155,15 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     },
 
     async list(library, options: ListOptions) {
-      const { docs, next } = await page(library, options, 'position', { deleted_at: null, ...(options.status && { status: options.status }), ...pendingFilter(options) })
+      const plain = { deleted_at: null, ...(options.status && { status: options.status }), ...pendingFilter(options) }
+      if (isFiltered(options)) {
+        const conditions = [...filterConditions(options, kind.urlField), ...(options.pending === undefined ? [] : [pendingFilter(options)])]
+        const { docs, next } = options.sort
+          ? await sortedPage(Model, library, options, conditions)
+          : await page(library, options, 'position', { ...plain, ...(conditions.length > 0 && { $and: conditions }) })
+        return { items: docs.map(toRecord), next }
+      }
+      const { docs, next } = await page(library, options, 'position', plain)
       return { items: docs.map(toRecord), next }
     },
 

@@ -2,7 +2,9 @@ import type { Database } from 'bun:sqlite'
 import { type ListOptions, type Receipt, StoreConflict, type Tombstone } from '@lr/proto'
 import { sqliteReceipts } from '@lr/platform/idempotency-sqlite'
 import { addMissingColumns, seqOf } from '@lr/platform/sqlite'
+import { isFiltered } from '../list-order'
 import { type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
+import { filteredPage, tagSchemaOf } from './sqlite-list'
 
 /** Where one kind of record lives in SQLite. */
 export interface SqliteKind {
@@ -30,6 +32,7 @@ CREATE TABLE IF NOT EXISTS ${table} (
   ${urlField} TEXT NOT NULL,
   name TEXT NOT NULL,
   style TEXT NOT NULL,
+  tags TEXT NOT NULL DEFAULT '[]',
   status TEXT NOT NULL,
   team_id TEXT,
   created_by TEXT NOT NULL,
@@ -42,12 +45,13 @@ CREATE INDEX IF NOT EXISTS ${table}_library_seq ON ${table} (library, seq);`
 
 /** Tables made before tombstones (static: hard deletes) and change positions get their columns. */
 function migrate(db: Database, table: string) {
-  const added = addMissingColumns(db, table, { deleted_at: 'INTEGER', rev: 'INTEGER' })
+  const added = addMissingColumns(db, table, { deleted_at: 'INTEGER', rev: 'INTEGER', tags: "TEXT NOT NULL DEFAULT '[]'" })
   if (added.includes('rev')) db.exec(`UPDATE ${table} SET rev = seq`)
   db.exec(`CREATE INDEX IF NOT EXISTS ${table}_library_rev ON ${table} (library, rev)`)
+  db.exec(tagSchemaOf(table))
 }
 
-type Row = Record<string, string | number | null> & { style: string; seq?: number; rev?: number; deleted_at?: number | null }
+type Row = Record<string, string | number | null> & { style: string; tags: string; seq?: number; rev?: number; deleted_at?: number | null }
 type Params = Record<string, string | number | null>
 
 /**
@@ -64,13 +68,13 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
     migrate(db, table)
     addMissingColumns(db, table, Object.fromEntries(extraFields.map((f) => [f, extra[f] === 'number' ? 'INTEGER' : 'TEXT'])))
   }).immediate()
-  const FIELDS = `${idField}, ${urlField}, name, style, status, team_id, created_by, created_at, updated_at${extraFields.map((f) => `, ${f}`).join('')}`
+  const FIELDS = `${idField}, ${urlField}, name, style, status, team_id, created_by, created_at, updated_at, tags${extraFields.map((f) => `, ${f}`).join('')}`
   const PENDING = 'pending_change' in extra ? '(pending_change IS NOT NULL)' : '0'
   const LIVE = `library = $library AND ${idField} = $id AND deleted_at IS NULL`
   // With $expected, a compare-and-set: the row must still be at the change the caller read (LibraryStore.update).
   const AS_READ = `($expected IS NULL OR rev = $expected)`
   const toRecord = ({ seq: _seq, rev: _rev, deleted_at: _deleted, ...row }: Row) => {
-    const record: Record<string, unknown> = { ...row, style: JSON.parse(row.style) }
+    const record: Record<string, unknown> = { ...row, style: JSON.parse(row.style), tags: JSON.parse(row.tags as string) }
     // A kind's own field that is not set is absent from the record, as it was when stored.
     for (const field of extraFields) {
       if (row[field] == null) delete record[field]
@@ -90,14 +94,14 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   // sequence and the newest row); inserting an explicit seq moves sqlite_sequence on as well.
   const insert = db.prepare<unknown, Params>(
     `INSERT INTO ${table} (seq, rev, library, ${FIELDS})
-     SELECT n, n, $library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at${extraFields.map((f) => `, $${f}`).join('')}
+     SELECT n, n, $library, $${idField}, $${urlField}, $name, $style, $status, $team_id, $created_by, $created_at, $updated_at, $tags${extraFields.map((f) => `, $${f}`).join('')}
      FROM (SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), coalesce((SELECT max(seq) FROM ${table}), 0)) + 1 AS n)`,
   )
   const receipts = sqliteReceipts(db)
   const insertAll = db.transaction((library: string, records: R[], receipt?: Receipt) => {
     for (const record of records) {
       try {
-        insert.run({ ...record, library, style: JSON.stringify(record.style), ...extraOf(record as unknown as Record<string, unknown>) } as never)
+        insert.run({ ...record, library, style: JSON.stringify(record.style), tags: JSON.stringify(record.tags ?? []), ...extraOf(record as unknown as Record<string, unknown>) } as never)
       } catch (error) {
         throw isIdClash(error) ? new StoreConflict(idField, (record as unknown as Record<string, string>)[idField]) : error
       }
@@ -126,7 +130,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   const nextPosition = db.prepare<{ seq: number }, []>(`UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = '${table}' RETURNING seq`)
   const patch = db.prepare<Row, Params>(
     `UPDATE ${table} SET ${urlField} = coalesce($url, ${urlField}), name = coalesce($name, name),
-       status = coalesce($status, status), style = coalesce($style, style), updated_at = $updated_at, rev = $rev${extraSets}
+       status = coalesce($status, status), style = coalesce($style, style), tags = coalesce($tags, tags), updated_at = $updated_at, rev = $rev${extraSets}
      WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`,
   )
   const remove = db.prepare<Row, Params>(`UPDATE ${table} SET deleted_at = $at, updated_at = $at, rev = $rev WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`)
@@ -154,6 +158,10 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
     },
 
     async list(library, options: ListOptions) {
+      if (isFiltered(options)) {
+        const { rows, next } = filteredPage(db, table, FIELDS, urlField, library, options, PENDING)
+        return { items: rows.map(toRecord), next }
+      }
       const after = options.after === undefined ? 0 : seqOf(options.after)
       const rows = page.all({ library, after, since: options.updatedSince ?? null, status: options.status ?? null, pending: pendingOf(options), limit: options.limit + 1 })
       return pageOf(rows, options.limit, 'seq', toRecord)
@@ -175,6 +183,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
         name: changes.name ?? null,
         status: changes.status ?? null,
         style: changes.style === undefined ? null : JSON.stringify(changes.style),
+        tags: changes.tags === undefined ? null : JSON.stringify(changes.tags),
         updated_at: updatedAt,
         expected: expectedRev ?? null,
         ...extraParams(changes as Record<string, unknown>),

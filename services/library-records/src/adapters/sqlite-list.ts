@@ -1,0 +1,78 @@
+import type { Database } from 'bun:sqlite'
+import type { ListOptions } from '@lr/proto'
+import { seqOf } from '@lr/platform/sqlite'
+import { parseSortPosition, sortOrderOf, sortPositionText } from '../list-order'
+
+/**
+ * Tags in SQLite: the record's `tags` column (JSON text) is what `get` reads; triggers keep a
+ * side table of (library, tag, seq) in step with it, whose key is the index a `tag=` filter
+ * needs. Indexes of the three sort keys (with seq, the tie-breaker) keep a sorted page a
+ * range read. Created with the table, and for a table made before tags (its rows read `[]`).
+ */
+export function tagSchemaOf(table: string) {
+  return `
+CREATE TABLE IF NOT EXISTS ${table}_tags (library TEXT NOT NULL, tag TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (library, tag, seq)) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS ${table}_tags_insert AFTER INSERT ON ${table} BEGIN
+  INSERT OR IGNORE INTO ${table}_tags (library, tag, seq) SELECT new.library, value, new.seq FROM json_each(new.tags);
+END;
+CREATE TRIGGER IF NOT EXISTS ${table}_tags_update AFTER UPDATE OF tags ON ${table} WHEN new.tags IS NOT old.tags BEGIN
+  DELETE FROM ${table}_tags WHERE library = old.library AND seq = old.seq;
+  INSERT OR IGNORE INTO ${table}_tags (library, tag, seq) SELECT new.library, value, new.seq FROM json_each(new.tags);
+END;
+CREATE INDEX IF NOT EXISTS ${table}_library_name ON ${table} (library, name, seq);
+CREATE INDEX IF NOT EXISTS ${table}_library_created ON ${table} (library, created_at, seq);
+CREATE INDEX IF NOT EXISTS ${table}_library_updated ON ${table} (library, updated_at, seq);`
+}
+
+type Row = Record<string, string | number | null> & { style: string; tags: string; seq?: number }
+
+/**
+ * A page of the list with `tags`, `search` or `sort` (LibraryStore.list): live records of the
+ * library matching every filter (status and pending too), by (sort key, seq) or by seq alone, strictly after `after`.
+ * Rows come with their seq; `next` is the position of the last one when more follow.
+ */
+export function filteredPage(db: Database, table: string, fields: string, urlField: string, library: string, options: ListOptions, pendingSql: string): { rows: Row[]; next: string | null } {
+  const where = ['library = $library', 'deleted_at IS NULL']
+  const params: Record<string, string | number> = { $library: library, $limit: options.limit + 1 }
+  if (options.status !== undefined) {
+    where.push('status = $status')
+    params.$status = options.status
+  }
+  if (options.pending !== undefined) {
+    // pendingSql: the kind's "has a pending change" expression (the store's PENDING).
+    where.push(`${pendingSql} = $pending`)
+    params.$pending = options.pending ? 1 : 0
+  }
+  if (options.updatedSince !== undefined) {
+    where.push('updated_at >= $since')
+    params.$since = options.updatedSince
+  }
+  options.tags?.forEach((tag, i) => {
+    where.push(`seq IN (SELECT seq FROM ${table}_tags WHERE library = $library AND tag = $tag${i})`)
+    params[`$tag${i}`] = tag
+  })
+  if (options.search !== undefined) {
+    // lower() of SQLite folds ASCII letters only: `search` came folded the same way (list-order.ts).
+    where.push(`(instr(lower(name), $search) > 0 OR instr(lower(${urlField}), $search) > 0)`)
+    params.$search = options.search
+  }
+  const order = options.sort === undefined ? undefined : sortOrderOf(options.sort)
+  if (order) {
+    if (options.after !== undefined) {
+      const { position, key } = parseSortPosition(options.after, order.field)
+      where.push(`(${order.field}, seq) ${order.descending ? '<' : '>'} ($key, $after)`)
+      Object.assign(params, { $key: key, $after: position })
+    }
+  } else if (options.after !== undefined) {
+    where.push('seq > $after')
+    params.$after = seqOf(options.after)
+  }
+  const direction = order?.descending ? 'DESC' : 'ASC'
+  const orderBy = order ? `${order.field} ${direction}, seq ${direction}` : 'seq'
+  const rows = db.query<Row, [Record<string, string | number>]>(`SELECT seq, ${fields} FROM ${table} WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT $limit`).all(params)
+  const more = rows.length > options.limit
+  if (more) rows.pop()
+  const last = rows[rows.length - 1]
+  const next = !more || !last ? null : order ? sortPositionText(last.seq!, order.field, last[order.field]) : last.seq!.toString(16)
+  return { rows, next }
+}
