@@ -18,6 +18,8 @@ export const DYNAMIC_SUBJECTS = {
   codes: 'dynamic.v1.codes',
   /** Analytics' directory: {principal, id} -> CodeStatus for a code of the library, soft-deleted included; not_found otherwise. */
   find: 'dynamic.v1.find',
+  /** The webhooks worker: {code} -> the code's library id (soft-deleted included), or null when never issued. */
+  library: 'dynamic.v1.library',
 } as const
 export const DYNAMIC_QUEUE = 'dynamic'
 

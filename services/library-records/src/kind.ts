@@ -1,5 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
 import type { RecordBase } from './ports'
+import type { RecordEventType } from '@lr/proto'
 
 /**
  * One kind of library record (static QR codes, dynamic QR codes): what tells it apart from the
@@ -30,4 +31,6 @@ export interface RecordKind<R extends RecordBase, W, L extends string> {
   present(record: R): W
   /** Runs after records were created, changed or deleted, before the answer; must not reject. */
   changed?(records: R[], deleted: boolean): Promise<void>
+  /** Set by createLibraryService when it has an event sink (webhooks): one event per record; must not reject. */
+  emit?(type: RecordEventType, library: string, records: R[]): Promise<void>
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status, type Tombstone } from '@lr/proto'
+import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type RecordEventSink, type Status, type Tombstone } from '@lr/proto'
 import { createCursors, type Cursors, decodeCursor } from '@lr/platform/cursor'
 import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
 import { batchItems, checkBatch } from './batch'
@@ -12,6 +12,7 @@ import type { RecordKind } from './kind'
 import { parseListQuery } from './list-query'
 import type { LibraryStore, RecordBase, Versioned } from './ports'
 import { createWrites } from './write'
+import { withRecordEvents } from './events'
 
 /** The not-found answer of every record route: a record of another library is one that does not exist. */
 export const notFoundIn = (noun: string, id: string) => new AppError('not_found', `no ${noun} ${JSON.stringify(id.slice(0, 100))} in this library`)
@@ -37,6 +38,8 @@ export interface LibraryDeps<R extends RecordBase, P> {
    * when their receipts are kept apart (SQLite); absent when they share one collection (Mongo).
    */
   claims?: KeyClaims
+  /** Where record events go (webhooks, docs/decisions.md "Webhooks"); none: no events. */
+  events?: RecordEventSink
 }
 
 const isTombstone = (item: object): item is Tombstone => 'deleted_at' in item
@@ -51,9 +54,10 @@ export type LibraryService<R extends RecordBase, P extends { status?: Status }, 
  * rule, delete and CSV export, each scoped to the principal's library; what differs is `kind`.
  */
 export function createLibraryService<R extends RecordBase, P extends { status?: Status }, W extends object, L extends string>(
-  kind: RecordKind<R, W, L>,
+  kindOnly: RecordKind<R, W, L>,
   deps: LibraryDeps<R, P>,
 ) {
+  const kind = withRecordEvents(kindOnly, deps.events)
   const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES, claims } = deps
   const cursors = deps.cursors ?? createCursors(randomBytes(32).toString('hex'))
   const rules = recordRules(kind.urlField)

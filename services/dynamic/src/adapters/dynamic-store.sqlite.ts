@@ -17,6 +17,7 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
   const findOne = db.prepare<{ code: string; deleted: number }, { library: string; code: string }>(
     'SELECT code, deleted_at IS NOT NULL AS deleted FROM dynamic_codes WHERE library = $library AND code = $code',
   )
+  const libraryOne = db.prepare<{ library: string }, [string]>('SELECT library FROM dynamic_codes WHERE code = ?')
   const lookup = db.prepare<{ code: string; destination_url: string; status: 'active' | 'draft'; deleted: number }, [string]>(
     'SELECT code, destination_url, status, deleted_at IS NOT NULL AS deleted FROM dynamic_codes WHERE code = ?',
   )
@@ -34,6 +35,10 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
       const more = rows.length > options.limit
       if (more) rows.pop()
       return { items: rows.map((r) => r.code), next: more ? rows[rows.length - 1]!.seq.toString(16) : null }
+    },
+
+    async libraryOfCode(code) {
+      return libraryOne.get(code)?.library ?? null
     },
 
     async findCode(library, code) {

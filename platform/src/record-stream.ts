@@ -1,0 +1,113 @@
+import { AckPolicy, DeliverPolicy, DiscardPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos, RetentionPolicy, StorageType } from 'nats'
+import { type RecordEvent, type RecordEventSink, recordEventSubject } from '@lr/proto'
+import { errorFields, log } from './log'
+
+/**
+ * Record events with TRANSPORT=nats (docs/decisions.md "Webhooks"): the JetStream stream
+ * RECORD_EVENTS on record-events.<type>, deduplicated by the event id (`Nats-Msg-Id`), read by
+ * the webhooks worker's durable consumer. Its own entry, so importing proto never pulls `nats`.
+ */
+export const RECORD_EVENT_STREAM = 'RECORD_EVENTS'
+const SUBJECTS = ['record-events.>']
+/** Events stay this long for a consumer that is away (the webhooks worker down), then the oldest go. */
+export const RECORD_EVENT_MAX_AGE_MS = 7 * 24 * 3600_000
+
+/** Creates the stream, or leaves the one that exists; safe from every process. */
+export async function ensureRecordEventStream(jsm: JetStreamManager): Promise<void> {
+  await jsm.streams.add({
+    name: RECORD_EVENT_STREAM,
+    subjects: SUBJECTS,
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    duplicate_window: nanos(2 * 60_000),
+    max_age: nanos(RECORD_EVENT_MAX_AGE_MS),
+  }).catch(async (error) => {
+    await jsm.streams.info(RECORD_EVENT_STREAM).catch(() => {
+      throw error
+    })
+  })
+}
+
+/**
+ * The sink of services/records and services/dynamic with TRANSPORT=nats: publishes each event
+ * and resolves on its PubAck (stored by the stream), before the API answers. The stream is made
+ * on first use, so a process starts even while JetStream is away (the event is then logged lost).
+ */
+export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutMs?: number } = {}): RecordEventSink {
+  const js = nc.jetstream({ timeout: opts.timeoutMs ?? 5000 })
+  let ready: Promise<void> | undefined
+  const ensure = () => (ready ??= nc.jetstreamManager().then(ensureRecordEventStream).catch((error) => {
+    ready = undefined
+    throw error
+  }))
+  return async (event: RecordEvent) => {
+    await ensure()
+    await js.publish(recordEventSubject(event.type), JSON.stringify(event), { msgID: event.id })
+  }
+}
+
+export interface DurableConsumerOptions {
+  stream: string
+  durable: string
+  /** Creates the stream when missing (a consumer may start before any publisher). */
+  ensureStream(jsm: JetStreamManager): Promise<void>
+  /** Messages handled in one call at most. Default 100. */
+  maxBatch?: number
+  /** A message not acknowledged in this time comes again (a crashed worker's). Default 30 s. */
+  ackWaitMs?: number
+  /** Pause after a failed pull, and redelivery delay of a batch `apply` refused. Default 1000 ms. */
+  retryMs?: number
+}
+
+/**
+ * A durable pull consumer (explicit acks, every message from the stream's start): each fetched
+ * batch is acknowledged only after `apply` resolved, so what a crashed process held comes again.
+ * Replicas sharing the durable name share the work; `apply` must be idempotent (redeliveries).
+ */
+export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerOptions) {
+  const { stream, durable, maxBatch = 100, ackWaitMs = 30_000, retryMs = 1000 } = opts
+  let stopping = false
+  let loop: Promise<void> | undefined
+  const json = (msg: JsMsg) => {
+    try {
+      return msg.json<unknown>()
+    } catch {
+      return null
+    }
+  }
+  return {
+    async start(apply: (payloads: unknown[]) => Promise<void>): Promise<void> {
+      const jsm = await nc.jetstreamManager()
+      await opts.ensureStream(jsm)
+      const config = { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: nanos(ackWaitMs) }
+      await jsm.consumers.add(stream, config).catch(() => jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait }))
+      const consumer = await nc.jetstream().consumers.get(stream, durable)
+      stopping = false
+      loop = (async () => {
+        while (!stopping && !nc.isClosed()) {
+          try {
+            const batch: JsMsg[] = []
+            for await (const msg of await consumer.fetch({ max_messages: maxBatch, expires: 1000 })) batch.push(msg)
+            if (batch.length === 0) continue
+            try {
+              await apply(batch.map(json))
+              for (const msg of batch) msg.ack()
+            } catch (error) {
+              log().error({ stream, messages: batch.length, ...errorFields(error) }, 'events not applied, redelivering')
+              for (const msg of batch) msg.nak(retryMs)
+            }
+          } catch (error) {
+            if (stopping) return
+            log().warn({ stream, ...errorFields(error) }, 'pulling events failed, retrying')
+            await Bun.sleep(retryMs)
+          }
+        }
+      })()
+    },
+    async stop(): Promise<void> {
+      stopping = true
+      await loop
+    },
+  }
+}
