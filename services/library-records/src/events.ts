@@ -23,7 +23,7 @@ export function withRecordEvents<R extends RecordBase, W, L extends string>(kind
       const timestamp = new Date().toISOString()
       await Promise.all(records.map((record) => {
         // A delete sets updated_at to the time of the delete, which is the tombstone's deleted_at.
-        const body = type === 'record.deleted' ? tombstoneOf(kind.idField, { deleted_at: record.updated_at, ...record }) : kind.present(record)
+        const body = type === 'record.deleted' ? tombstoneOf(kind.idField, { deleted_at: record.updated_at, ...(record as unknown as Record<string, unknown>) }) : kind.present(record)
         return sink({ id: newEventId(), type, library, timestamp, data: { kind: label, ...(body as object) } })
       })).catch((error) => log().error({ records: records.length, type, ...errorFields(error) }, 'could not hand a record event to the webhooks'))
     },
