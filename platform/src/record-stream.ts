@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, DiscardPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos, RetentionPolicy, StorageType } from 'nats'
+import { AckPolicy, type ConsumerMessages, DeliverPolicy, DiscardPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos, RetentionPolicy, StorageType } from 'nats'
 import { type RecordEvent, type RecordEventSink, recordEventSubject } from '@lr/proto'
 import { errorFields, log } from './log'
 
@@ -52,28 +52,30 @@ export interface DurableConsumerOptions {
   durable: string
   /** Creates the stream when missing (a consumer may start before any publisher). */
   ensureStream(jsm: JetStreamManager): Promise<void>
-  /** Messages handled in one call at most. Default 100. */
-  maxBatch?: number
-  /** A message not acknowledged in this time comes again (a crashed worker's). Default 30 s. */
+  /** Messages the client holds ahead of the one being applied. Default 100. */
+  maxAhead?: number
+  /** A message not acknowledged in this time comes again (a crashed worker's). Default 10 s. */
   ackWaitMs?: number
-  /** Pause after a failed pull, and redelivery delay of a batch `apply` refused. Default 1000 ms. */
+  /** Redelivery delay of a message `apply` refused. Default 1000 ms. */
   retryMs?: number
 }
 
 /**
- * A durable pull consumer (explicit acks, every message from the stream's start): each fetched
- * batch is acknowledged only after `apply` resolved, so what a crashed process held comes again.
- * Replicas sharing the durable name share the work; `apply` must be idempotent (redeliveries).
+ * A durable consumer (explicit acks, every message from the stream's start), one message at a
+ * time: each is acknowledged only after `apply` resolved, so what a crashed process held comes
+ * again after ackWaitMs. Replicas sharing the durable name share the work; `apply` must be
+ * idempotent (redeliveries). On stop, what the client still holds goes back at once (nak).
  */
 export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerOptions) {
-  const { stream, durable, maxBatch = 100, ackWaitMs = 30_000, retryMs = 1000 } = opts
+  const { stream, durable, maxAhead = 100, ackWaitMs = 10_000, retryMs = 1000 } = opts
   let stopping = false
   let loop: Promise<void> | undefined
+  let messages: ConsumerMessages | undefined
   const json = (msg: JsMsg) => {
     try {
       return msg.json<unknown>()
     } catch {
-      return null
+      return null // malformed: apply drops it, and it is acknowledged
     }
   }
   return {
@@ -84,29 +86,27 @@ export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerO
       await jsm.consumers.add(stream, config).catch(() => jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait }))
       const consumer = await nc.jetstream().consumers.get(stream, durable)
       stopping = false
+      const iterator = await consumer.consume({ max_messages: maxAhead })
+      messages = iterator
       loop = (async () => {
-        while (!stopping && !nc.isClosed()) {
+        for await (const msg of iterator) {
+          if (stopping) {
+            msg.nak()
+            continue
+          }
           try {
-            const batch: JsMsg[] = []
-            for await (const msg of await consumer.fetch({ max_messages: maxBatch, expires: 1000 })) batch.push(msg)
-            if (batch.length === 0) continue
-            try {
-              await apply(batch.map(json))
-              for (const msg of batch) msg.ack()
-            } catch (error) {
-              log().error({ stream, messages: batch.length, ...errorFields(error) }, 'events not applied, redelivering')
-              for (const msg of batch) msg.nak(retryMs)
-            }
+            await apply([json(msg)])
+            msg.ack()
           } catch (error) {
-            if (stopping) return
-            log().warn({ stream, ...errorFields(error) }, 'pulling events failed, retrying')
-            await Bun.sleep(retryMs)
+            log().error({ stream, ...errorFields(error) }, 'event not applied, redelivering')
+            msg.nak(retryMs)
           }
         }
       })()
     },
     async stop(): Promise<void> {
       stopping = true
+      await messages?.close()
       await loop
     },
   }
