@@ -26,7 +26,10 @@ interface Received {
   body: any
 }
 
-/** A real HTTP receiver: `/ok/*` answers 204, `/fail<n>/*` 500 for the first n attempts of each webhook-id, `/down/*` always 500. */
+/**
+ * A real HTTP receiver: `/ok/*` answers 204, `/fail<n>/*` 500 for the first n attempts of each
+ * webhook-id, `/down/*` always 500, `/hang/*` never answers the first attempt of a webhook-id.
+ */
 function startReceiver() {
   const received: Received[] = []
   const server = Bun.serve({
@@ -40,6 +43,7 @@ function startReceiver() {
       received.push(item)
       const failFirst = path.match(/^\/fail(\d+)\//)
       if (path.startsWith('/down/')) return new Response('no', { status: 500 })
+      if (path.startsWith('/hang/') && received.filter((r) => r.id === item.id).length === 1) return new Promise<Response>(() => undefined)
       if (failFirst && received.filter((r) => r.id === item.id).length <= Number(failFirst[1])) return new Response('not yet', { status: 500 })
       return new Response(null, { status: 204 })
     },
@@ -229,6 +233,25 @@ export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean } = {}
         const got = receiver.at('/ok/crash')
         expect(got.every((r) => verified(hook.secret, r))).toBe(true)
         expect(new Set(got.map((r) => r.body.data.qr_id))).toEqual(new Set(made))
+      }, 40_000)
+
+      it('sends a delivery again, with the same webhook-id, when the worker was killed during its attempt', async () => {
+        const own = await freshMember(stack())
+        const hook = await createHook(own.key, '/hang/crash', ['record.created'])
+        await api('POST', '/v1/qrcodes', own.key, { url: 'https://example.com/h', name: 'Mid-attempt' })
+        await arrived('/hang/crash', 1)
+        await stack().killProcess!('webhooks')
+        await stack().startProcess!('webhooks')
+        // The dead worker's claim runs out WEBHOOK_TIMEOUT_MS + 5 s after it was taken.
+        await arrived('/hang/crash', 2, 20_000)
+        const got = receiver.at('/hang/crash')
+        expect([got[1]!.id, verified(hook.secret, got[1]!)]).toEqual([got[0]!.id, true])
+        let deliveries: any[] = []
+        await waitUntil(async () => {
+          deliveries = (await api('GET', `/v1/webhooks/${hook.id}/deliveries`, own.key)).body.deliveries
+          return deliveries.length === 1
+        }, 5000, 'the attempt listed')
+        expect(deliveries.map((d) => [d.attempt, d.status, d.http_status, d.webhook_id])).toEqual([[2, 'delivered', 204, got[0]!.id]])
       }, 40_000)
     }
   })
