@@ -63,6 +63,8 @@ export interface WebhookStore {
    * Keeps only the `keep` newest attempts of the endpoint.
    */
   settle(message: StoredMessage, attempt: StoredAttempt, keep: number): Promise<void>
+  /** Deletes settled (delivered or failed) messages stored before `before` (epoch ms); answers how many. */
+  purge(before: number): Promise<number>
   /** The endpoint's attempts, newest first. */
   attempts(endpointId: string, limit: number): Promise<WebhookAttempt[]>
   ping(): Promise<boolean>

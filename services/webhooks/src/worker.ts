@@ -9,6 +9,8 @@ import { sign } from './signature'
 const CONCURRENCY = 32
 /** Longest pause between two looks for due messages. */
 const POLL_MS = 500
+/** How often settled messages are purged; they are kept twice the retry window (a redelivered event still dedupes). */
+const PURGE_EVERY_MS = 10 * 60_000
 
 export interface DeliveryWorkerDeps {
   store: WebhookStore
@@ -37,6 +39,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   let running = false
   let loop: Promise<void> | undefined
   let nudge: (() => void) | undefined
+  let purged = 0
   const claimMs = settings.timeoutMs + 5_000
 
   async function send(message: StoredMessage): Promise<{ http_status: number | null; error: string | null }> {
@@ -98,6 +101,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   }
 
   async function tick(): Promise<boolean> {
+    if (nowMs() - purged >= PURGE_EVERY_MS) {
+      purged = nowMs()
+      await store.purge(purged - 2 * settings.retryWindowMs)
+    }
     const room = CONCURRENCY - inFlight.size
     if (room <= 0) return false
     const due = await store.due(nowMs(), room)

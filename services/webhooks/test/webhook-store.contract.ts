@@ -102,6 +102,17 @@ export function webhookStoreContract(open: () => Promise<WebhookStoreHarness>) {
       expect((await store.due(1e12, 10)).map((m) => m.id)).toEqual(['m2'])
     })
 
+    it('purges settled messages stored before a time, never pending ones', async () => {
+      await store.enqueue([message('m1', 'wh_1', { created_at: 10 }), message('m2', 'wh_1', { created_at: 10 }), message('m3', 'wh_1', { created_at: 50 }), message('m4', 'wh_1', { created_at: 10 })])
+      await store.settle({ ...message('m1', 'wh_1'), state: 'delivered', next_attempt_at: null }, attempt(message('m1', 'wh_1'), 1), 10)
+      await store.settle({ ...message('m2', 'wh_1'), state: 'failed', next_attempt_at: null }, attempt(message('m2', 'wh_1'), 1), 10)
+      await store.settle({ ...message('m3', 'wh_1'), state: 'delivered', next_attempt_at: null }, attempt(message('m3', 'wh_1'), 1), 10)
+      expect(await store.purge(20)).toBe(2)
+      // m1 is gone: the same event enqueued again is a new message; m3 (newer) still dedupes.
+      await store.enqueue([message('m1', 'wh_1'), message('m3', 'wh_1')])
+      expect((await store.due(1e12, 10)).map((m) => m.id).sort()).toEqual(['m1', 'm4'])
+    })
+
     it('answers a ping', async () => {
       expect(await store.ping()).toBe(true)
     })

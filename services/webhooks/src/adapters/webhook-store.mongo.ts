@@ -78,6 +78,9 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       const oldest = await attempts.find({ endpoint_id: attempt.endpoint_id }, { projection: { seq: 1 } }).sort({ seq: -1 }).skip(keep).limit(1).toArray()
       if (oldest[0]) await attempts.deleteMany({ endpoint_id: attempt.endpoint_id, seq: { $lte: oldest[0].seq } })
     },
+    async purge(before) {
+      return (await messages.deleteMany({ state: { $ne: 'pending' }, created_at: { $lt: before } })).deletedCount
+    },
     async attempts(endpointId, limit) {
       return (await attempts.find({ endpoint_id: endpointId }, { projection: ATTEMPT_FIELDS }).sort({ seq: -1 }).limit(limit).toArray()) as unknown as WebhookAttempt[]
     },

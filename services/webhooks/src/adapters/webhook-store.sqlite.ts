@@ -75,6 +75,7 @@ export function createSqliteWebhookStore(db: Database): WebhookStore {
   const prune = db.prepare<unknown, [string, string, number]>(
     'DELETE FROM webhook_attempts WHERE endpoint_id = ? AND seq <= (SELECT seq FROM webhook_attempts WHERE endpoint_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)')
   const attempts = db.prepare<WebhookAttempt, [string, number]>(`SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE endpoint_id = ? ORDER BY seq DESC LIMIT ?`)
+  const purge = db.prepare<unknown, [number]>("DELETE FROM webhook_messages WHERE state != 'pending' AND created_at < ?")
   const dollar = (o: object) => Object.fromEntries(Object.entries(o).map(([k, v]) => [`$${k}`, v ?? null]))
 
   return {
@@ -123,6 +124,9 @@ export function createSqliteWebhookStore(db: Database): WebhookStore {
         insertAttempt.run(dollar(attempt) as never)
         prune.run(attempt.endpoint_id, attempt.endpoint_id, keep)
       })()
+    },
+    async purge(before) {
+      return purge.run(before).changes
     },
     async attempts(endpointId, limit) {
       return attempts.all(endpointId, limit)
