@@ -54,10 +54,10 @@ export type LibraryService<R extends RecordBase, P extends { status?: Status }, 
  * rule, delete and CSV export, each scoped to the principal's library; what differs is `kind`.
  */
 export function createLibraryService<R extends RecordBase, P extends { status?: Status }, W extends object, L extends string>(
-  kindOnly: RecordKind<R, W, L>,
+  kind: RecordKind<R, W, L>,
   deps: LibraryDeps<R, P>,
 ) {
-  const kind = withRecordEvents(kindOnly, deps.events)
+  kind = withRecordEvents(kind, deps.events) // adds `emit` when there is a sink (webhooks)
   const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES, claims } = deps
   const cursors = deps.cursors ?? createCursors(randomBytes(32).toString('hex'))
   const rules = recordRules(kind.urlField)
