@@ -61,8 +61,10 @@ export interface DurableConsumerOptions {
 }
 
 /**
- * A durable consumer (explicit acks, every message from the stream's start), one message at a
- * time: each is acknowledged only after `apply` resolved, so what a crashed process held comes
+ * A durable consumer (explicit acks), one message at a time. Made the first time with
+ * DeliverPolicy.New: what the stream held before (7 days of scans) predates every endpoint, as
+ * endpoints are served by the process that made the consumer; after that it keeps its place.
+ * Each message is acknowledged only after `apply` resolved, so what a crashed process held comes
  * again after ackWaitMs. Replicas sharing the durable name share the work; `apply` must be
  * idempotent (redeliveries). On stop, what the client still holds goes back at once (nak).
  */
@@ -82,7 +84,7 @@ export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerO
     async start(apply: (payloads: unknown[]) => Promise<void>): Promise<void> {
       const jsm = await nc.jetstreamManager()
       await opts.ensureStream(jsm)
-      const config = { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: nanos(ackWaitMs) }
+      const config = { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, ack_wait: nanos(ackWaitMs) }
       await jsm.consumers.add(stream, config).catch(() => jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait }))
       const consumer = await nc.jetstream().consumers.get(stream, durable)
       stopping = false
