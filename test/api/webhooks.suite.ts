@@ -7,14 +7,14 @@ import type { Stack } from '../harness/stack'
 
 /**
  * The stack of this suite receives on 127.0.0.1 and retries fast: a delivery is retried after
- * 50, 100, 200, 200... ms and given up 2 s after it was stored (docs/decisions.md "Webhooks").
+ * 50, 100, 200, 200... ms and given up 2 s after it was stored; an attempt may take 1 s.
  */
 export const WEBHOOKS_ENV = {
   WEBHOOKS_ALLOW_PRIVATE: '1',
   WEBHOOK_RETRY_BASE_MS: '50',
   WEBHOOK_RETRY_MAX_MS: '200',
   WEBHOOK_RETRY_WINDOW_S: '2',
-  WEBHOOK_TIMEOUT_MS: '2000',
+  WEBHOOK_TIMEOUT_MS: '1000',
 }
 
 interface Received {
@@ -28,7 +28,8 @@ interface Received {
 
 /**
  * A real HTTP receiver: `/ok/*` answers 204, `/fail<n>/*` 500 for the first n attempts of each
- * webhook-id, `/down/*` always 500, `/hang/*` never answers the first attempt of a webhook-id.
+ * webhook-id, `/down/*` always 500, `/hang/*` never answers the first attempt of a webhook-id,
+ * `/redirect/*` answers 307 to `/ok/redirected`.
  */
 function startReceiver() {
   const received: Received[] = []
@@ -43,6 +44,7 @@ function startReceiver() {
       received.push(item)
       const failFirst = path.match(/^\/fail(\d+)\//)
       if (path.startsWith('/down/')) return new Response('no', { status: 500 })
+      if (path.startsWith('/redirect/')) return new Response(null, { status: 307, headers: { location: '/ok/redirected' } })
       if (path.startsWith('/hang/') && received.filter((r) => r.id === item.id).length === 1) return new Promise<Response>(() => undefined)
       if (failFirst && received.filter((r) => r.id === item.id).length <= Number(failFirst[1])) return new Response('not yet', { status: 500 })
       return new Response(null, { status: 204 })
@@ -193,6 +195,39 @@ export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean } = {}
       await api('POST', '/v1/qrcodes', own.key, { url: 'https://example.com/y', name: 'After disabling' })
       await Bun.sleep(500)
       expect(receiver.at('/down/always')).toHaveLength(attempts)
+    })
+
+    it('gives an attempt WEBHOOK_TIMEOUT_MS, then retries it', async () => {
+      const own = await freshMember(stack())
+      const hook = await createHook(own.key, '/hang/timeout', ['record.created'])
+      await api('POST', '/v1/qrcodes', own.key, { url: 'https://example.com/t', name: 'Slow receiver' })
+      await arrived('/hang/timeout', 2, 15_000)
+      let deliveries: any[] = []
+      await waitUntil(async () => {
+        deliveries = (await api('GET', `/v1/webhooks/${hook.id}/deliveries`, own.key)).body.deliveries
+        return deliveries.length === 2
+      }, 5000, 'two attempts listed')
+      expect(deliveries.map((d) => [d.attempt, d.status, d.http_status, d.error])).toEqual([[2, 'delivered', 204, null], [1, 'failed', null, 'no answer within 1000 ms']])
+      expect(deliveries[1].duration_ms).toBeGreaterThanOrEqual(900)
+    })
+
+    it('does not follow a redirect: a 3xx is a failed attempt', async () => {
+      const own = await freshMember(stack())
+      const hook = await createHook(own.key, '/redirect/x', ['record.created'])
+      await api('POST', '/v1/qrcodes', own.key, { url: 'https://example.com/r', name: 'Redirected' })
+      await arrived('/redirect/x', 2)
+      const deliveries = (await api('GET', `/v1/webhooks/${hook.id}/deliveries`, own.key)).body.deliveries
+      expect(deliveries.at(-1)).toMatchObject({ attempt: 1, status: 'failed', http_status: 307 })
+      expect(receiver.at('/ok/redirected')).toHaveLength(0)
+      await api('DELETE', `/v1/webhooks/${hook.id}`, own.key)
+    })
+
+    it('keeps at most 10 endpoints per library', async () => {
+      const own = await freshMember(stack())
+      for (let n = 0; n < 10; n++) await createHook(own.key, `/ok/many-${n}`, ['record.deleted'])
+      const eleventh = await api('POST', '/v1/webhooks', own.key, { url: receiver.url('/ok/many-10'), events: ['record.deleted'] })
+      expect([eleventh.status, eleventh.body.error]).toEqual([400, 'a library has at most 10 webhooks; delete one first'])
+      expect((await api('GET', '/v1/webhooks', own.key)).body.webhooks).toHaveLength(10)
     })
 
     it("keeps another library's endpoints invisible (404) and deletes one's own", async () => {
