@@ -10,15 +10,25 @@ const endpointOf = ({ _id, seq: _seq, ...doc }: EndpointDoc): StoredEndpoint => 
 const messageOf = ({ _id, ...doc }: MessageDoc): StoredMessage => ({ ...doc, id: _id })
 const ATTEMPT_FIELDS = { _id: 0, endpoint_id: 0, seq: 0 } as const
 
+/** True for a duplicate-key error (11000), alone or as every error of a bulk write. */
+function onlyDuplicates(error: unknown): boolean {
+  const e = error as { code?: number; writeErrors?: { code: number }[] }
+  if (e.writeErrors?.length) return e.writeErrors.every((w) => w.code === 11000)
+  return e.code === 11000
+}
+
 /**
- * The webhooks store on MongoDB (FerretDB-compatible: single-document updates only). `seq` of an
- * endpoint or attempt orders them (a time-ordered number: milliseconds and a counter).
+ * The webhooks store on MongoDB. `seq` of an endpoint or attempt orders them (a time-ordered
+ * number: milliseconds and a counter). A claim is a unique-key insert (`webhook_claims`, one per
+ * message and due time), not a compare-and-set: FerretDB lets several compare-and-set writers win
+ * (README "MongoDB compatibility") but enforces unique keys, so one worker wins on both servers.
  */
 export async function createMongoWebhookStore(conn: Connection): Promise<WebhookStore> {
   const db = conn.db!
   const endpoints = db.collection<EndpointDoc>('webhook_endpoints')
   const messages = db.collection<MessageDoc>('webhook_messages')
   const attempts = db.collection<AttemptDoc>('webhook_attempts')
+  const claims = db.collection<{ _id: string; at: number }>('webhook_claims')
   await endpoints.createIndex({ library: 1, seq: 1 })
   await messages.createIndex({ state: 1, next_attempt_at: 1 })
   await messages.createIndex({ endpoint_id: 1 })
@@ -56,12 +66,21 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
     async enqueue(list) {
       if (list.length === 0) return
       const ops = list.map(({ id, ...message }) => ({ updateOne: { filter: { _id: id }, update: { $setOnInsert: message }, upsert: true } }))
-      await messages.bulkWrite(ops, { ordered: false })
+      // Two replicas upserting one message at once: the loser's duplicate key means it is stored.
+      await messages.bulkWrite(ops, { ordered: false }).catch((error) => {
+        if (!onlyDuplicates(error)) throw error
+      })
     },
     async due(now, limit) {
       return (await messages.find({ state: 'pending', next_attempt_at: { $lte: now } }).sort({ next_attempt_at: 1 }).limit(limit).toArray()).map(messageOf)
     },
     async claim(id, expected, until) {
+      try {
+        await claims.insertOne({ _id: `${id}@${expected}`, at: Date.now() })
+      } catch (error) {
+        if (onlyDuplicates(error)) return null
+        throw error
+      }
       const doc = await messages.findOneAndUpdate(
         { _id: id, state: 'pending', next_attempt_at: expected },
         { $set: { next_attempt_at: until }, $inc: { attempts: 1 } },
@@ -79,6 +98,7 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       if (oldest[0]) await attempts.deleteMany({ endpoint_id: attempt.endpoint_id, seq: { $lte: oldest[0].seq } })
     },
     async purge(before) {
+      await claims.deleteMany({ at: { $lt: before } })
       return (await messages.deleteMany({ state: { $ne: 'pending' }, created_at: { $lt: before } })).deletedCount
     },
     async attempts(endpointId, limit) {
