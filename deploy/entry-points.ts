@@ -7,6 +7,7 @@ export const ENTRY_POINTS = {
   records: 'services/records/src/main.ts',
   dynamic: 'services/dynamic/src/main.ts',
   analytics: 'services/analytics/src/main.ts',
+  webhooks: 'services/webhooks/src/main.ts',
   resolver: 'services/dynamic/src/resolver/main.ts',
   gateway: 'gateway/src/main.ts',
 } as const

@@ -15,6 +15,7 @@ import { docsSuite } from './api/docs.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { CORS_ORIGIN, httpSuite } from './api/http.suite'
 import { expirySuite } from './api/expiry.suite'
+import { WEBHOOKS_ENV, webhookDestinationSuite, webhooksSuite } from './api/webhooks.suite'
 import { type Stack, startInProcessStack } from './harness/stack'
 
 // The API suite against the whole product in one process (TRANSPORT=memory, SQLite).
@@ -39,6 +40,17 @@ describe('API, one process', () => {
   docsSuite(() => stack)
   expirySuite(() => stack)
   httpSuite(() => stack, () => startInProcessStack({ CORS_ORIGINS: CORS_ORIGIN }))
+  webhookDestinationSuite(() => stack)
+})
+
+describe('API, one process, with webhooks to 127.0.0.1 and fast retries', () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startInProcessStack(WEBHOOKS_ENV)
+  })
+  afterAll(() => stack?.stop())
+
+  webhooksSuite(() => stack)
 })
 
 describe('API, one process, with small limits', () => {

@@ -16,6 +16,7 @@ import { resolverReplicasSuite } from './api/resolver-replicas.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { CORS_ORIGIN, httpSuite } from './api/http.suite'
 import { expiryReplicasSuite, expirySuite } from './api/expiry.suite'
+import { WEBHOOKS_ENV, webhookDestinationSuite, webhooksSuite } from './api/webhooks.suite'
 import { type RedisServer, startRedis } from './harness/redis'
 import { skipReason } from './harness/servers'
 import { spawnExtraGateway, type Stack, startNatsStack } from './harness/stack'
@@ -46,6 +47,7 @@ else {
     resolverReplicasSuite(() => stack)
     expirySuite(() => stack)
     expiryReplicasSuite(() => stack)
+    webhookDestinationSuite(() => stack)
     // The CORS gateway is a second gateway process of this deployment: keys made here work there.
     httpSuite(() => stack, async () => {
       const gateway = await spawnExtraGateway(stack, { CORS_ORIGINS: CORS_ORIGIN })
@@ -61,6 +63,16 @@ else {
     afterAll(() => stack?.stop())
 
     analyticsSuite(() => stack)
+  })
+
+  describe('API over NATS, separate processes, with webhooks to 127.0.0.1 and fast retries', () => {
+    let stack: Stack
+    beforeAll(async () => {
+      stack = await startNatsStack(WEBHOOKS_ENV)
+    }, 60_000)
+    afterAll(() => stack?.stop())
+
+    webhooksSuite(() => stack, { crash: true })
   })
 
   describe('API over NATS with LIMITER=redis and small limits', () => {

@@ -10,6 +10,7 @@ import { tagsSuite } from './api/tags.suite'
 import { resolverReplicasSuite } from './api/resolver-replicas.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { LIMITS_ENV, limitsSuite } from './api/limits.suite'
+import { WEBHOOKS_ENV, webhooksSuite } from './api/webhooks.suite'
 import { startScaleOutStack, type ScaleOutStack } from './harness/scale-out'
 import { mongoForTests } from './harness/mongo'
 
@@ -38,14 +39,16 @@ else {
     resolverReplicasSuite(() => stack)
   })
 
+  // Webhooks share this stack (their settings touch nothing analytics reads): two workers on Mongo.
   describe('API scaled out, behind a trusted proxy', () => {
     let stack: ScaleOutStack
     beforeAll(async () => {
-      stack = await startScaleOutStack(mongo, ANALYTICS_ENV)
+      stack = await startScaleOutStack(mongo, { ...ANALYTICS_ENV, ...WEBHOOKS_ENV })
     }, 120_000)
     afterAll(() => stack?.stop(), 60_000)
 
     analyticsSuite(() => stack)
+    webhooksSuite(() => stack)
   })
 
   describe('API scaled out with small limits shared through Redis', () => {

@@ -13,6 +13,7 @@ import { healthRoutes, type ReadinessChecks } from './routes/health'
 import { staticRoutes } from './routes/static'
 import { dynamicRoutes } from './routes/dynamic'
 import { analyticsRoutes } from './routes/analytics'
+import { webhookRoutes } from './routes/webhooks'
 
 export interface GatewayDeps {
   bus: Bus
@@ -45,6 +46,7 @@ export function createGateway(deps: GatewayDeps) {
     // Before the dynamic routes: /v1/dynqrcodes/analytics is a route, not a code.
     .use(analyticsRoutes(deps.bus))
     .use(dynamicRoutes(deps.bus))
+    .use(webhookRoutes(deps.bus))
 }
 
 export type Gateway = ReturnType<typeof createGateway>

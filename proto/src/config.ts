@@ -52,6 +52,16 @@ export const ConfigSchema = T.Object({
    * server's own max_payload lowers it further. Default 8 MiB, what deploy/infra gives NATS.
    */
   BUS_MAX_PAYLOAD_BYTES: T.Integer({ minimum: 256 * 1024, default: 8 * 1024 * 1024 }),
+  /** 1: webhook destinations may be private, loopback, link-local or unique-local addresses (tests, closed networks). */
+  WEBHOOKS_ALLOW_PRIVATE: T.Integer({ minimum: 0, maximum: 1, default: 0 }),
+  /** First retry delay of a failed webhook delivery; doubled per attempt (with jitter) up to WEBHOOK_RETRY_MAX_MS. */
+  WEBHOOK_RETRY_BASE_MS: T.Integer({ minimum: 1, default: 5000 }),
+  /** Longest delay between two attempts of one webhook delivery. */
+  WEBHOOK_RETRY_MAX_MS: T.Integer({ minimum: 1, default: 3_600_000 }),
+  /** How long a webhook delivery is retried; an endpoint failing every delivery this long is disabled. */
+  WEBHOOK_RETRY_WINDOW_S: T.Integer({ minimum: 1, default: 86_400 }),
+  /** Time one webhook attempt may take (connect to last byte of the answer's head). */
+  WEBHOOK_TIMEOUT_MS: T.Integer({ minimum: 100, default: 10_000 }),
   /** Lowest level written to stdout as JSON lines; `silent` writes nothing. */
   LOG_LEVEL: T.Union(LOG_LEVELS.map((level) => T.Literal(level)), { default: 'info' }),
 })

@@ -20,6 +20,8 @@ export const DYNAMIC_SUBJECTS = {
   find: 'dynamic.v1.find',
   /** A team admin approves or rejects a code's pending change: UpdateRequest (body ReviewBody) -> DynamicRecord. */
   review: 'dynamic.v1.review',
+  /** The webhooks worker: {code} -> the code's library id (soft-deleted included), or null when never issued. */
+  library: 'dynamic.v1.library',
 } as const
 export const DYNAMIC_QUEUE = 'dynamic'
 

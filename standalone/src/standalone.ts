@@ -7,6 +7,7 @@ import { startAuth } from '@lr/auth'
 import { startRecords } from '@lr/records'
 import { createResolverFromConfig, startDynamic } from '@lr/dynamic'
 import { startAnalytics } from '@lr/analytics'
+import { startWebhooks } from '@lr/webhooks'
 import { createAdmission, createGateway } from '@lr/gateway'
 
 /**
@@ -23,6 +24,8 @@ export async function startStandalone(config: Config) {
   // in a Worker, on the second core, not on the thread that answers redirects and API calls.
   const ingest = config.STORE === 'sqlite' ? 'worker' : 'in-thread'
   services.push(await startAnalytics(ctx, { source: createBusScanSource(bus), ingest }))
+  // Record events reach the worker as bus requests (stored before the API answers); scans as bus events.
+  services.push(await startWebhooks(ctx, { scans: createBusScanSource(bus, { queue: 'webhooks' }) }))
   const admission = await createAdmission(config)
   const gateway = createGateway({
     bus,

@@ -24,6 +24,10 @@ const OPERATIONS = {
   'GET /v1/dynqrcodes/analytics': 'getAnalyticsSummary',
   'GET /v1/dynqrcodes/{code}/analytics': 'getCodeAnalytics',
   'GET /v1/dynqrcodes/{code}/analytics/export': 'exportCodeScans',
+  'POST /v1/webhooks': 'createWebhook',
+  'GET /v1/webhooks': 'listWebhooks',
+  'DELETE /v1/webhooks/{id}': 'deleteWebhook',
+  'GET /v1/webhooks/{id}/deliveries': 'listWebhookDeliveries',
 }
 /**
  * Documented ahead of the list change that implements it (issue 13, incremental sync): until

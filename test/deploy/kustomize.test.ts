@@ -3,7 +3,7 @@ import { ENTRY_POINTS } from '../../deploy/entry-points'
 import { BASE, build, containerOf, type K8sObject, kubectlSkipReason, named, ofKind, PRODUCTION, quantity, selects, settingsOf } from './manifests'
 
 /** Every process of TRANSPORT=nats mode gets a Deployment; these two also face clients over HTTP. */
-const PROCESSES = ['gateway', 'resolver', 'auth', 'records', 'dynamic', 'analytics']
+const PROCESSES = ['gateway', 'resolver', 'auth', 'records', 'dynamic', 'analytics', 'webhooks']
 const FRONT_DOORS = { gateway: 'PORT', resolver: 'SHORT_PORT' } as Record<string, string>
 const KINDS = ['ConfigMap', 'Deployment', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler']
 

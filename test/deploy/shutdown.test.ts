@@ -18,7 +18,7 @@ import { ROOT } from './manifests'
  * period, and analytics must count exactly the scans that were redirected.
  */
 const skip = skipReason('nats-server') ?? skipReason('redis-server')
-const ROLL_ORDER: ProcessName[] = ['auth', 'records', 'dynamic', 'analytics', 'resolver', 'gateway']
+const ROLL_ORDER: ProcessName[] = ['auth', 'records', 'dynamic', 'analytics', 'webhooks', 'resolver', 'gateway']
 const HTTP = new Set<ProcessName>(['gateway', 'resolver'])
 const GRACE_MS = 30_000
 /** The manifests' preStop sleeps 5 s; on one machine the "endpoint removal" is immediate. */

@@ -25,6 +25,8 @@ export interface Stack {
   stopProcess?(name: ProcessName): Promise<void>
   /** NATS deployment only: starts a stopped process again; resolves once it serves. */
   startProcess?(name: ProcessName): Promise<void>
+  /** NATS deployment only: kills one process at once (SIGKILL, a crash); startProcess brings it back. */
+  killProcess?(name: ProcessName): Promise<void>
   /** Runs the real admin command line against this deployment; resolves with its JSON. */
   admin(...argv: string[]): Promise<any>
   /** Runs an admin command that must fail; resolves with its error message. */
@@ -109,6 +111,11 @@ export async function startNatsStack(extra: Record<string, string> = {}): Promis
     short: (path, init) => fetch(`http://127.0.0.1:${shortPort}${path}`, { redirect: 'manual', ...init }),
     bus,
     stopProcess: (name) => group.stop(name),
+    async killProcess(name) {
+      const pid = group.pid(name)
+      if (pid !== undefined) process.kill(pid, 'SIGKILL')
+      await waitUntil(() => { try { process.kill(pid!, 0); return false } catch { return true } }, 5000, `${name} to die`)
+    },
     output: () => group.output(),
     async startProcess(name) {
       const servings = () => servingCount(group.output(), name)

@@ -95,4 +95,5 @@ export const tags = [
   { name: 'Static QR codes', description: 'Records of static QR codes: the URL is printed in the code.' },
   { name: 'Dynamic QR codes', description: 'Records of dynamic QR codes: the code is printed, its short link redirects to destination_url, which can change.' },
   { name: 'Analytics', description: 'Scans of dynamic codes: totals, daily counts, breakdowns and every scan as CSV.' },
+  { name: 'Webhooks', description: 'Signed webhooks of the library (Standard Webhooks): record and scan events POSTed to your endpoints, retried for 24 h. Team admins and personal owners only.' },
 ]

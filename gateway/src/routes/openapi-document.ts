@@ -2,6 +2,7 @@ import {
   AnalyticsSummary, BatchErrorBody, BatchItemError, CodeBreakdown, CodeSummary, DailyCount, Deleted,
   DynamicBatchBody, DynamicCreateBody, DynamicCreated, DynamicList, DynamicPatchBody, DynamicRecord, ErrorBody,
   StaticBatchBody, StaticCreateBody, StaticCreated, StaticList, StaticPatchBody, StaticRecord, Status,
+  WebhookAttempt, WebhookCreateBody, WebhookCreated, WebhookDeliveries, WebhookEndpoint, WebhookList,
 } from '@lr/proto'
 import { headers, parameters, responses, securitySchemes, tags } from './openapi-components'
 
@@ -16,6 +17,7 @@ const NAMED_SCHEMAS: Record<string, object> = {
   RecordStatus: Status,
   AnalyticsSummary, CodeSummary, CodeBreakdown, DailyCount,
   ErrorBody, BatchErrorBody, BatchItemError, Deleted,
+  WebhookCreateBody, WebhookEndpoint, WebhookCreated, WebhookList, WebhookAttempt, WebhookDeliveries,
 }
 const nameOf = new Map<object, string>(Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [schema, name]))
 

@@ -15,6 +15,10 @@ export function serveDynamic(bus: Bus, service: DynamicService): () => void {
       const { principal, cursor } = decode(CodesRequest, p)
       return service.codes(principal, cursor)
     }, opts),
+    bus.serve(DYNAMIC_SUBJECTS.library, async (p) => {
+      const { code } = decode(ResolveRequest, p)
+      return service.libraryOf(code)
+    }, opts),
     bus.serve(DYNAMIC_SUBJECTS.find, async (p) => {
       const { principal, id } = decode(IdRequest, p)
       return service.find(principal, id)

@@ -1,6 +1,8 @@
 import { runServiceProcess } from '@lr/platform/service-process'
+import { createJetStreamRecordEvents } from '@lr/platform/record-stream'
 import { startDynamic } from './start'
 
 // Process entry of the dynamic service when TRANSPORT=nats: config, NATS bus (queue `dynamic`),
 // store, and on SIGTERM/SIGINT unsubscribe, close the bus and the store, exit 0.
-await runServiceProcess('dynamic', (ctx) => startDynamic(ctx))
+// Record events go to the RECORD_EVENTS stream, read by the webhooks worker.
+await runServiceProcess('dynamic', (ctx, nats) => startDynamic(ctx, { events: createJetStreamRecordEvents(nats.connection) }))

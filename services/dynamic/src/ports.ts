@@ -45,6 +45,9 @@ export interface DynamicStore extends LibraryStore<StoredDynamic, DynamicPatch> 
    */
   liveCodes(library: string, options: { after?: string; limit: number }): Promise<Page<string>>
 
+  /** The library of `code`, soft-deleted included; null when never issued (webhooks' scan events). */
+  libraryOfCode(code: string): Promise<string | null>
+
   /** The code when it is in this library, soft-deleted included (analytics keeps its history); null otherwise. */
   findCode(library: string, code: string): Promise<CodeStatus | null>
 }

@@ -36,7 +36,7 @@ export function createDynamicService(deps: DynamicDeps) {
   const { store, now, shortBaseUrl, announce, newCode = randomCode, exportPageSize, maxReplyBytes, cursors, claims, codesPageSize = CODES_PAGE_SIZE, countScans } = deps
   const kind = dynamicKind({ shortBaseUrl, newCode, announce })
   return {
-    ...createLibraryService(kind, { store, now, exportPageSize, maxReplyBytes, cursors, claims }),
+    ...createLibraryService(kind, { store, now, exportPageSize, maxReplyBytes, cursors, claims, events: deps.events }),
 
     /** The resolver's lookup, in any library; null for a code never issued. A capped code's carries its counted scans. */
     async resolve(code: string): Promise<ResolveReply> {
@@ -51,6 +51,11 @@ export function createDynamicService(deps: DynamicDeps) {
       const after = cursor === null ? undefined : decodeCursor(cursor)
       const page = await store.liveCodes(libraryOf(principal), { after, limit: codesPageSize })
       return { codes: page.items, next_cursor: nextCursor(page) }
+    },
+
+    /** The webhooks worker: the library of a code (soft-deleted included), for its scan events; null when never issued. */
+    async libraryOf(code: string): Promise<string | null> {
+      return isIssuableCode(code) ? store.libraryOfCode(code) : null
     },
 
     /** Analytics' directory: a code of the library, soft-deleted included; 404 otherwise. */

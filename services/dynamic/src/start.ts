@@ -1,8 +1,8 @@
 import type { Connection } from 'mongoose'
-import { ANALYTICS_SUBJECTS, type Config, dynamicChangedSubject, type ScanCount } from '@lr/proto'
+import { ANALYTICS_SUBJECTS, type Config, dynamicChangedSubject, type RecordEventSink, type ScanCount } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
-import { libraryDeploymentOf } from '@lr/library-records'
+import { busRecordEvents, libraryDeploymentOf } from '@lr/library-records'
 import { createSqliteDynamicStore } from './adapters/dynamic-store.sqlite'
 import { serveDynamic } from './handlers'
 import type { DynamicStore } from './ports'
@@ -19,6 +19,8 @@ export const openDynamicStore = (config: Config, mongo?: Connection): Promise<Op
 export interface StartDynamicOptions {
   /** Current time in epoch seconds; default the system clock. */
   now?: () => number
+  /** Where record events go (webhooks); default a request to the in-process webhooks worker (busRecordEvents). */
+  events?: RecordEventSink
 }
 
 /**
@@ -31,6 +33,7 @@ export async function startDynamic({ bus, config, mongo }: ServiceContext, opts:
   const service = createDynamicService({
     store,
     ...deployment,
+    events: opts.events ?? busRecordEvents(bus),
     shortBaseUrl: config.SHORT_BASE_URL,
     announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry),
     countScans: async (code) => (await bus.request<ScanCount>(ANALYTICS_SUBJECTS.count, { code })).scans,

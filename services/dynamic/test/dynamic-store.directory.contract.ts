@@ -31,6 +31,13 @@ export function directoryContract(store: () => DynamicStore) {
       expect(await store().findCode(A, record(2).code)).toEqual({ code: 'code0002', deleted: true })
     })
 
+    it('names the library of a code, live or soft-deleted, and null for one never issued (webhooks)', async () => {
+      await store().insertMany(A, range(1, 2))
+      await store().insertMany(B, [record(3)])
+      await store().delete(A, record(2).code, 1_800_000_000)
+      expect(await Promise.all(['code0001', 'code0002', 'code0003', 'code9999'].map((c) => store().libraryOfCode(c)))).toEqual([A, A, B, null])
+    })
+
     it('answers null for a code of another library or never issued', async () => {
       await store().insertMany(A, [record(1)])
       expect(await store().findCode(B, record(1).code)).toBeNull()

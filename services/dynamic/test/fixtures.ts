@@ -33,6 +33,7 @@ export function countingStore(inner: DynamicStore) {
     resolve: count('resolve', inner.resolve),
     liveCodes: count('liveCodes', inner.liveCodes),
     findCode: count('findCode', inner.findCode),
+    libraryOfCode: count('libraryOfCode', inner.libraryOfCode),
     ping: count('ping', inner.ping),
     findReceipt: count('findReceipt', inner.findReceipt),
   }

@@ -35,6 +35,7 @@ export function createInsert<R extends RecordBase, P, W, L extends string>(kind:
         continue
       }
       await kind.changed?.(records, false)
+      await kind.emit?.('record.created', libraryOf(principal), records)
       return response
     }
   }

@@ -1,6 +1,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
 import type { FieldRules } from './field-rules'
 import type { RecordBase } from './ports'
+import type { RecordEventType } from '@lr/proto'
 
 /**
  * One kind of library record (static QR codes, dynamic QR codes): what tells it apart from the
@@ -39,4 +40,6 @@ export interface RecordKind<R extends RecordBase, W, L extends string> {
    * first is the URL field. Absent: every edit applies at once (static codes: the URL is printed).
    */
   reviewed?: readonly (keyof R & string)[]
+  /** Set by createLibraryService when it has an event sink (webhooks): one event per record; must not reject. */
+  emit?(type: RecordEventType, library: string, records: R[]): Promise<void>
 }

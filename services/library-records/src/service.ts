@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { ReviewBody } from '@lr/proto'
-import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type Status, type Tombstone } from '@lr/proto'
+import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type RecordEventSink, ReviewBody, type Status, type Tombstone } from '@lr/proto'
 import { createCursors, type Cursors, decodeCursor } from '@lr/platform/cursor'
 import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
 import { batchItems, checkBatch } from './batch'
@@ -14,6 +13,7 @@ import { parseListQuery } from './list-query'
 import { checkReviewer } from './review'
 import type { LibraryStore, RecordBase, Versioned } from './ports'
 import { createWrites } from './write'
+import { withRecordEvents } from './events'
 
 /** The not-found answer of every record route: a record of another library is one that does not exist. */
 export const notFoundIn = (noun: string, id: string) => new AppError('not_found', `no ${noun} ${JSON.stringify(id.slice(0, 100))} in this library`)
@@ -39,6 +39,8 @@ export interface LibraryDeps<R extends RecordBase, P> {
    * when their receipts are kept apart (SQLite); absent when they share one collection (Mongo).
    */
   claims?: KeyClaims
+  /** Where record events go (webhooks, docs/decisions.md "Webhooks"); none: no events. */
+  events?: RecordEventSink
 }
 
 const isTombstone = (item: object): item is Tombstone => 'deleted_at' in item
@@ -59,6 +61,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
   kind: RecordKind<R, W, L>,
   deps: LibraryDeps<R, P>,
 ) {
+  kind = withRecordEvents(kind, deps.events) // adds `emit` when there is a sink (webhooks)
   const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES, claims } = deps
   const cursors = deps.cursors ?? createCursors(randomBytes(32).toString('hex'))
   const rules = { ...recordRules(kind.urlField), ...kind.fieldRules }

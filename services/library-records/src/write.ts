@@ -47,6 +47,7 @@ export function createWrites<R extends RecordBase, P extends { status?: Status }
         const updated = await store.update(libraryOf(principal), id, changes as P, now(), rev)
         if (updated) {
           await kind.changed?.([updated], false)
+          await kind.emit?.('record.updated', libraryOf(principal), [updated])
           return kind.present(updated)
         }
       }
@@ -76,6 +77,7 @@ export function createWrites<R extends RecordBase, P extends { status?: Status }
         const deleted = await store.delete(libraryOf(principal), id, now(), current?.rev)
         if (deleted) {
           await kind.changed?.([deleted], true)
+          await kind.emit?.('record.deleted', libraryOf(principal), [deleted])
           return { deleted: id }
         }
         if (!current) await found(principal, id) // gone: the 404; else deleted by another since found

@@ -1,6 +1,8 @@
 import { runServiceProcess } from '@lr/platform/service-process'
+import { createJetStreamRecordEvents } from '@lr/platform/record-stream'
 import { startRecords } from './start'
 
 // Process entry of the records service when TRANSPORT=nats: config, NATS bus (queue `records`),
 // store, and on SIGTERM/SIGINT unsubscribe, close the bus and the store, exit 0.
-await runServiceProcess('records', (ctx) => startRecords(ctx))
+// Record events go to the RECORD_EVENTS stream, read by the webhooks worker.
+await runServiceProcess('records', (ctx, nats) => startRecords(ctx, { events: createJetStreamRecordEvents(nats.connection) }))

@@ -40,6 +40,11 @@ export async function createMongoDynamicStore(conn: Connection): Promise<Dynamic
       return { items: docs.map((d) => d.code), next: more ? positionText(docs[docs.length - 1]!.position) : null }
     },
 
+    async libraryOfCode(code) {
+      const doc = await Model.findOne({ code }, { library: 1 }).lean<{ library: string }>()
+      return doc?.library ?? null
+    },
+
     async findCode(library, code) {
       const doc = await Model.findOne({ library, code }, { code: 1, deleted_at: 1 }).lean<Pick<DynamicDoc, 'code' | 'deleted_at'>>()
       return doc ? { code: doc.code, deleted: doc.deleted_at !== null } : null

@@ -18,6 +18,7 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
   const findOne = db.prepare<{ code: string; deleted: number }, { library: string; code: string }>(
     'SELECT code, deleted_at IS NOT NULL AS deleted FROM dynamic_codes WHERE library = $library AND code = $code',
   )
+  const libraryOne = db.prepare<{ library: string }, [string]>('SELECT library FROM dynamic_codes WHERE code = ?')
   type Own = { redirect_rules: string | null; expires_at: number | null; max_scans: number | null; fallback_url: string | null }
   const lookup = db.prepare<{ code: string; destination_url: string; status: 'active' | 'draft'; deleted: number } & Own, [string]>(
     'SELECT code, destination_url, status, deleted_at IS NOT NULL AS deleted, redirect_rules, expires_at, max_scans, fallback_url FROM dynamic_codes WHERE code = ?',
@@ -38,6 +39,10 @@ export function createSqliteDynamicStore(db: Database): DynamicStore {
       const more = rows.length > options.limit
       if (more) rows.pop()
       return { items: rows.map((r) => r.code), next: more ? rows[rows.length - 1]!.seq.toString(16) : null }
+    },
+
+    async libraryOfCode(code) {
+      return libraryOne.get(code)?.library ?? null
     },
 
     async findCode(library, code) {

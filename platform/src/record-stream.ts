@@ -1,0 +1,115 @@
+import { AckPolicy, type ConsumerMessages, DeliverPolicy, DiscardPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos, RetentionPolicy, StorageType } from 'nats'
+import { type RecordEvent, type RecordEventSink, recordEventSubject } from '@lr/proto'
+import { errorFields, log } from './log'
+
+/**
+ * Record events with TRANSPORT=nats (docs/decisions.md "Webhooks"): the JetStream stream
+ * RECORD_EVENTS on record-events.<type>, deduplicated by the event id (`Nats-Msg-Id`), read by
+ * the webhooks worker's durable consumer. Its own entry, so importing proto never pulls `nats`.
+ */
+export const RECORD_EVENT_STREAM = 'RECORD_EVENTS'
+const SUBJECTS = ['record-events.>']
+/** Events stay this long for a consumer that is away (the webhooks worker down), then the oldest go. */
+export const RECORD_EVENT_MAX_AGE_MS = 7 * 24 * 3600_000
+
+/** Creates the stream, or leaves the one that exists; safe from every process. */
+export async function ensureRecordEventStream(jsm: JetStreamManager): Promise<void> {
+  await jsm.streams.add({
+    name: RECORD_EVENT_STREAM,
+    subjects: SUBJECTS,
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    duplicate_window: nanos(2 * 60_000),
+    max_age: nanos(RECORD_EVENT_MAX_AGE_MS),
+  }).catch(async (error) => {
+    await jsm.streams.info(RECORD_EVENT_STREAM).catch(() => {
+      throw error
+    })
+  })
+}
+
+/**
+ * The sink of services/records and services/dynamic with TRANSPORT=nats: publishes each event
+ * and resolves on its PubAck (stored by the stream), before the API answers. The stream is made
+ * on first use, so a process starts even while JetStream is away (the event is then logged lost).
+ */
+export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutMs?: number } = {}): RecordEventSink {
+  const js = nc.jetstream({ timeout: opts.timeoutMs ?? 5000 })
+  let ready: Promise<void> | undefined
+  const ensure = () => (ready ??= nc.jetstreamManager().then(ensureRecordEventStream).catch((error) => {
+    ready = undefined
+    throw error
+  }))
+  return async (event: RecordEvent) => {
+    await ensure()
+    await js.publish(recordEventSubject(event.type), JSON.stringify(event), { msgID: event.id })
+  }
+}
+
+export interface DurableConsumerOptions {
+  stream: string
+  durable: string
+  /** Creates the stream when missing (a consumer may start before any publisher). */
+  ensureStream(jsm: JetStreamManager): Promise<void>
+  /** Messages the client holds ahead of the one being applied. Default 100. */
+  maxAhead?: number
+  /** A message not acknowledged in this time comes again (a crashed worker's). Default 10 s. */
+  ackWaitMs?: number
+  /** Redelivery delay of a message `apply` refused. Default 1000 ms. */
+  retryMs?: number
+}
+
+/**
+ * A durable consumer (explicit acks), one message at a time. Made the first time with
+ * DeliverPolicy.New: what the stream held before (7 days of scans) predates every endpoint, as
+ * endpoints are served by the process that made the consumer; after that it keeps its place.
+ * Each message is acknowledged only after `apply` resolved, so what a crashed process held comes
+ * again after ackWaitMs. Replicas sharing the durable name share the work; `apply` must be
+ * idempotent (redeliveries). On stop, what the client still holds goes back at once (nak).
+ */
+export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerOptions) {
+  const { stream, durable, maxAhead = 100, ackWaitMs = 10_000, retryMs = 1000 } = opts
+  let stopping = false
+  let loop: Promise<void> | undefined
+  let messages: ConsumerMessages | undefined
+  const json = (msg: JsMsg) => {
+    try {
+      return msg.json<unknown>()
+    } catch {
+      return null // malformed: apply drops it, and it is acknowledged
+    }
+  }
+  return {
+    async start(apply: (payloads: unknown[]) => Promise<void>): Promise<void> {
+      const jsm = await nc.jetstreamManager()
+      await opts.ensureStream(jsm)
+      const config = { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, ack_wait: nanos(ackWaitMs) }
+      await jsm.consumers.add(stream, config).catch(() => jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait }))
+      const consumer = await nc.jetstream().consumers.get(stream, durable)
+      stopping = false
+      const iterator = await consumer.consume({ max_messages: maxAhead })
+      messages = iterator
+      loop = (async () => {
+        for await (const msg of iterator) {
+          if (stopping) {
+            msg.nak()
+            continue
+          }
+          try {
+            await apply([json(msg)])
+            msg.ack()
+          } catch (error) {
+            log().error({ stream, ...errorFields(error) }, 'event not applied, redelivering')
+            msg.nak(retryMs)
+          }
+        }
+      })()
+    },
+    async stop(): Promise<void> {
+      stopping = true
+      await messages?.close()
+      await loop
+    },
+  }
+}

@@ -1,0 +1,39 @@
+import { errorFields, log } from '@lr/platform/log'
+import { type Bus, type RecordEventSink, WEBHOOK_SUBJECTS } from '@lr/proto'
+import type { RecordKind } from './kind'
+import { type RecordBase, tombstoneOf } from './ports'
+
+/** The `kind` a record event names: the kinds' service names as the API calls them. */
+const KIND_LABEL: Record<string, string> = { records: 'static', dynamic: 'dynamic' }
+
+/** A time-ordered unique id (UUIDv7), so event ids sort by when they happened. */
+export const newEventId = () => `evt_${Bun.randomUUIDv7()}`
+
+/**
+ * `kind` with an `emit` that hands one RecordEvent per record to `sink` (the webhooks worker):
+ * the record as answered, or its tombstone for a delete, plus its kind. The write is done when
+ * it runs, so a failure is logged, never thrown: the client's answer stays the write's.
+ */
+export function withRecordEvents<R extends RecordBase, W, L extends string>(kind: RecordKind<R, W, L>, sink: RecordEventSink | undefined): RecordKind<R, W, L> {
+  if (!sink) return kind
+  const label = KIND_LABEL[kind.name] ?? kind.name
+  return {
+    ...kind,
+    async emit(type, library, records) {
+      const timestamp = new Date().toISOString()
+      await Promise.all(records.map((record) => {
+        // A delete sets updated_at to the time of the delete, which is the tombstone's deleted_at.
+        const body = type === 'record.deleted' ? tombstoneOf(kind.idField, { deleted_at: record.updated_at, ...(record as unknown as Record<string, unknown>) }) : kind.present(record)
+        return sink({ id: newEventId(), type, library, timestamp, data: { kind: label, ...(body as object) } })
+      })).catch((error) => log().error({ records: records.length, type, ...errorFields(error) }, 'could not hand a record event to the webhooks'))
+    },
+  }
+}
+
+/**
+ * TRANSPORT=memory: each event is a request to the webhooks worker of this process, which
+ * answers once the deliveries are stored, so they are stored before the API answers.
+ */
+export const busRecordEvents = (bus: Bus): RecordEventSink => async (event) => {
+  await bus.request(WEBHOOK_SUBJECTS.ingest, event)
+}

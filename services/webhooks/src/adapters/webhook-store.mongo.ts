@@ -1,0 +1,112 @@
+import type { Connection } from 'mongoose'
+import type { WebhookAttempt } from '@lr/proto'
+import type { StoredAttempt, StoredEndpoint, StoredMessage, WebhookStore } from '../ports'
+
+type EndpointDoc = Omit<StoredEndpoint, 'id'> & { _id: string; seq: number }
+type MessageDoc = Omit<StoredMessage, 'id'> & { _id: string }
+type AttemptDoc = StoredAttempt & { seq: number }
+
+const endpointOf = ({ _id, seq: _seq, ...doc }: EndpointDoc): StoredEndpoint => ({ ...doc, id: _id })
+const messageOf = ({ _id, ...doc }: MessageDoc): StoredMessage => ({ ...doc, id: _id })
+const ATTEMPT_FIELDS = { _id: 0, endpoint_id: 0, seq: 0 } as const
+
+/** True for a duplicate-key error (11000), alone or as every error of a bulk write. */
+function onlyDuplicates(error: unknown): boolean {
+  const e = error as { code?: number; writeErrors?: { code: number }[] }
+  if (e.writeErrors?.length) return e.writeErrors.every((w) => w.code === 11000)
+  return e.code === 11000
+}
+
+/**
+ * The webhooks store on MongoDB. `seq` of an endpoint or attempt orders them (a time-ordered
+ * number: milliseconds and a counter). A claim is a unique-key insert (`webhook_claims`, one per
+ * message and due time), not a compare-and-set: FerretDB lets several compare-and-set writers win
+ * (README "MongoDB compatibility") but enforces unique keys, so one worker wins on both servers.
+ */
+export async function createMongoWebhookStore(conn: Connection): Promise<WebhookStore> {
+  const db = conn.db!
+  const endpoints = db.collection<EndpointDoc>('webhook_endpoints')
+  const messages = db.collection<MessageDoc>('webhook_messages')
+  const attempts = db.collection<AttemptDoc>('webhook_attempts')
+  const claims = db.collection<{ _id: string; at: number }>('webhook_claims')
+  await endpoints.createIndex({ library: 1, seq: 1 })
+  await messages.createIndex({ state: 1, next_attempt_at: 1 })
+  await messages.createIndex({ endpoint_id: 1 })
+  await attempts.createIndex({ endpoint_id: 1, seq: -1 })
+  let last = 0
+  // Unique within this process and increasing; across processes ordered by time.
+  const nextSeq = () => (last = Math.max(last + 1, Date.now() * 1000))
+
+  return {
+    async insertEndpoint({ id, ...endpoint }) {
+      await endpoints.insertOne({ _id: id, ...endpoint, seq: nextSeq() })
+    },
+    async listEndpoints(library) {
+      return (await endpoints.find({ library }).sort({ seq: 1 }).toArray()).map(endpointOf)
+    },
+    async getEndpoint(library, id) {
+      const doc = await endpoints.findOne({ _id: id, library })
+      return doc ? endpointOf(doc) : null
+    },
+    async deleteEndpoint(library, id) {
+      const { deletedCount } = await endpoints.deleteOne({ _id: id, library })
+      if (deletedCount === 0) return false
+      // Orphans of a crash between these are never read: every read goes through an endpoint.
+      await messages.deleteMany({ endpoint_id: id })
+      await attempts.deleteMany({ endpoint_id: id })
+      return true
+    },
+    async subscribers(library, type) {
+      return (await endpoints.find({ library, status: 'enabled', events: type }).sort({ seq: 1 }).toArray()).map(endpointOf)
+    },
+    async disableEndpoint(id, at) {
+      await endpoints.updateOne({ _id: id, status: 'enabled' }, { $set: { status: 'disabled', disabled_at: at } })
+      await messages.updateMany({ endpoint_id: id, state: 'pending' }, { $set: { state: 'failed', next_attempt_at: null } })
+    },
+    async enqueue(list) {
+      if (list.length === 0) return
+      const ops = list.map(({ id, ...message }) => ({ updateOne: { filter: { _id: id }, update: { $setOnInsert: message }, upsert: true } }))
+      // Two replicas upserting one message at once: the loser's duplicate key means it is stored.
+      await messages.bulkWrite(ops, { ordered: false }).catch((error) => {
+        if (!onlyDuplicates(error)) throw error
+      })
+    },
+    async due(now, limit) {
+      return (await messages.find({ state: 'pending', next_attempt_at: { $lte: now } }).sort({ next_attempt_at: 1 }).limit(limit).toArray()).map(messageOf)
+    },
+    async claim(id, expected, until) {
+      try {
+        await claims.insertOne({ _id: `${id}@${expected}`, at: Date.now() })
+      } catch (error) {
+        if (onlyDuplicates(error)) return null
+        throw error
+      }
+      const doc = await messages.findOneAndUpdate(
+        { _id: id, state: 'pending', next_attempt_at: expected },
+        { $set: { next_attempt_at: until }, $inc: { attempts: 1 } },
+        { returnDocument: 'after' },
+      )
+      return doc ? messageOf(doc) : null
+    },
+    async settle(message, attempt, keep) {
+      await messages.updateOne({ _id: message.id }, { $set: { state: message.state, next_attempt_at: message.next_attempt_at } })
+      if (message.state === 'delivered') {
+        await endpoints.updateOne({ _id: message.endpoint_id, $or: [{ last_success_at: null }, { last_success_at: { $lt: attempt.attempted_at } }] }, { $set: { last_success_at: attempt.attempted_at } })
+      }
+      await attempts.insertOne({ ...attempt, seq: nextSeq() })
+      const oldest = await attempts.find({ endpoint_id: attempt.endpoint_id }, { projection: { seq: 1 } }).sort({ seq: -1 }).skip(keep).limit(1).toArray()
+      if (oldest[0]) await attempts.deleteMany({ endpoint_id: attempt.endpoint_id, seq: { $lte: oldest[0].seq } })
+    },
+    async purge(before) {
+      await claims.deleteMany({ at: { $lt: before } })
+      return (await messages.deleteMany({ state: { $ne: 'pending' }, created_at: { $lt: before } })).deletedCount
+    },
+    async attempts(endpointId, limit) {
+      return (await attempts.find({ endpoint_id: endpointId }, { projection: ATTEMPT_FIELDS }).sort({ seq: -1 }).limit(limit).toArray()) as unknown as WebhookAttempt[]
+    },
+    async ping() {
+      await db.command({ ping: 1 })
+      return true
+    },
+  }
+}

@@ -1,0 +1,71 @@
+import type { WebhookAttempt, WebhookEndpoint, WebhookEventType } from '@lr/proto'
+
+/** An endpoint as stored: with its library, its secret and when a delivery to it last succeeded. */
+export interface StoredEndpoint extends WebhookEndpoint {
+  library: string
+  secret: string
+  /** Epoch milliseconds of the last 2xx; null before the first. */
+  last_success_at: number | null
+}
+
+/** One event for one endpoint (the outbox): what is sent, and where its retries stand. */
+export interface StoredMessage {
+  /** The `webhook-id` header: stable per event and endpoint. */
+  id: string
+  endpoint_id: string
+  library: string
+  event_type: WebhookEventType
+  event_id: string
+  /** The exact JSON body sent (and signed) on every attempt. */
+  body: string
+  /** Attempts claimed so far. */
+  attempts: number
+  /** Epoch milliseconds when it was stored: the retry window runs from here. */
+  created_at: number
+  /** Epoch milliseconds when it is due (or its claim runs out); null once settled. */
+  next_attempt_at: number | null
+  state: 'pending' | 'delivered' | 'failed'
+}
+
+/** One attempt as listed by GET /v1/webhooks/{id}/deliveries. */
+export type StoredAttempt = WebhookAttempt & { endpoint_id: string }
+
+/**
+ * Persistence of the webhooks worker: endpoints, the outbox of messages and the attempts log.
+ * Adapters: createSqliteWebhookStore (bun:sqlite), createMongoWebhookStore (mongoose's driver).
+ */
+export interface WebhookStore {
+  insertEndpoint(endpoint: StoredEndpoint): Promise<void>
+  /** The library's endpoints, oldest first. */
+  listEndpoints(library: string): Promise<StoredEndpoint[]>
+  /** An endpoint of the library; null when it is not there (another library's included). */
+  getEndpoint(library: string, id: string): Promise<StoredEndpoint | null>
+  /** Deletes the endpoint with its messages and attempts; false when it is not in the library. */
+  deleteEndpoint(library: string, id: string): Promise<boolean>
+  /** The library's enabled endpoints subscribed to `type`. */
+  subscribers(library: string, type: WebhookEventType): Promise<StoredEndpoint[]>
+  /** Disables the endpoint and gives up its pending messages. */
+  disableEndpoint(id: string, at: number): Promise<void>
+
+  /** Stores new messages; one whose id is stored already is left as it is (a redelivered event). */
+  enqueue(messages: StoredMessage[]): Promise<void>
+  /** Up to `limit` pending messages due at `now` (epoch ms), the earliest due first. */
+  due(now: number, limit: number): Promise<StoredMessage[]>
+  /**
+   * Takes a due message for one attempt: when its next_attempt_at is still `expected`, sets it
+   * to `until` (a crashed worker's claim runs out then) and counts the attempt; null when another
+   * worker took it or it was settled or deleted meanwhile.
+   */
+  claim(id: string, expected: number, until: number): Promise<StoredMessage | null>
+  /**
+   * Records an attempt and where the message stands after it: delivered, failed (given up) or
+   * pending again at `next_attempt_at`. A delivery also sets the endpoint's last_success_at.
+   * Keeps only the `keep` newest attempts of the endpoint.
+   */
+  settle(message: StoredMessage, attempt: StoredAttempt, keep: number): Promise<void>
+  /** Deletes settled (delivered or failed) messages stored before `before` (epoch ms); answers how many. */
+  purge(before: number): Promise<number>
+  /** The endpoint's attempts, newest first. */
+  attempts(endpointId: string, limit: number): Promise<WebhookAttempt[]>
+  ping(): Promise<boolean>
+}

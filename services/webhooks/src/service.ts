@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto'
+import { Value } from '@sinclair/typebox/value'
+import { nanoid } from 'nanoid'
+import {
+  AppError, type Deleted, libraryOf, type Principal, RecordEvent, ScanEvent, WEBHOOK_ATTEMPTS_KEPT, WebhookCreateBody, type WebhookCreated,
+  type WebhookDeliveries, type WebhookEndpoint, type WebhookEventType, type WebhookList, WEBHOOKS_PER_LIBRARY,
+} from '@lr/proto'
+import { log } from '@lr/platform/log'
+import { destinationProblem } from './destination'
+import type { StoredEndpoint, StoredMessage, WebhookStore } from './ports'
+import { newSecret } from './signature'
+
+export const MANAGE_FORBIDDEN = "only a team admin (or a personal library's owner) manages its webhooks; this key belongs to a writer"
+
+/** The settings of docs/decisions.md "Webhooks" (proto/src/config.ts). */
+export interface WebhookSettings {
+  allowPrivate: boolean
+  retryBaseMs: number
+  retryMaxMs: number
+  retryWindowMs: number
+  timeoutMs: number
+}
+
+export interface WebhookDeps {
+  store: WebhookStore
+  settings: WebhookSettings
+  /** The library of a dynamic code (asked of services/dynamic); null when never issued. */
+  libraryOfCode(code: string): Promise<string | null>
+  /** Current time in epoch milliseconds. */
+  nowMs?: () => number
+  /** Tells the delivery worker that new messages are due. */
+  wake?: () => void
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>
+
+const publicOf = ({ id, url, events, status, created_at, disabled_at }: StoredEndpoint): WebhookEndpoint => ({ id, url, events, status, created_at, disabled_at })
+/** Stable per event and endpoint: the `webhook-id` of every attempt. */
+const webhookIdOf = (eventId: string, endpointId: string) => `msg_${createHash('sha256').update(`${eventId}\n${endpointId}`).digest('base64url').slice(0, 27)}`
+/** Codes whose library is remembered (a code never moves to another library). */
+const CODE_CACHE_MAX = 50_000
+
+/**
+ * Endpoint management (scoped to the principal's library, admins and owners only) and the
+ * intake: each event becomes one stored message per subscribed, enabled endpoint.
+ */
+export function createWebhookService(deps: WebhookDeps) {
+  const { store, settings, nowMs = Date.now, wake = () => undefined } = deps
+  const codeLibraries = new Map<string, string>()
+
+  function manager(principal: Principal): string {
+    if (principal.team_id !== null && principal.role !== 'admin') throw new AppError('forbidden', MANAGE_FORBIDDEN)
+    return libraryOf(principal)
+  }
+  async function found(library: string, id: string): Promise<StoredEndpoint> {
+    const endpoint = await store.getEndpoint(library, id)
+    if (!endpoint) throw new AppError('not_found', `no webhook ${JSON.stringify(id.slice(0, 100))} in this library`)
+    return endpoint
+  }
+
+  async function fanOut(library: string, type: WebhookEventType, eventId: string, timestamp: string, data: unknown): Promise<number> {
+    const endpoints = await store.subscribers(library, type)
+    if (endpoints.length === 0) return 0
+    const body = JSON.stringify({ type, timestamp, data })
+    const at = nowMs()
+    const messages: StoredMessage[] = endpoints.map((endpoint) => ({
+      id: webhookIdOf(eventId, endpoint.id), endpoint_id: endpoint.id, library, event_type: type, event_id: eventId,
+      body, attempts: 0, created_at: at, next_attempt_at: at, state: 'pending',
+    }))
+    await store.enqueue(messages)
+    return messages.length
+  }
+
+  async function libraryOfCode(code: string): Promise<string | null> {
+    const known = codeLibraries.get(code)
+    if (known) return known
+    const library = await deps.libraryOfCode(code)
+    if (library) {
+      if (codeLibraries.size >= CODE_CACHE_MAX) codeLibraries.clear()
+      codeLibraries.set(code, library)
+    }
+    return library
+  }
+
+  return {
+    async create(principal: Principal, body: unknown): Promise<WebhookCreated> {
+      const library = manager(principal)
+      if (!Value.Check(WebhookCreateBody, body)) {
+        const first = Value.Errors(WebhookCreateBody, body).First()
+        throw new AppError('bad_request', first ? `${first.path || 'body'}: ${first.message}` : 'body must be {"url", "events"}')
+      }
+      const problem = await destinationProblem(body.url, settings.allowPrivate)
+      if (problem) throw new AppError('bad_request', problem)
+      if ((await store.listEndpoints(library)).length >= WEBHOOKS_PER_LIBRARY)
+        throw new AppError('bad_request', `a library has at most ${WEBHOOKS_PER_LIBRARY} webhooks; delete one first`)
+      const endpoint: StoredEndpoint = {
+        id: `wh_${nanoid()}`, url: body.url, events: body.events, status: 'enabled', created_at: Math.floor(nowMs() / 1000), disabled_at: null,
+        library, secret: newSecret(), last_success_at: null,
+      }
+      await store.insertEndpoint(endpoint)
+      return { ...publicOf(endpoint), secret: endpoint.secret }
+    },
+
+    async list(principal: Principal): Promise<WebhookList> {
+      return { webhooks: (await store.listEndpoints(manager(principal))).map(publicOf) }
+    },
+
+    async delete(principal: Principal, id: string): Promise<Deleted> {
+      if (!(await store.deleteEndpoint(manager(principal), id))) await found(manager(principal), id)
+      return { deleted: id }
+    },
+
+    /** The newest attempts first, at most WEBHOOK_ATTEMPTS_KEPT (what is kept). */
+    async deliveries(principal: Principal, id: string): Promise<WebhookDeliveries> {
+      const endpoint = await found(manager(principal), id)
+      return { deliveries: await store.attempts(endpoint.id, WEBHOOK_ATTEMPTS_KEPT) }
+    },
+
+    /** Record events (RecordEvent); a malformed one is logged and dropped. Idempotent on the event id. */
+    async ingestRecords(events: unknown[]): Promise<void> {
+      let stored = 0
+      for (const event of events) {
+        if (!Value.Check(RecordEvent, event)) {
+          log().warn({ event: JSON.stringify(event)?.slice(0, 200) }, 'malformed record event dropped')
+          continue
+        }
+        stored += await fanOut(event.library, event.type, event.id, event.timestamp, event.data)
+      }
+      if (stored > 0) wake()
+    },
+
+    /** Scan events (ScanEvent as published); the scan's id is its event id. */
+    async ingestScans(events: unknown[]): Promise<void> {
+      let stored = 0
+      for (const event of events) {
+        if (!Value.Check(ScanEvent, event)) continue
+        const library = await libraryOfCode(event.code)
+        if (library) stored += await fanOut(library, 'scan', event.scan_id, new Date(event.scanned_at).toISOString(), event)
+      }
+      if (stored > 0) wake()
+    },
+  }
+}

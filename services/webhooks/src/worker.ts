@@ -1,0 +1,160 @@
+import { WEBHOOK_ATTEMPTS_KEPT } from '@lr/proto'
+import { errorFields, log } from '@lr/platform/log'
+import { destinationProblem } from './destination'
+import type { StoredAttempt, StoredMessage, WebhookStore } from './ports'
+import type { WebhookSettings } from './service'
+import { sign } from './signature'
+
+/** Attempts in flight at once, per worker. */
+const CONCURRENCY = 32
+/** Longest pause between two looks for due messages. */
+const POLL_MS = 500
+/** How often settled messages are purged; they are kept twice the retry window (a redelivered event still dedupes). */
+const PURGE_EVERY_MS = 10 * 60_000
+
+export interface DeliveryWorkerDeps {
+  store: WebhookStore
+  settings: WebhookSettings
+  nowMs?: () => number
+  /** Resolves a host's addresses before each attempt; default the system resolver (tests give their own). */
+  resolve?: (host: string) => Promise<string[]>
+}
+
+/** Delay before attempt n + 1 after n failed: base * 2^(n-1), at most max, with ±25 % jitter. */
+export function retryDelay(settings: WebhookSettings, attempts: number): number {
+  const delay = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(attempts - 1, 40))
+  return Math.round(delay * (0.75 + Math.random() * 0.5))
+}
+
+/**
+ * The delivery loop: works from the store only, so a restart (even kill -9) loses nothing. A due
+ * message is claimed (compare-and-set, so replicas never send it twice at once; a crashed worker's
+ * claim runs out after the timeout and it is sent again: at least once), POSTed signed, and
+ * settled: delivered on a 2xx, else retried with backoff until the retry window closes. An
+ * endpoint whose every delivery failed for the whole window is disabled.
+ */
+export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
+  const { store, settings, nowMs = Date.now } = deps
+  const inFlight = new Set<Promise<void>>()
+  let running = false
+  let loop: Promise<void> | undefined
+  let nudge: (() => void) | undefined
+  let purged = 0
+  const claimMs = settings.timeoutMs + 5_000
+
+  async function send(message: StoredMessage): Promise<{ http_status: number | null; error: string | null }> {
+    const endpoint = await store.getEndpoint(message.library, message.endpoint_id)
+    if (!endpoint) return { http_status: null, error: 'endpoint deleted' }
+    if (endpoint.status !== 'enabled') return { http_status: null, error: 'endpoint disabled' }
+    const problem = await destinationProblem(endpoint.url, settings.allowPrivate, deps.resolve)
+    if (problem) return { http_status: null, error: problem }
+    const timestamp = Math.floor(nowMs() / 1000)
+    try {
+      const response = await fetch(endpoint.url, {
+        method: 'POST',
+        body: message.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(settings.timeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'LibraryRecords-Webhooks/1',
+          'webhook-id': message.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': sign(endpoint.secret, message.id, timestamp, message.body),
+        },
+      })
+      await response.body?.cancel().catch(() => undefined)
+      const ok = response.status >= 200 && response.status < 300
+      return { http_status: response.status, error: ok ? null : `answered ${response.status}` }
+    } catch (error) {
+      const name = (error as Error).name
+      return { http_status: null, error: name === 'TimeoutError' ? `no answer within ${settings.timeoutMs} ms` : `request failed: ${(error as Error).message}` }
+    }
+  }
+
+  async function attempt(message: StoredMessage): Promise<void> {
+    const started = nowMs()
+    const outcome = await send(message)
+    const now = nowMs()
+    const delivered = outcome.error === null
+    let next: number | null = null
+    if (!delivered && outcome.error !== 'endpoint deleted' && outcome.error !== 'endpoint disabled') {
+      const at = now + retryDelay(settings, message.attempts)
+      if (at <= message.created_at + settings.retryWindowMs) next = at
+    }
+    const state = delivered ? 'delivered' : next === null ? 'failed' : 'pending'
+    const row: StoredAttempt = {
+      endpoint_id: message.endpoint_id, webhook_id: message.id, event_type: message.event_type, event_id: message.event_id,
+      attempt: message.attempts, status: delivered ? 'delivered' : 'failed', http_status: outcome.http_status, error: outcome.error,
+      attempted_at: started, duration_ms: Math.max(0, now - started), next_attempt_at: next,
+    }
+    if (outcome.error === 'endpoint deleted') return
+    await store.settle({ ...message, state, next_attempt_at: next }, row, WEBHOOK_ATTEMPTS_KEPT)
+    if (state === 'failed' && outcome.error !== 'endpoint disabled') {
+      // Given up: disabled when nothing reached the endpoint since this message was stored.
+      const endpoint = await store.getEndpoint(message.library, message.endpoint_id)
+      if (endpoint && endpoint.status === 'enabled' && (endpoint.last_success_at ?? 0) < message.created_at) {
+        await store.disableEndpoint(endpoint.id, Math.floor(now / 1000))
+        log().warn({ webhook: endpoint.id, library: endpoint.library }, 'webhook endpoint disabled: every delivery failed for the retry window')
+      }
+    }
+  }
+
+  async function tick(): Promise<boolean> {
+    if (nowMs() - purged >= PURGE_EVERY_MS) {
+      purged = nowMs()
+      await store.purge(purged - 2 * settings.retryWindowMs)
+    }
+    const room = CONCURRENCY - inFlight.size
+    if (room <= 0) return false
+    const due = await store.due(nowMs(), room)
+    let started = 0
+    for (const candidate of due) {
+      const claimed = await store.claim(candidate.id, candidate.next_attempt_at!, nowMs() + claimMs)
+      if (!claimed) continue
+      started++
+      const run = attempt(claimed).catch((error) => log().error({ webhook_id: claimed.id, ...errorFields(error) }, 'webhook attempt not recorded; retried after its claim runs out'))
+      inFlight.add(run)
+      void run.finally(() => {
+        inFlight.delete(run)
+        nudge?.()
+      })
+    }
+    return started > 0 && started === room
+  }
+
+  return {
+    start() {
+      running = true
+      loop = (async () => {
+        while (running) {
+          let busy = false
+          try {
+            busy = await tick()
+          } catch (error) {
+            log().error({ ...errorFields(error) }, 'reading due webhook deliveries failed')
+          }
+          if (busy) continue
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Math.min(POLL_MS, settings.retryBaseMs))
+            nudge = () => {
+              clearTimeout(timer)
+              resolve()
+            }
+          })
+          nudge = undefined
+        }
+      })()
+    },
+    /** New messages are due: look now rather than at the next poll. */
+    wake() {
+      nudge?.()
+    },
+    async stop() {
+      running = false
+      nudge?.()
+      await loop
+      await Promise.all(inFlight)
+    },
+  }
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'bun:test'
+import { destinationProblem, isPrivateAddress } from '../src/destination'
+
+const resolvesTo = (...addresses: string[]) => async () => addresses
+
+describe('webhook destinations', () => {
+  it('refuses loopback, private, link-local, unique-local, CGNAT and reserved addresses, IPv4 and IPv6', () => {
+    const refused = ['127.0.0.1', '127.9.9.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255',
+      '::1', '::', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '64:ff9b::a00:1', 'fe80::1%eth0']
+    expect(refused.filter((a) => !isPrivateAddress(a))).toEqual([])
+  })
+
+  it('accepts public addresses', () => {
+    const allowed = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808']
+    expect(allowed.filter(isPrivateAddress)).toEqual([])
+  })
+
+  it('refuses a literal private address or localhost in the URL, and a host resolving to one (any of its addresses)', async () => {
+    const problems = await Promise.all([
+      destinationProblem('http://127.0.0.1:8080/hook', false),
+      destinationProblem('http://[::1]/hook', false),
+      destinationProblem('http://[::ffff:192.168.0.1]/hook', false),
+      destinationProblem('http://localhost/hook', false),
+      destinationProblem('https://hooks.example.com/x', false, resolvesTo('93.184.216.34', '10.0.0.5')),
+    ])
+    expect(problems.every((p) => p?.includes('WEBHOOKS_ALLOW_PRIVATE=1'))).toBe(true)
+  })
+
+  it('accepts a public host; with WEBHOOKS_ALLOW_PRIVATE=1 private ones too', async () => {
+    expect(await destinationProblem('https://hooks.example.com/x', false, resolvesTo('93.184.216.34'))).toBeNull()
+    expect(await destinationProblem('http://127.0.0.1:8080/hook', true)).toBeNull()
+  })
+
+  it('refuses other schemes, credentials, bad URLs and hosts that do not resolve', async () => {
+    const fails = async () => {
+      throw new Error('ENOTFOUND')
+    }
+    expect(await destinationProblem('ftp://example.com/x', true)).toBe('url must use http or https')
+    expect(await destinationProblem('https://u:p@example.com/x', true)).toContain('credentials')
+    expect(await destinationProblem('not a url', true)).toContain('absolute')
+    expect(await destinationProblem('https://nowhere.invalid/x', false, fails)).toContain('does not resolve')
+  })
+})

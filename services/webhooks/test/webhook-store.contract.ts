@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import type { StoredAttempt, StoredEndpoint, StoredMessage, WebhookStore } from '../src/ports'
+
+export interface WebhookStoreHarness {
+  store: WebhookStore
+  cleanup(): Promise<void>
+}
+
+const A = 'team:t1'
+const B = 'acct:a2'
+const endpoint = (id: string, library = A, over: Partial<StoredEndpoint> = {}): StoredEndpoint => ({
+  id, library, url: `https://example.com/${id}`, events: ['record.created', 'scan'], status: 'enabled', created_at: 1_800_000_000,
+  disabled_at: null, secret: `whsec_${id}`, last_success_at: null, ...over,
+})
+const message = (id: string, endpointId: string, over: Partial<StoredMessage> = {}): StoredMessage => ({
+  id, endpoint_id: endpointId, library: A, event_type: 'record.created', event_id: `evt_${id}`, body: `{"id":"${id}"}`,
+  attempts: 0, created_at: 1000, next_attempt_at: 1000, state: 'pending', ...over,
+})
+const attempt = (m: StoredMessage, n: number, over: Partial<StoredAttempt> = {}): StoredAttempt => ({
+  endpoint_id: m.endpoint_id, webhook_id: m.id, event_type: m.event_type, event_id: m.event_id, attempt: n, status: 'failed',
+  http_status: 500, error: 'answered 500', attempted_at: 2000 + n, duration_ms: 5, next_attempt_at: 3000 + n, ...over,
+})
+
+/** What every WebhookStore adapter must do; run on SQLite and on MongoDB (FerretDB). */
+export function webhookStoreContract(open: () => Promise<WebhookStoreHarness>) {
+  let h: WebhookStoreHarness
+  let store: WebhookStore
+  beforeEach(async () => {
+    h = await open()
+    store = h.store
+  })
+  afterEach(() => h.cleanup())
+
+  describe('endpoints', () => {
+    it('lists the library’s endpoints oldest first, with their fields, and no other library’s', async () => {
+      for (const id of ['wh_1', 'wh_2']) await store.insertEndpoint(endpoint(id))
+      await store.insertEndpoint(endpoint('wh_3', B))
+      expect(await store.listEndpoints(A)).toEqual([endpoint('wh_1'), endpoint('wh_2')])
+      expect(await store.getEndpoint(A, 'wh_3')).toBeNull()
+      expect(await store.getEndpoint(B, 'wh_3')).toEqual(endpoint('wh_3', B))
+    })
+
+    it('finds the enabled subscribers of an event type only', async () => {
+      await store.insertEndpoint(endpoint('wh_1'))
+      await store.insertEndpoint(endpoint('wh_2', A, { events: ['record.deleted'] }))
+      await store.insertEndpoint(endpoint('wh_3'))
+      await store.disableEndpoint('wh_3', 1_800_000_100)
+      expect((await store.subscribers(A, 'scan')).map((e) => e.id)).toEqual(['wh_1'])
+      expect((await store.subscribers(A, 'record.deleted')).map((e) => e.id)).toEqual(['wh_2'])
+      expect(await store.getEndpoint(A, 'wh_3')).toMatchObject({ status: 'disabled', disabled_at: 1_800_000_100 })
+    })
+
+    it('deletes an endpoint of the library with its messages and attempts; not another library’s', async () => {
+      await store.insertEndpoint(endpoint('wh_1'))
+      const m = message('m1', 'wh_1')
+      await store.enqueue([m])
+      await store.settle({ ...m, attempts: 1 }, attempt(m, 1), 10)
+      expect(await store.deleteEndpoint(B, 'wh_1')).toBe(false)
+      expect(await store.deleteEndpoint(A, 'wh_1')).toBe(true)
+      expect([await store.listEndpoints(A), await store.due(10_000, 10), await store.attempts('wh_1', 10)]).toEqual([[], [], []])
+    })
+  })
+
+  describe('messages', () => {
+    it('stores a message once (a redelivered event leaves it as it is) and gives due ones, earliest first', async () => {
+      await store.enqueue([message('m1', 'wh_1', { next_attempt_at: 1500 }), message('m2', 'wh_1', { next_attempt_at: 1200 }), message('m3', 'wh_1', { next_attempt_at: 9000 })])
+      await store.enqueue([message('m1', 'wh_1', { body: 'changed', next_attempt_at: 1 })])
+      const due = await store.due(2000, 10)
+      expect(due.map((m) => m.id)).toEqual(['m2', 'm1'])
+      expect(due[1]).toEqual(message('m1', 'wh_1', { next_attempt_at: 1500 }))
+    })
+
+    it('lets one claim win: the claim counts the attempt and moves next_attempt_at', async () => {
+      await store.enqueue([message('m1', 'wh_1')])
+      const claims = await Promise.all([store.claim('m1', 1000, 5000), store.claim('m1', 1000, 6000)])
+      const won = claims.filter(Boolean)
+      expect(won).toHaveLength(1)
+      expect(won[0]).toMatchObject({ attempts: 1 })
+      expect(await store.due(4999, 10)).toEqual([])
+      expect(await store.claim('m1', 1000, 7000)).toBeNull()
+    })
+
+    it('settles: pending again, delivered (the endpoint’s last success), failed; attempts newest first, the newest kept', async () => {
+      await store.insertEndpoint(endpoint('wh_1'))
+      const m = message('m1', 'wh_1')
+      await store.enqueue([m])
+      for (let n = 1; n <= 4; n++) await store.settle({ ...m, attempts: n, next_attempt_at: 3000 + n }, attempt(m, n), 3)
+      expect((await store.due(3004, 10)).map((x) => [x.id, x.next_attempt_at])).toEqual([['m1', 3004]])
+      await store.settle({ ...m, attempts: 5, state: 'delivered', next_attempt_at: null }, attempt(m, 5, { status: 'delivered', http_status: 204, error: null, next_attempt_at: null }), 3)
+      const listed = await store.attempts('wh_1', 10)
+      expect(listed.map((a) => a.attempt)).toEqual([5, 4, 3])
+      const { endpoint_id: _e, ...shown } = attempt(m, 5, { status: 'delivered', http_status: 204, error: null, next_attempt_at: null })
+      expect(listed[0]).toEqual(shown)
+      expect(await store.due(1e12, 10)).toEqual([])
+      expect((await store.getEndpoint(A, 'wh_1'))!.last_success_at).toBe(2005)
+    })
+
+    it('disabling an endpoint gives up its pending messages', async () => {
+      await store.insertEndpoint(endpoint('wh_1'))
+      await store.enqueue([message('m1', 'wh_1'), message('m2', 'wh_2')])
+      await store.disableEndpoint('wh_1', 1_800_000_000)
+      expect((await store.due(1e12, 10)).map((m) => m.id)).toEqual(['m2'])
+    })
+
+    it('purges settled messages stored before a time, never pending ones', async () => {
+      await store.enqueue([message('m1', 'wh_1', { created_at: 10 }), message('m2', 'wh_1', { created_at: 10 }), message('m3', 'wh_1', { created_at: 50 }), message('m4', 'wh_1', { created_at: 10 })])
+      await store.settle({ ...message('m1', 'wh_1'), state: 'delivered', next_attempt_at: null }, attempt(message('m1', 'wh_1'), 1), 10)
+      await store.settle({ ...message('m2', 'wh_1'), state: 'failed', next_attempt_at: null }, attempt(message('m2', 'wh_1'), 1), 10)
+      await store.settle({ ...message('m3', 'wh_1'), state: 'delivered', next_attempt_at: null }, attempt(message('m3', 'wh_1'), 1), 10)
+      expect(await store.purge(20)).toBe(2)
+      // m1 is gone: the same event enqueued again is a new message; m3 (newer) still dedupes.
+      await store.enqueue([message('m1', 'wh_1'), message('m3', 'wh_1')])
+      expect((await store.due(1e12, 10)).map((m) => m.id).sort()).toEqual(['m1', 'm4'])
+    })
+
+    it('answers a ping', async () => {
+      expect(await store.ping()).toBe(true)
+    })
+  })
+}
