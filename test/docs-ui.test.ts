@@ -58,7 +58,12 @@ else {
           const operation = page.locator('#operations-Static_QR_codes-listStaticCodes')
           await operation.waitFor({ state: 'visible', timeout: 20_000 })
           expect(await operation.locator('.opblock-summary-path').innerText()).toBe('/v1/qrcodes')
-          expect(await page.locator('.opblock').count()).toBe(17)
+          // One block per operation of the document the server serves.
+          const doc = (await (await fetch(`${server.url}/docs/json`)).json()) as { paths: Record<string, Record<string, unknown>> }
+          const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
+          const operations = Object.values(doc.paths).flatMap((item) => Object.keys(item).filter((key) => METHODS.has(key))).length
+          expect(operations).toBeGreaterThan(20)
+          expect(await page.locator('.opblock').count()).toBe(operations)
           expect(await page.locator('.errors-wrapper').count()).toBe(0)
           expect({ refused, failed }).toEqual({ refused: [], failed: [] })
         } finally {

@@ -144,6 +144,22 @@ export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean } = {}
       expect(verified(hook.secret, { ...got[0]!, raw: got[0]!.raw.replace('Static one', 'Static two') })).toBe(false)
     })
 
+    it('sends record.updated when a team admin approves a writer\'s pending change', async () => {
+      const [admin, writer] = [libs.teamAdmin.key, libs.teamWriter.key]
+      await createHook(admin, '/ok/review', ['record.updated'])
+      const draft = (await api('POST', '/v1/dynqrcodes', writer, { destination_url: 'https://example.com/approved', name: 'Poster' })).body.created[0]
+      expect((await api('PATCH', `/v1/dynqrcodes/${draft.code}`, admin, { status: 'active' })).status).toBe(200)
+      const proposed = await api('PATCH', `/v1/dynqrcodes/${draft.code}`, writer, { destination_url: 'https://example.com/proposed' })
+      expect(proposed.body.pending_change.destination_url).toBe('https://example.com/proposed')
+      const approved = await api('POST', `/v1/dynqrcodes/${draft.code}/review`, admin, { decision: 'approve' })
+      expect([approved.status, approved.body.destination_url]).toEqual([200, 'https://example.com/proposed'])
+      // Three updates: the activation, the writer's proposal, the approval (deliveries may arrive in any order).
+      await arrived('/ok/review', 3)
+      const sent = receiver.at('/ok/review').map((r) => r.body.data)
+      expect(sent).toContainEqual({ kind: 'dynamic', ...proposed.body })
+      expect(sent).toContainEqual({ kind: 'dynamic', ...approved.body })
+    })
+
     it('sends a scan of a dynamic code to the endpoints subscribed to scans', async () => {
       const own: Member = await freshMember(stack())
       const hook = await createHook(own.key, '/ok/scans', ['scan'])

@@ -1,5 +1,5 @@
 import { errorFields, log } from '@lr/platform/log'
-import { type Bus, type RecordEventSink, WEBHOOK_SUBJECTS } from '@lr/proto'
+import { type Bus, type RecordEventSink, type RecordEventType, WEBHOOK_SUBJECTS } from '@lr/proto'
 import type { RecordKind } from './kind'
 import { type RecordBase, tombstoneOf } from './ports'
 
@@ -36,4 +36,13 @@ export function withRecordEvents<R extends RecordBase, W, L extends string>(kind
  */
 export const busRecordEvents = (bus: Bus): RecordEventSink => async (event) => {
   await bus.request(WEBHOOK_SUBJECTS.ingest, event)
+}
+
+/**
+ * What every write does once stored, before it answers: the kind's own follow-up (dynamic tells
+ * the resolvers) and the record events (webhooks). Neither rejects.
+ */
+export async function afterWrite<R extends RecordBase, W, L extends string>(kind: RecordKind<R, W, L>, type: RecordEventType, library: string, records: R[]): Promise<void> {
+  await kind.changed?.(records, type === 'record.deleted')
+  await kind.emit?.(type, library, records)
 }

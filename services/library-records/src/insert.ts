@@ -1,5 +1,6 @@
 import { AppError, type KeyClaims, libraryOf, type Principal, type Receipt, StoreConflict } from '@lr/proto'
 import { idempotent } from '@lr/platform/idempotency'
+import { afterWrite } from './events'
 import type { RecordKind } from './kind'
 import type { LibraryStore, RecordBase } from './ports'
 import { ownershipOf } from './review'
@@ -34,8 +35,7 @@ export function createInsert<R extends RecordBase, P, W, L extends string>(kind:
         if (attempt >= INSERT_ATTEMPTS) throw new AppError('internal', `could not issue a unique ${kind.idField}`)
         continue
       }
-      await kind.changed?.(records, false)
-      await kind.emit?.('record.created', libraryOf(principal), records)
+      await afterWrite(kind, 'record.created', libraryOf(principal), records)
       return response
     }
   }

@@ -2,6 +2,7 @@ import { AppError, type Deleted, libraryOf, type Principal, type Status } from '
 import { etagOf, ifMatchHolds } from '@lr/platform/etag'
 import type { RecordKind } from './kind'
 import type { LibraryStore, RecordBase, Versioned } from './ports'
+import { afterWrite } from './events'
 import { checkStatusChange, reviewDecision, reviewedChanges } from './review'
 
 /** Reads and compare-and-set writes of one PATCH or DELETE before it gives up (another writer kept winning). */
@@ -46,8 +47,7 @@ export function createWrites<R extends RecordBase, P extends { status?: Status }
         if (Object.keys(changes).length === 0) return kind.present(current)
         const updated = await store.update(libraryOf(principal), id, changes as P, now(), rev)
         if (updated) {
-          await kind.changed?.([updated], false)
-          await kind.emit?.('record.updated', libraryOf(principal), [updated])
+          await afterWrite(kind, 'record.updated', libraryOf(principal), [updated])
           return kind.present(updated)
         }
       }
@@ -62,7 +62,7 @@ export function createWrites<R extends RecordBase, P extends { status?: Status }
         const changes = reviewDecision(kind.reviewed ?? [], current as never, decision)
         const updated = await store.update(libraryOf(principal), id, changes as P, now(), rev)
         if (updated) {
-          await kind.changed?.([updated], false)
+          await afterWrite(kind, 'record.updated', libraryOf(principal), [updated])
           return kind.present(updated)
         }
       }
@@ -76,8 +76,7 @@ export function createWrites<R extends RecordBase, P extends { status?: Status }
         if (current) checkVersion(current.record, ifMatch)
         const deleted = await store.delete(libraryOf(principal), id, now(), current?.rev)
         if (deleted) {
-          await kind.changed?.([deleted], true)
-          await kind.emit?.('record.deleted', libraryOf(principal), [deleted])
+          await afterWrite(kind, 'record.deleted', libraryOf(principal), [deleted])
           return { deleted: id }
         }
         if (!current) await found(principal, id) // gone: the 404; else deleted by another since found
