@@ -41,7 +41,6 @@ export function dynamicStoreContract(open: () => Promise<StoreHarness<DynamicSto
 
     directoryContract(() => store)
     reviewContract(() => store)
+    expiryContract(() => store)
   })
-
-  describe('expiry fields', () => expiryContract(open))
 }
