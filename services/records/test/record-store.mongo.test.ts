@@ -5,6 +5,7 @@ import { receiptContract } from '@lr/platform/testing/receipts'
 import { libraryStoreContract } from '@lr/library-records/testing/store-contract'
 import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
 import { connectMongo } from '@lr/platform/mongo'
+import { runOnce } from '@lr/library-records/mongo'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { A, record, staticFixture } from './record-store.fixtures'
 
@@ -107,6 +108,49 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB, several replicas', () =>
         await bases[0]!.useDb(name, { useCache: false }).dropDatabase()
         await Promise.all(bases.map((base) => base.close()))
       },
+    }
+  })
+})
+
+describe.skipIf(Boolean(skip))('RecordStore on MongoDB, replicas starting together', () => {
+  const url = useMongoServer()
+
+  it('opens on one fresh database from four replicas at once: every one starts, the migrations marked once', async () => {
+    for (let round = 0; round < 5; round++) {
+      const name = `lr_records_start_${crypto.randomUUID().slice(0, 8)}`
+      // One connection per replica, as separate processes would have.
+      const bases = await Promise.all(Array.from({ length: 4 }, () => connectMongo(url())))
+      try {
+        const stores = await Promise.all(bases.map((base) => createMongoRecordStore(base.useDb(name, { useCache: false }))))
+        expect(stores).toHaveLength(4)
+        const markers = await bases[0]!.useDb(name, { useCache: false }).db!.collection('migrations').find({}).toArray()
+        expect(markers.map((m) => String(m._id)).sort()).toEqual(['static_records.rev', 'static_records.tags'])
+      } finally {
+        await bases[0]!.useDb(name, { useCache: false }).dropDatabase()
+        await Promise.all(bases.map((base) => base.close()))
+      }
+    }
+  }, 60_000)
+
+  it('marks a migration that two replicas ran at once, without failing either (runOnce)', async () => {
+    const db = await freshDatabase(url(), 'lr_records_once')
+    try {
+      // Both migrations run before either marks it done: the second marker is a duplicate key.
+      let arrived = 0
+      let release!: () => void
+      const bothIn = new Promise<void>((resolve) => (release = resolve))
+      const migrate = async () => {
+        if (++arrived === 2) release()
+        await bothIn
+      }
+      await Promise.all([runOnce(db.conn, 'test.once', migrate), runOnce(db.conn, 'test.once', migrate)])
+      expect(arrived).toBe(2)
+      // Once marked, a later open skips it.
+      await runOnce(db.conn, 'test.once', async () => { arrived++ })
+      expect(arrived).toBe(2)
+      expect(await db.conn.db!.collection('migrations').countDocuments({ _id: 'test.once' as never })).toBe(1)
+    } finally {
+      await db.cleanup()
     }
   })
 })

@@ -1,4 +1,4 @@
-import type { Connection, Model, QueryFilter } from 'mongoose'
+import type { Model, QueryFilter } from 'mongoose'
 import type { ListOptions } from '@lr/proto'
 import { parseSortPosition, searchPattern, sortOrderOf, sortPositionText } from '../list-order'
 
@@ -16,16 +16,9 @@ export const LIST_INDEXES: Record<string, 1>[] = [
   { library: 1, updated_at: 1, position: 1 },
 ]
 
-/**
- * Documents stored before tags get `tags: []` (they already read as []: this keeps the stored
- * data plain). Once done, a marker (`${collection}.tags` in `migrations`) skips it on later opens.
- */
-export async function placeTags<D extends ListedDoc>(conn: Connection, Model: Model<D>, collection: string, migrationsCollection: string): Promise<void> {
-  const migrations = conn.db!.collection<{ _id: string; at: number }>(migrationsCollection)
-  const marker = `${collection}.tags`
-  if (await migrations.findOne({ _id: marker })) return
+/** Documents stored before tags get `tags: []` (they already read as []: this keeps the stored data plain). */
+export async function placeTags<D extends ListedDoc>(Model: Model<D>): Promise<void> {
   await Model.collection.updateMany({ tags: { $exists: false } }, { $set: { tags: [] } })
-  await migrations.updateOne({ _id: marker }, { $setOnInsert: { at: Date.now() } }, { upsert: true })
 }
 
 /** The conditions of `tags` (every one, `$all`) and `search` (name or URL, ASCII letters in either case). */

@@ -66,19 +66,29 @@ export const libraryModel = (conn: Connection, kind: MongoKind): Model<LibraryDo
 const MIGRATIONS_COLLECTION = 'migrations'
 
 /**
- * Documents stored before change positions existed get theirs: their insert position. Finding
- * them scans the collection, so once a run has placed them all a marker in MIGRATIONS_COLLECTION
- * makes later opens skip it. Two replicas starting at once may both run it; each document keeps
- * the first value it is given.
+ * Runs a one-off migration of the database unless its marker (`_id`: collection and what) is in
+ * MIGRATIONS_COLLECTION, then sets the marker, so later opens skip the scan it needs. Replicas
+ * starting at once may both run it (every migration here is idempotent); the second marker is a
+ * duplicate key, which only says the first is there (an upsert would not do: two concurrent
+ * upserts of one _id can fail on MongoDB and FerretDB alike).
  */
-async function placeChanges(conn: Connection, Model: Model<LibraryDoc>, collection: string): Promise<void> {
+export async function runOnce(conn: Connection, marker: string, migrate: () => Promise<void>): Promise<void> {
   const migrations = conn.db!.collection<{ _id: string; at: number }>(MIGRATIONS_COLLECTION)
-  const marker = `${collection}.rev`
   if (await migrations.findOne({ _id: marker })) return
+  await migrate()
+  await migrations.insertOne({ _id: marker, at: Date.now() }).catch((error: unknown) => {
+    if (!isDuplicateKey(error)) throw error
+  })
+}
+
+/**
+ * Documents stored before change positions existed get theirs: their insert position. Each
+ * document keeps the first value it is given (two replicas may run this at once).
+ */
+async function placeChanges(Model: Model<LibraryDoc>): Promise<void> {
   const docs = await Model.collection.find({ rev: { $exists: false } }, { projection: { position: 1 } }).toArray()
   if (docs.length > 0)
     await Model.collection.bulkWrite(docs.map(({ _id, position }) => ({ updateOne: { filter: { _id, rev: { $exists: false } }, update: { $set: { rev: position } } } })))
-  await migrations.updateOne({ _id: marker }, { $setOnInsert: { at: Date.now() } }, { upsert: true })
 }
 
 /**
@@ -99,8 +109,8 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
   const Model = libraryModel(conn, kind)
   await Model.createIndexes()
   const atomic = await createAtomicInsert(conn, Model, kind.collection, { rev: true })
-  await placeChanges(conn, Model, kind.collection)
-  await placeTags(conn, Model, kind.collection, MIGRATIONS_COLLECTION)
+  await runOnce(conn, `${kind.collection}.rev`, () => placeChanges(Model))
+  await runOnce(conn, `${kind.collection}.tags`, () => placeTags(Model))
   const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => {
     const record: Record<string, unknown> = { ...rest, style: JSON.parse(style), tags: rest.tags ?? [] }
     // A kind's own field that is not set is absent from the record, as it was when stored.
