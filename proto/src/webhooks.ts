@@ -14,6 +14,11 @@ export const WEBHOOK_SUBJECTS = {
   ingest: 'webhooks.v1.ingest',
 } as const
 export const WEBHOOKS_QUEUE = 'webhooks'
+/**
+ * Event {library}: an endpoint of the library was created. Every webhooks replica hears it (no
+ * queue group) and reads the library's scan subscribers again instead of what it remembered.
+ */
+export const WEBHOOKS_ENDPOINTS_CHANGED = 'webhooks.v1.endpoints-changed'
 
 /** What an endpoint can subscribe to (docs/decisions.md, "Webhooks"). */
 export const WEBHOOK_EVENT_TYPES = ['record.created', 'record.updated', 'record.deleted', 'scan'] as const

@@ -60,6 +60,8 @@ function verified(secret: string, r: Received): boolean {
   return r.signature.split(' ').includes(`v1,${expected}`) && Math.abs(Date.now() / 1000 - Number(r.timestamp)) < 300
 }
 
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1'
+
 /** Signed webhooks per library (docs/decisions.md "Webhooks"). */
 export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean } = {}) {
   describe('webhooks', () => {
@@ -164,13 +166,26 @@ export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean } = {}
       const own: Member = await freshMember(stack())
       const hook = await createHook(own.key, '/ok/scans', ['scan'])
       const code = (await api('POST', '/v1/dynqrcodes', own.key, { destination_url: 'https://example.com/menu', name: 'Menu' })).body.created[0].code
-      expect((await stack().short(`/${code}`, { headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1' } })).status).toBe(302)
+      expect((await stack().short(`/${code}`, { headers: { 'user-agent': IPHONE } })).status).toBe(302)
       await arrived('/ok/scans', 1)
       const [scan] = receiver.at('/ok/scans')
       expect(verified(hook.secret, scan!)).toBe(true)
       expect(scan!.body).toMatchObject({ type: 'scan', data: { code, scan_id: expect.any(String), visitor_id: expect.stringMatching(/^[0-9a-f]{64}$/) } })
       // Only scans: the code's creation was not sent here.
       expect(receiver.at('/ok/scans')).toHaveLength(1)
+    })
+
+    it('sends scans to an endpoint created after the library\'s codes were already scanned', async () => {
+      const own: Member = await freshMember(stack())
+      const code = (await api('POST', '/v1/dynqrcodes', own.key, { destination_url: 'https://example.com/late', name: 'Late' })).body.created[0].code
+      // Scanned while the library has no endpoint: the workers remember it has no scan subscribers...
+      expect((await stack().short(`/${code}`, { headers: { 'user-agent': IPHONE } })).status).toBe(302)
+      await Bun.sleep(500)
+      // ...until an endpoint is created: the very next scan reaches it (a stale memory would drop it).
+      await createHook(own.key, '/ok/late-scans', ['scan'])
+      expect((await stack().short(`/${code}`, { headers: { 'user-agent': IPHONE } })).status).toBe(302)
+      await arrived('/ok/late-scans', 1)
+      expect(receiver.at('/ok/late-scans')[0]!.body).toMatchObject({ type: 'scan', data: { code } })
     })
 
     it('retries a failed delivery with the same webhook-id until a 2xx, and lists every attempt', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { nanoid } from 'nanoid'
 import {
@@ -30,6 +31,8 @@ export interface WebhookDeps {
   nowMs?: () => number
   /** Tells the delivery worker that new messages are due. */
   wake?: () => void
+  /** Tells every replica (this one too) that a library's endpoints changed: WEBHOOKS_ENDPOINTS_CHANGED. */
+  endpointsChanged?: (library: string) => Promise<void>
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>
@@ -39,6 +42,17 @@ const publicOf = ({ id, url, events, status, created_at, disabled_at }: StoredEn
 const webhookIdOf = (eventId: string, endpointId: string) => `msg_${createHash('sha256').update(`${eventId}\n${endpointId}`).digest('base64url').slice(0, 27)}`
 /** Codes whose library is remembered (a code never moves to another library). */
 const CODE_CACHE_MAX = 50_000
+/**
+ * How long a library's scan subscribers are remembered, so a scan (the busy event) costs no
+ * store read. A new endpoint gets scans at once: its creation is announced to every replica
+ * (WEBHOOKS_ENDPOINTS_CHANGED); should that event be lost, within this time. A remembered endpoint deleted or disabled meanwhile costs nothing:
+ * the worker reads the endpoint before each attempt and drops the message.
+ */
+export const SCAN_SUBSCRIBERS_TTL_MS = 2_000
+const SCAN_SUBSCRIBERS_MAX = 10_000
+/** Compiled once: every scan of the deployment passes this check. */
+const scanEventCheck = TypeCompiler.Compile(ScanEvent)
+const recordEventCheck = TypeCompiler.Compile(RecordEvent)
 
 /**
  * Endpoint management (scoped to the principal's library, admins and owners only) and the
@@ -47,6 +61,18 @@ const CODE_CACHE_MAX = 50_000
 export function createWebhookService(deps: WebhookDeps) {
   const { store, settings, nowMs = Date.now, wake = () => undefined } = deps
   const codeLibraries = new Map<string, string>()
+  const scanSubscribers = new Map<string, { endpoints: Promise<StoredEndpoint[]>; until: number }>()
+
+  function subscribersOfScans(library: string): Promise<StoredEndpoint[]> {
+    const now = nowMs()
+    const known = scanSubscribers.get(library)
+    if (known && known.until > now) return known.endpoints
+    if (scanSubscribers.size >= SCAN_SUBSCRIBERS_MAX) scanSubscribers.clear()
+    const endpoints = store.subscribers(library, 'scan')
+    scanSubscribers.set(library, { endpoints, until: now + SCAN_SUBSCRIBERS_TTL_MS })
+    endpoints.catch(() => scanSubscribers.delete(library))
+    return endpoints
+  }
 
   function manager(principal: Principal): string {
     if (principal.team_id !== null && principal.role !== 'admin') throw new AppError('forbidden', MANAGE_FORBIDDEN)
@@ -59,7 +85,7 @@ export function createWebhookService(deps: WebhookDeps) {
   }
 
   async function fanOut(library: string, type: WebhookEventType, eventId: string, timestamp: string, data: unknown): Promise<number> {
-    const endpoints = await store.subscribers(library, type)
+    const endpoints = await (type === 'scan' ? subscribersOfScans(library) : store.subscribers(library, type))
     if (endpoints.length === 0) return 0
     const body = JSON.stringify({ type, timestamp, data })
     const at = nowMs()
@@ -98,6 +124,8 @@ export function createWebhookService(deps: WebhookDeps) {
         library, secret: newSecret(), last_success_at: null,
       }
       await store.insertEndpoint(endpoint)
+      scanSubscribers.delete(library)
+      await deps.endpointsChanged?.(library)
       return { ...publicOf(endpoint), secret: endpoint.secret }
     },
 
@@ -120,7 +148,7 @@ export function createWebhookService(deps: WebhookDeps) {
     async ingestRecords(events: unknown[]): Promise<void> {
       let stored = 0
       for (const event of events) {
-        if (!Value.Check(RecordEvent, event)) {
+        if (!recordEventCheck.Check(event)) {
           log().warn({ event: JSON.stringify(event)?.slice(0, 200) }, 'malformed record event dropped')
           continue
         }
@@ -129,11 +157,16 @@ export function createWebhookService(deps: WebhookDeps) {
       if (stored > 0) wake()
     },
 
+    /** Another replica (or this one) created an endpoint of `library`: its scan subscribers are read again. */
+    forgetSubscribers(library: string): void {
+      scanSubscribers.delete(library)
+    },
+
     /** Scan events (ScanEvent as published); the scan's id is its event id. */
     async ingestScans(events: unknown[]): Promise<void> {
       let stored = 0
       for (const event of events) {
-        if (!Value.Check(ScanEvent, event)) continue
+        if (!scanEventCheck.Check(event)) continue
         const library = await libraryOfCode(event.code)
         if (library) stored += await fanOut(library, 'scan', event.scan_id, new Date(event.scanned_at).toISOString(), event)
       }

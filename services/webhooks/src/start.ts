@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose'
-import { type Config, DYNAMIC_SUBJECTS, type ScanSource } from '@lr/proto'
+import { type Config, DYNAMIC_SUBJECTS, type ScanSource, WEBHOOKS_ENDPOINTS_CHANGED } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
 import { createSqliteWebhookStore } from './adapters/webhook-store.sqlite'
@@ -45,7 +45,9 @@ export async function startWebhooks(ctx: ServiceContext, intake: WebhookIntake):
     settings,
     libraryOfCode: (code) => ctx.bus.request<string | null>(DYNAMIC_SUBJECTS.library, { code }),
     wake: worker.wake,
+    endpointsChanged: (library) => ctx.bus.publish(WEBHOOKS_ENDPOINTS_CHANGED, { library }),
   })
+  const unheard = ctx.bus.subscribe(WEBHOOKS_ENDPOINTS_CHANGED, (event) => service.forgetSubscribers(String((event as { library?: unknown }).library)))
   worker.start()
   const stopIntake = intake.records ? undefined : serveRecordIntake(ctx.bus, service)
   await intake.records?.start((events) => service.ingestRecords(events))
@@ -58,6 +60,7 @@ export async function startWebhooks(ctx: ServiceContext, intake: WebhookIntake):
       await intake.records?.stop()
       stopIntake?.()
       unsubscribe()
+      unheard()
       await worker.stop()
       await close()
     },
