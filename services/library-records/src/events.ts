@@ -40,9 +40,9 @@ export const busRecordEvents = (bus: Bus): RecordEventSink => async (event) => {
 
 /**
  * What every write does once stored, before it answers: the kind's own follow-up (dynamic tells
- * the resolvers) and the record events (webhooks). Neither rejects.
+ * the resolvers) and the record events (webhooks), side by side: over NATS each waits on the
+ * broker (a publish; a JetStream PubAck), so one round trip instead of two. Neither rejects.
  */
 export async function afterWrite<R extends RecordBase, W, L extends string>(kind: RecordKind<R, W, L>, type: RecordEventType, library: string, records: R[]): Promise<void> {
-  await kind.changed?.(records, type === 'record.deleted')
-  await kind.emit?.(type, library, records)
+  await Promise.all([kind.changed?.(records, type === 'record.deleted'), kind.emit?.(type, library, records)])
 }
