@@ -50,7 +50,7 @@ describe('API, one process, with webhooks to 127.0.0.1 and fast retries', () => 
   })
   afterAll(() => stack?.stop())
 
-  webhooksSuite(() => stack)
+  webhooksSuite(() => stack, { metrics: true })
 })
 
 describe('API, one process, with small limits', () => {

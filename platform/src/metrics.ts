@@ -97,6 +97,20 @@ export const storeDuration = new Histogram({
   buckets: LATENCY_BUCKETS,
 })
 
+export const webhookAttempts = new Counter({
+  name: 'lr_webhook_attempts_total',
+  help: 'Webhook delivery attempts, by event type and outcome (delivered: a 2xx; failed: anything else, retried or given up)',
+  labelNames: ['event_type', 'outcome'] as const,
+})
+export const webhookGivenUp = new Counter({
+  name: 'lr_webhook_deliveries_given_up_total',
+  help: 'Webhook deliveries that failed for the whole retry window and are not retried any more',
+})
+export const webhookEndpointsDisabled = new Counter({
+  name: 'lr_webhook_endpoints_disabled_total',
+  help: 'Webhook endpoints disabled because every delivery to them failed for the retry window',
+})
+
 /** GET /metrics: the registry in Prometheus' text format. */
 export async function metricsResponse(): Promise<Response> {
   return new Response(await register.metrics(), { headers: { 'content-type': register.contentType, 'cache-control': 'no-store' } })

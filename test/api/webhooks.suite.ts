@@ -63,7 +63,14 @@ function verified(secret: string, r: Received): boolean {
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1'
 
 /** Signed webhooks per library (docs/decisions.md "Webhooks"). */
-export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean } = {}) {
+/** The value of one series in a Prometheus text exposition. */
+function sample(metrics: string, series: string): number | undefined {
+  const line = metrics.split('\n').find((l) => l.startsWith(`${series} `))
+  return line === undefined ? undefined : Number(line.slice(series.length + 1))
+}
+
+/** `metrics`: the worker runs in the gateway's process (one process), so its series are on the API port's /metrics. */
+export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean; metrics?: boolean } = {}) {
   describe('webhooks', () => {
     let libs: Libraries
     let receiver: ReturnType<typeof startReceiver>
@@ -227,6 +234,13 @@ export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean } = {}
       await api('POST', '/v1/qrcodes', own.key, { url: 'https://example.com/y', name: 'After disabling' })
       await Bun.sleep(500)
       expect(receiver.at('/down/always')).toHaveLength(attempts)
+      if (opts.metrics) {
+        // Operators see it too: attempts by outcome, the delivery given up, the endpoint disabled.
+        const metrics = await (await stack().request('/metrics')).text()
+        expect(sample(metrics, 'lr_webhook_attempts_total{event_type="record.created",outcome="failed"}')).toBeGreaterThanOrEqual(attempts)
+        expect(sample(metrics, 'lr_webhook_deliveries_given_up_total')).toBeGreaterThanOrEqual(1)
+        expect(sample(metrics, 'lr_webhook_endpoints_disabled_total')).toBeGreaterThanOrEqual(1)
+      }
     })
 
     it('gives an attempt WEBHOOK_TIMEOUT_MS, then retries it', async () => {

@@ -1,5 +1,6 @@
 import { WEBHOOK_ATTEMPTS_KEPT } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
+import { webhookAttempts, webhookEndpointsDisabled, webhookGivenUp } from '@lr/platform/metrics'
 import { destinationProblem } from './destination'
 import type { StoredAttempt, StoredMessage, WebhookStore } from './ports'
 import type { WebhookSettings } from './service'
@@ -90,11 +91,14 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
     if (outcome.error === 'endpoint deleted') return
     await store.settle({ ...message, state, next_attempt_at: next }, row, WEBHOOK_ATTEMPTS_KEPT)
+    webhookAttempts.inc({ event_type: message.event_type, outcome: row.status })
+    if (state === 'failed') webhookGivenUp.inc()
     if (state === 'failed' && outcome.error !== 'endpoint disabled') {
       // Given up: disabled when nothing reached the endpoint since this message was stored.
       const endpoint = await store.getEndpoint(message.library, message.endpoint_id)
       if (endpoint && endpoint.status === 'enabled' && (endpoint.last_success_at ?? 0) < message.created_at) {
         await store.disableEndpoint(endpoint.id, Math.floor(now / 1000))
+        webhookEndpointsDisabled.inc()
         log().warn({ webhook: endpoint.id, library: endpoint.library }, 'webhook endpoint disabled: every delivery failed for the retry window')
       }
     }
