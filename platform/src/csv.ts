@@ -10,9 +10,13 @@ export function neutraliseCell(text: string): string {
   return FORMULA_START.test(text) ? `'${text}` : text
 }
 
-/** The text of one CSV cell: null/undefined empty, objects as their JSON text, then neutralised. */
+/**
+ * The text of one CSV cell: null/undefined empty, a list of words (a record's tags, which hold no
+ * space) its words separated by spaces, other objects their JSON text; then neutralised.
+ */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return ''
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return neutraliseCell(value.join(' '))
   return neutraliseCell(typeof value === 'object' ? JSON.stringify(value) : String(value))
 }
 

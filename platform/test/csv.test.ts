@@ -12,6 +12,7 @@ describe('csv helpers', () => {
 
   it('writes null and undefined as empty cells, objects as JSON and numbers as text', () => {
     expect([null, undefined, { a: [1] }, 0, 17].map(csvCell)).toEqual(['', '', '{"a":[1]}', '0', '17'])
+    expect([['print', 'q4'], [], ['-x'], [1, 2]].map(csvCell)).toEqual(['print q4', '', "'-x", '[1,2]'])
   })
 
   it('quotes a tab- or CR-led cell after neutralising it', async () => {

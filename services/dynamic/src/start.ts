@@ -1,8 +1,8 @@
 import type { Connection } from 'mongoose'
-import { ANALYTICS_SUBJECTS, type Config, dynamicChangedSubject, type RecordEventSink, type ScanCount } from '@lr/proto'
+import { ANALYTICS_SUBJECTS, type Config, dynamicChangedSubject, type ScanCount } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
-import { busRecordEvents, libraryDeploymentOf } from '@lr/library-records'
+import { libraryDeploymentOf, type LibraryStartOptions } from '@lr/library-records'
 import { createSqliteDynamicStore } from './adapters/dynamic-store.sqlite'
 import { serveDynamic } from './handlers'
 import type { DynamicStore } from './ports'
@@ -16,12 +16,8 @@ export const openDynamicStore = (config: Config, mongo?: Connection): Promise<Op
     mongo: async () => (await import('./adapters/dynamic-store.mongo')).createMongoDynamicStore,
   })
 
-export interface StartDynamicOptions {
-  /** Current time in epoch seconds; default the system clock. */
-  now?: () => number
-  /** Where record events go (webhooks); default a request to the in-process webhooks worker (busRecordEvents). */
-  events?: RecordEventSink
-}
+/** The clock and the record-event sink (LibraryStartOptions). */
+export type StartDynamicOptions = LibraryStartOptions
 
 /**
  * Starts the dynamic service on a bus: opens its store, serves every dynamic subject, and
@@ -29,11 +25,10 @@ export interface StartDynamicOptions {
  */
 export async function startDynamic({ bus, config, mongo }: ServiceContext, opts: StartDynamicOptions = {}): Promise<RunningService> {
   const { store, close } = await openDynamicStore(config, mongo)
-  const { close: releaseClaims, ...deployment } = libraryDeploymentOf(bus, config, opts.now)
+  const { close: releaseClaims, ...deployment } = libraryDeploymentOf(bus, config, opts)
   const service = createDynamicService({
     store,
     ...deployment,
-    events: opts.events ?? busRecordEvents(bus),
     shortBaseUrl: config.SHORT_BASE_URL,
     announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry),
     countScans: async (code) => (await bus.request<ScanCount>(ANALYTICS_SUBJECTS.count, { code })).scans,

@@ -30,6 +30,10 @@ export function messageOf(schema: TObject, error: ValueError, field: string): st
       return `${field} must be a JSON array`
     case ValueErrorType.ArrayMaxItems:
       return `${field} must hold at most ${failing.maxItems} items`
+    case ValueErrorType.ArrayMinItems:
+      return `${field} must hold at least ${failing.minItems} ${failing.minItems === 1 ? 'item' : 'items'}`
+    case ValueErrorType.ArrayUniqueItems:
+      return `${field} must not name an item twice`
     // Nested strings only (a rule's destination_url): top-level bounds are counted by body-check.ts.
     case ValueErrorType.StringMaxLength:
       return `${field} must be at most ${failing.maxLength} characters`

@@ -1,15 +1,28 @@
-import { type Bus, type Config, type KeyClaims, REPLY_ENVELOPE_BYTES } from '@lr/proto'
+import { type Bus, type Config, type KeyClaims, type RecordEventSink, REPLY_ENVELOPE_BYTES } from '@lr/proto'
 import { createCursors, type Cursors, cursorSecretOf } from '@lr/platform/cursor'
 import { openKeyClaims } from '@lr/platform/key-claims'
 import { log } from '@lr/platform/log'
+import { busRecordEvents } from './events'
+
+/** What a library service's start takes besides its context (tests and process entries set them). */
+export interface LibraryStartOptions {
+  /** Current time in epoch seconds; default the system clock. */
+  now?: () => number
+  /**
+   * Where record events go (webhooks): the process entry with TRANSPORT=nats gives the
+   * RECORD_EVENTS stream; default a request to the webhooks worker of this process (busRecordEvents).
+   */
+  events?: RecordEventSink
+}
 
 /**
  * What a library service (records, dynamic) takes from its deployment beyond its store: the
- * clock, the reply size its bus allows, the shared Idempotency-Key claims and the cursor key.
- * One place, so both services start alike; `close` releases the claims file.
+ * clock, the reply size its bus allows, the shared Idempotency-Key claims, the cursor key and
+ * where record events go. One place, so both services start alike; `close` releases the claims file.
  */
-export function libraryDeploymentOf(bus: Bus, config: Config, now?: () => number): {
+export function libraryDeploymentOf(bus: Bus, config: Config, opts: LibraryStartOptions = {}): {
   now: () => number
+  events: RecordEventSink
   maxReplyBytes: number
   claims: KeyClaims | undefined
   cursors: Cursors
@@ -17,7 +30,8 @@ export function libraryDeploymentOf(bus: Bus, config: Config, now?: () => number
 } {
   const keys = openKeyClaims(config)
   return {
-    now: now ?? (() => Math.floor(Date.now() / 1000)),
+    now: opts.now ?? (() => Math.floor(Date.now() / 1000)),
+    events: opts.events ?? busRecordEvents(bus),
     maxReplyBytes: bus.maxPayload - REPLY_ENVELOPE_BYTES,
     claims: keys.claims,
     cursors: createCursors(cursorSecretOf(config, (message) => log().warn({ setting: 'CURSOR_SECRET' }, message))),

@@ -13,5 +13,5 @@ export { createLibraryService, EXPORT_PAGE_SIZE, notFoundIn, type LibraryDeps, t
 export { INSERT_ATTEMPTS } from './insert'
 export { STALE_VERSION } from './write'
 export { serveLibrary, type LibraryOperations, type LibrarySubjects } from './handlers'
-export { libraryDeploymentOf } from './deployment'
+export { libraryDeploymentOf, type LibraryStartOptions } from './deployment'
 export { busRecordEvents, newEventId, withRecordEvents } from './events'

@@ -1,4 +1,5 @@
 import type { ListOptions, ListSort } from '@lr/proto'
+import { normaliseTags } from './field-rules'
 import { foldAscii } from './list-order'
 
 /**
@@ -9,7 +10,7 @@ import { foldAscii } from './list-order'
  */
 export function listFiltersOf(q: { sort?: ListSort; tag?: string[]; q?: string }): { options: Partial<ListOptions>; scope: string } | undefined {
   if (q.sort === undefined && q.tag === undefined && q.q === undefined) return undefined
-  const tags = q.tag === undefined ? undefined : [...new Set(q.tag.map((tag) => tag.toLowerCase()))].sort()
+  const tags = q.tag === undefined ? undefined : normaliseTags('tag', q.tag)
   const search = q.q === undefined ? undefined : foldAscii(q.q)
   const options: Partial<ListOptions> = {
     ...(q.sort !== undefined && { sort: q.sort }),

@@ -45,9 +45,6 @@ export interface LibraryDeps<R extends RecordBase, P> {
 
 const isTombstone = (item: object): item is Tombstone => 'deleted_at' in item
 
-/** A record as an export row: its tags one cell, separated by spaces (a tag holds none). */
-const csvRow = <W extends object>(record: W): W => ('tags' in record && Array.isArray(record.tags) ? { ...record, tags: record.tags.join(' ') } : record)
-
 /** A bound on one record's JSON (2048-character URL, 200-character name, 8 KiB style, the rest). */
 const RECORD_MAX_BYTES = 16 * 1024
 
@@ -148,7 +145,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
       const after = cursor === null ? undefined : decodeCursor(cursor)
       const read = async (limit: number) => {
         const page = await store.list(libraryOf(principal), { limit, after })
-        return { items: page.items.map((item) => csvRow(kind.present(item))), next: page.next }
+        return { items: page.items.map(kind.present), next: page.next }
       }
       const maxBytes = Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2))
       return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null, maxBytes)

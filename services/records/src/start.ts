@@ -1,8 +1,8 @@
 import type { Connection } from 'mongoose'
-import type { Config, RecordEventSink } from '@lr/proto'
+import type { Config } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
-import { busRecordEvents, libraryDeploymentOf } from '@lr/library-records'
+import { libraryDeploymentOf, type LibraryStartOptions } from '@lr/library-records'
 import { createSqliteRecordStore } from './adapters/record-store.sqlite'
 import { serveRecords } from './handlers'
 import type { RecordStore } from './ports'
@@ -16,18 +16,14 @@ export const openRecordStore = (config: Config, mongo?: Connection): Promise<Ope
     mongo: async () => (await import('./adapters/record-store.mongo')).createMongoRecordStore,
   })
 
-export interface StartRecordsOptions {
-  /** Current time in epoch seconds; default the system clock. */
-  now?: () => number
-  /** Where record events go (webhooks); default a request to the in-process webhooks worker (busRecordEvents). */
-  events?: RecordEventSink
-}
+/** The clock and the record-event sink (LibraryStartOptions). */
+export type StartRecordsOptions = LibraryStartOptions
 
 /** Starts the records service on a bus: opens its store and serves every records subject. */
 export async function startRecords({ bus, config, mongo }: ServiceContext, opts: StartRecordsOptions = {}): Promise<RunningService> {
   const { store, close } = await openRecordStore(config, mongo)
-  const { close: releaseClaims, ...deployment } = libraryDeploymentOf(bus, config, opts.now)
-  const service = createRecordsService({ store, ...deployment, events: opts.events ?? busRecordEvents(bus) })
+  const { close: releaseClaims, ...deployment } = libraryDeploymentOf(bus, config, opts)
+  const service = createRecordsService({ store, ...deployment })
   const unsubscribe = serveRecords(bus, service)
   return {
     ready: () => store.ping(),

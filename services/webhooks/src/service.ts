@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { Value } from '@sinclair/typebox/value'
+import { compileBodyCheck, orBadRequest } from '@lr/library-records'
 import { nanoid } from 'nanoid'
 import {
   AppError, type Deleted, libraryOf, type Principal, RecordEvent, ScanEvent, WEBHOOK_ATTEMPTS_KEPT, WebhookCreateBody, type WebhookCreated,
@@ -50,6 +50,8 @@ const CODE_CACHE_MAX = 50_000
  */
 export const SCAN_SUBSCRIBERS_TTL_MS = 2_000
 const SCAN_SUBSCRIBERS_MAX = 10_000
+/** The create body's check: the same clear messages as every record body. */
+const checkCreate = compileBodyCheck(WebhookCreateBody)
 /** Compiled once: every scan of the deployment passes this check. */
 const scanEventCheck = TypeCompiler.Compile(ScanEvent)
 const recordEventCheck = TypeCompiler.Compile(RecordEvent)
@@ -111,16 +113,13 @@ export function createWebhookService(deps: WebhookDeps) {
   return {
     async create(principal: Principal, body: unknown): Promise<WebhookCreated> {
       const library = manager(principal)
-      if (!Value.Check(WebhookCreateBody, body)) {
-        const first = Value.Errors(WebhookCreateBody, body).First()
-        throw new AppError('bad_request', first ? `${first.path || 'body'}: ${first.message}` : 'body must be {"url", "events"}')
-      }
-      const problem = await destinationProblem(body.url, settings.allowPrivate)
+      const { url, events } = orBadRequest(() => checkCreate(body))
+      const problem = await destinationProblem(url, settings.allowPrivate)
       if (problem) throw new AppError('bad_request', problem)
       if ((await store.listEndpoints(library)).length >= WEBHOOKS_PER_LIBRARY)
         throw new AppError('bad_request', `a library has at most ${WEBHOOKS_PER_LIBRARY} webhooks; delete one first`)
       const endpoint: StoredEndpoint = {
-        id: `wh_${nanoid()}`, url: body.url, events: body.events, status: 'enabled', created_at: Math.floor(nowMs() / 1000), disabled_at: null,
+        id: `wh_${nanoid()}`, url, events, status: 'enabled', created_at: Math.floor(nowMs() / 1000), disabled_at: null,
         library, secret: newSecret(), last_success_at: null,
       }
       await store.insertEndpoint(endpoint)

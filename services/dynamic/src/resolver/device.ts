@@ -36,8 +36,8 @@ export function rulesTargetOf(entry: ResolverEntry): { rules?: readonly Prepared
 }
 
 /** Where a scan of a code with rules goes: the first rule naming the scan's OS, else the code's destination. */
-export function destinationFor(fallback: Destination, rules: readonly PreparedRule[], userAgent: string | null): Destination {
-  const os = osOf(userAgent ?? '')
+export function destinationFor(fallback: Destination, rules: readonly PreparedRule[], userAgent: string): Destination {
+  const os = osOf(userAgent)
   if (os === null) return fallback
   return rules.find((rule) => rule.os === os)?.destination ?? fallback
 }

@@ -7,8 +7,8 @@ import { isBot } from './bots'
 import { type CacheOptions, createTargetCache, type Target } from './cache'
 import { type AddressSource, clientAddress, preloadGeoIp } from './country'
 import { destinationFor } from './device'
-import { type Destination, forwardQuery } from './location'
-import { answerLimited, createScanCounts, type Limits } from './limits'
+import { forwardQuery } from './location'
+import { answerLimited, createScanCounts } from './limits'
 import { scanEventOf, type ScanSettings } from './scan'
 
 export interface ResolverDeps extends ScanSettings {
@@ -116,19 +116,17 @@ export function createResolver(deps: ResolverDeps): Resolver {
       return text(status, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
     }
     if (target.status !== 302) return ANSWERS[target.status]()
-    const destination = target.rules ? destinationFor(target.destination, target.rules, request.headers.get('user-agent')) : target.destination
-    if (target.limits !== undefined) return limited(request, url.search, code, destination, target.limits, server)
+    const userAgent = request.headers.get('user-agent') ?? ''
+    const destination = target.rules ? destinationFor(target.destination, target.rules, userAgent) : target.destination
+    // A counted scan: a GET by a client that is not a bot.
+    const counted = request.method === 'GET' && !isBot(userAgent)
+    if (target.limits !== undefined) return answerLimited(limitedDeps, request, server, code, destination, target.limits, url.search, counted)
     const response = new Response(null, { status: 302, headers: { ...HEADERS, location: forwardQuery(destination, url.search) } })
-    if (request.method === 'GET' && !isBot(request.headers.get('user-agent') ?? '')) publishScan(request, code, server)
+    if (counted) publishScan(request, code, server)
     return response
   }
-
-  /** An expiring or capped code (limits.ts); every other code never gets here. */
+  /** What an expiring or capped code's answer needs (limits.ts); every other code never uses it. */
   const limitedDeps = { counts, now, headers: HEADERS, publish: publishScan }
-  function limited(request: Request, search: string, code: string, destination: Destination, limits: Limits, server: AddressSource | undefined): Response {
-    const counted = request.method === 'GET' && !isBot(request.headers.get('user-agent') ?? '')
-    return answerLimited(limitedDeps, request, server, code, destination, limits, search, counted)
-  }
 
   return {
     fetch,

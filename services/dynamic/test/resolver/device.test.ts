@@ -31,7 +31,7 @@ describe('destinationFor', () => {
     expect(destinationFor(fallback, rules, AGENTS[2]![1]).location).toBe('https://apps.example/android')
   })
   it('falls back to destination_url when no rule names the OS, or the OS is unknown or absent', () => {
-    for (const agent of [AGENTS[3]![1], 'curl/8.5.0', null]) expect(destinationFor(fallback, rules, agent)).toBe(fallback)
+    for (const agent of [AGENTS[3]![1], 'curl/8.5.0', '']) expect(destinationFor(fallback, rules, agent)).toBe(fallback)
   })
 })
 
