@@ -48,7 +48,7 @@ const dynamicLibraryRoutes = (bus: Bus) => libraryRoutes(bus, {
     export: { operationId: 'exportDynamicCodes', summary: 'Export every dynamic QR code as CSV' },
     get: { operationId: 'getDynamicCode', summary: 'Get one dynamic QR code' },
     update: {
-      operationId: 'updateDynamicCode', summary: 'Change destination_url, redirect_rules, name, status, style, expires_at, max_scans or fallback_url',
+      operationId: 'updateDynamicCode', summary: 'Change destination_url, redirect_rules, name, status, style, tags, expires_at, max_scans or fallback_url',
       description: `The very next scan follows a new destination. ${approval} ${reviewed} \`null\` clears \`expires_at\`, \`max_scans\` or \`fallback_url\`; raising \`max_scans\` or moving \`expires_at\` re-opens the code at its next scan.`,
     },
     delete: {

@@ -25,7 +25,7 @@ export const staticRoutes = (bus: Bus) => libraryRoutes(bus, {
     export: { operationId: 'exportStaticCodes', summary: 'Export every static QR code as CSV' },
     get: { operationId: 'getStaticCode', summary: 'Get one static QR code' },
     update: {
-      operationId: 'updateStaticCode', summary: 'Change url, name, status or style',
+      operationId: 'updateStaticCode', summary: 'Change url, name, status, style or tags',
       description: 'In a team library only a team admin\'s key may move a record from `draft` to `active` (a writer gets 403).',
     },
     delete: {

@@ -1,6 +1,5 @@
 import { log } from '@lr/platform/log'
-import { Value } from '@sinclair/typebox/value'
-import { AppError, isIssuableCode, type Principal } from '@lr/proto'
+import { AppError, checkOf, isIssuableCode, type Principal } from '@lr/proto'
 import { type AnalyticsSummary, type CodeBreakdown, SCAN_EXPORT_COLUMNS, type ScanCount, type ScanRow } from '@lr/proto'
 import { csvChunk } from '@lr/platform/csv'
 import type { ExportChunk } from '@lr/proto'
@@ -48,7 +47,7 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
       const fallbacks: FallbackScan[] = []
       let malformed = 0
       for (const event of events) {
-        if (!Value.Check(ScanEvent, event)) {
+        if (!checkOf(ScanEvent).Check(event)) {
           malformed++
           continue
         }

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto'
-import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { compileBodyCheck, orBadRequest } from '@lr/library-records'
 import { nanoid } from 'nanoid'
 import {
-  AppError, type Deleted, libraryOf, type Principal, RecordEvent, ScanEvent, WEBHOOK_ATTEMPTS_KEPT, WebhookCreateBody, type WebhookCreated,
+  AppError, checkOf, type Deleted, libraryOf, type Principal, RecordEvent, ScanEvent, WEBHOOK_ATTEMPTS_KEPT, WebhookCreateBody, type WebhookCreated,
   type WebhookDeliveries, type WebhookEndpoint, type WebhookEventType, type WebhookList, WEBHOOKS_PER_LIBRARY,
 } from '@lr/proto'
 import { log } from '@lr/platform/log'
@@ -52,9 +51,6 @@ export const SCAN_SUBSCRIBERS_TTL_MS = 2_000
 const SCAN_SUBSCRIBERS_MAX = 10_000
 /** The create body's check: the same clear messages as every record body. */
 const checkCreate = compileBodyCheck(WebhookCreateBody)
-/** Compiled once: every scan of the deployment passes this check. */
-const scanEventCheck = TypeCompiler.Compile(ScanEvent)
-const recordEventCheck = TypeCompiler.Compile(RecordEvent)
 
 /**
  * Endpoint management (scoped to the principal's library, admins and owners only) and the
@@ -147,7 +143,7 @@ export function createWebhookService(deps: WebhookDeps) {
     async ingestRecords(events: unknown[]): Promise<void> {
       let stored = 0
       for (const event of events) {
-        if (!recordEventCheck.Check(event)) {
+        if (!checkOf(RecordEvent).Check(event)) {
           log().warn({ event: JSON.stringify(event)?.slice(0, 200) }, 'malformed record event dropped')
           continue
         }
@@ -165,7 +161,7 @@ export function createWebhookService(deps: WebhookDeps) {
     async ingestScans(events: unknown[]): Promise<void> {
       let stored = 0
       for (const event of events) {
-        if (!scanEventCheck.Check(event)) continue
+        if (!checkOf(ScanEvent).Check(event)) continue
         const library = await libraryOfCode(event.code)
         if (library) stored += await fanOut(library, 'scan', event.scan_id, new Date(event.scanned_at).toISOString(), event)
       }
