@@ -4,6 +4,7 @@ import { ENTRY_POINTS } from '../deploy/entry-points'
 import { call } from './harness/client'
 import { freshMember, type Member } from './harness/fixtures'
 import { freePort, waitUntil } from './harness/ports'
+import { sample } from './harness/metrics'
 import { skipReason } from './harness/servers'
 import { type Stack, startInProcessStack, startNatsStack } from './harness/stack'
 import { LIMITS_ENV } from './api/limits.suite'
@@ -26,12 +27,6 @@ function jsonLines(output: string): Record<string, any>[] {
         return [] // a line cut across two chunks of output
       }
     })
-}
-
-/** The value of one sample in Prometheus' text format, or undefined. */
-function sample(metrics: string, series: string): number | undefined {
-  const line = metrics.split('\n').find((l) => l.startsWith(`${series} `))
-  return line === undefined ? undefined : Number(line.slice(series.length + 1))
 }
 
 const skip = skipReason('nats-server')

@@ -1,75 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { createHmac } from 'node:crypto'
 import { call } from '../harness/client'
 import { freshMember, type Libraries, type Member, seedLibraries } from '../harness/fixtures'
 import { waitUntil } from '../harness/ports'
+import { sample } from '../harness/metrics'
 import type { Stack } from '../harness/stack'
+import { BROWSER } from './short-links.suite'
+import { startReceiver, verified, WEBHOOKS_ENV } from './webhooks.receiver'
+
+export { WEBHOOKS_ENV }
 
 /**
- * The stack of this suite receives on 127.0.0.1 and retries fast: a delivery is retried after
- * 50, 100, 200, 200... ms and given up 2 s after it was stored; an attempt may take 1 s.
- */
-export const WEBHOOKS_ENV = {
-  WEBHOOKS_ALLOW_PRIVATE: '1',
-  WEBHOOK_RETRY_BASE_MS: '50',
-  WEBHOOK_RETRY_MAX_MS: '200',
-  WEBHOOK_RETRY_WINDOW_S: '2',
-  WEBHOOK_TIMEOUT_MS: '1000',
-}
-
-interface Received {
-  path: string
-  id: string
-  timestamp: string
-  signature: string
-  raw: string
-  body: any
-}
-
-/**
- * A real HTTP receiver: `/ok/*` answers 204, `/fail<n>/*` 500 for the first n attempts of each
- * webhook-id, `/down/*` always 500, `/hang/*` never answers the first attempt of a webhook-id,
- * `/redirect/*` answers 307 to `/ok/redirected`.
- */
-function startReceiver() {
-  const received: Received[] = []
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(request) {
-      const path = new URL(request.url).pathname
-      const raw = await request.text()
-      const h = request.headers
-      const item = { path, id: h.get('webhook-id') ?? '', timestamp: h.get('webhook-timestamp') ?? '', signature: h.get('webhook-signature') ?? '', raw, body: JSON.parse(raw) }
-      received.push(item)
-      const failFirst = path.match(/^\/fail(\d+)\//)
-      if (path.startsWith('/down/')) return new Response('no', { status: 500 })
-      if (path.startsWith('/redirect/')) return new Response(null, { status: 307, headers: { location: '/ok/redirected' } })
-      if (path.startsWith('/hang/') && received.filter((r) => r.id === item.id).length === 1) return new Promise<Response>(() => undefined)
-      if (failFirst && received.filter((r) => r.id === item.id).length <= Number(failFirst[1])) return new Response('not yet', { status: 500 })
-      return new Response(null, { status: 204 })
-    },
-  })
-  return { url: (path: string) => `http://127.0.0.1:${server.port}${path}`, received, at: (path: string) => received.filter((r) => r.path === path), stop: () => server.stop(true) }
-}
-
-/** The Standard Webhooks check a receiver makes, written here from the spec, not taken from the product. */
-function verified(secret: string, r: Received): boolean {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64')
-  const expected = createHmac('sha256', key).update(`${r.id}.${r.timestamp}.${r.raw}`).digest('base64')
-  return r.signature.split(' ').includes(`v1,${expected}`) && Math.abs(Date.now() / 1000 - Number(r.timestamp)) < 300
-}
-
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1'
-
-/** Signed webhooks per library (docs/decisions.md "Webhooks"). */
-/** The value of one series in a Prometheus text exposition. */
-function sample(metrics: string, series: string): number | undefined {
-  const line = metrics.split('\n').find((l) => l.startsWith(`${series} `))
-  return line === undefined ? undefined : Number(line.slice(series.length + 1))
-}
-
-/** `metrics`: the worker runs in the gateway's process (one process), so its series are on the API port's /metrics. */
+ * Signed webhooks per library (docs/decisions.md "Webhooks").
+ * `metrics`: the worker runs in the gateway's process (one process), so its series are on the API port's /metrics. */
 export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean; metrics?: boolean } = {}) {
   describe('webhooks', () => {
     let libs: Libraries
@@ -173,7 +115,7 @@ export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean; metri
       const own: Member = await freshMember(stack())
       const hook = await createHook(own.key, '/ok/scans', ['scan'])
       const code = (await api('POST', '/v1/dynqrcodes', own.key, { destination_url: 'https://example.com/menu', name: 'Menu' })).body.created[0].code
-      expect((await stack().short(`/${code}`, { headers: { 'user-agent': IPHONE } })).status).toBe(302)
+      expect((await stack().short(`/${code}`, { headers: { 'user-agent': BROWSER } })).status).toBe(302)
       await arrived('/ok/scans', 1)
       const [scan] = receiver.at('/ok/scans')
       expect(verified(hook.secret, scan!)).toBe(true)
@@ -186,11 +128,11 @@ export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean; metri
       const own: Member = await freshMember(stack())
       const code = (await api('POST', '/v1/dynqrcodes', own.key, { destination_url: 'https://example.com/late', name: 'Late' })).body.created[0].code
       // Scanned while the library has no endpoint: the workers remember it has no scan subscribers...
-      expect((await stack().short(`/${code}`, { headers: { 'user-agent': IPHONE } })).status).toBe(302)
+      expect((await stack().short(`/${code}`, { headers: { 'user-agent': BROWSER } })).status).toBe(302)
       await Bun.sleep(500)
       // ...until an endpoint is created: the very next scan reaches it (a stale memory would drop it).
       await createHook(own.key, '/ok/late-scans', ['scan'])
-      expect((await stack().short(`/${code}`, { headers: { 'user-agent': IPHONE } })).status).toBe(302)
+      expect((await stack().short(`/${code}`, { headers: { 'user-agent': BROWSER } })).status).toBe(302)
       await arrived('/ok/late-scans', 1)
       expect(receiver.at('/ok/late-scans')[0]!.body).toMatchObject({ type: 'scan', data: { code } })
     })
