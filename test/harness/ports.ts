@@ -1,15 +1,44 @@
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 
-/** A TCP port that was free a moment ago on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The kernel's range for outgoing connections' local ports. A port chosen inside it (as `listen(0)`
+ * would) can be taken by any process's next outgoing connection (a replica dialling NATS, Mongo or
+ * Redis) before the server meant for it binds: the scale-out stack then fails at random with
+ * EADDRINUSE. So test ports come from below the range, where the kernel never picks one on its own.
+ */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
+    if (low! > 0 && high! >= low!) return [low!, high!]
+  } catch {
+    // Not Linux: the IANA dynamic range, the default of macOS and the BSDs.
+  }
+  return [49152, 65535]
+}
+const [EPHEMERAL_LOW] = ephemeralRange()
+const POOL_LOW = 10_000
+/** Ports this test process already handed out: two callers never get the same one. */
+const handedOut = new Set<number>()
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
   })
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago and lies outside the ephemeral range. */
+export async function freePort(): Promise<number> {
+  const span = EPHEMERAL_LOW - POOL_LOW
+  for (let attempt = 0; span > 1000 && attempt < 200; attempt++) {
+    const port = POOL_LOW + Math.floor(Math.random() * span)
+    if (handedOut.has(port) || !(await bindable(port))) continue
+    handedOut.add(port)
+    return port
+  }
+  throw new Error(`no free port between ${POOL_LOW} and ${EPHEMERAL_LOW} (the ephemeral range starts there)`)
 }
 
 /** Resolves once something accepts TCP connections on the port, or rejects after `timeoutMs`. */
