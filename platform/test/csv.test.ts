@@ -19,6 +19,11 @@ describe('csv helpers', () => {
     expect(await formatCsv(['a'], [{ a: '\rx' }, { a: '\tx' }], { header: false })).toBe(`"'\rx"\r\n'\tx\r\n`)
   })
 
+  it('quotes a cell holding a comma, a quote or a line break, doubling its quotes, and only those', () => {
+    const rows = [{ a: 'x,y', b: 'say "hi"', c: 'one\ntwo', d: 'plain' }]
+    expect(formatCsv(['a', 'b', 'c', 'd'], rows, { header: true })).toBe('a,b,c,d\r\n"x,y","say ""hi""","one\ntwo",plain\r\n')
+  })
+
   it('answers an empty string for no rows and no header, so a chunk adds nothing', async () => {
     expect(await formatCsv(['a', 'b'], [], { header: false })).toBe('')
   })
