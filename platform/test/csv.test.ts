@@ -20,8 +20,8 @@ describe('csv helpers', () => {
   })
 
   it('quotes a cell holding a comma, a quote or a line break, doubling its quotes, and only those', () => {
-    const rows = [{ a: 'x,y', b: 'say "hi"', c: 'one\ntwo', d: 'plain' }]
-    expect(formatCsv(['a', 'b', 'c', 'd'], rows, { header: true })).toBe('a,b,c,d\r\n"x,y","say ""hi""","one\ntwo",plain\r\n')
+    const rows = [{ a: 'x,y', b: 'say "hi"', c: 'one\ntwo', d: 'plain', e: 'n\0ul' }]
+    expect(formatCsv(['a', 'b', 'c', 'd', 'e'], rows, { header: true })).toBe('a,b,c,d,e\r\n"x,y","say ""hi""","one\ntwo",plain,nul\r\n')
   })
 
   it('answers an empty string for no rows and no header, so a chunk adds nothing', async () => {
