@@ -11,7 +11,6 @@ import { currentRequestId } from './request-context'
  * 100-record list reply). The text in between is what the size limit applies to, as on NATS.
  */
 const parse = (text: string | undefined) => (text === undefined ? undefined : JSON.parse(text))
-const copy = <T>(value: T): T => parse(JSON.stringify(value))
 
 export interface LocalBusOptions {
   /** BUS_MAX_PAYLOAD_BYTES: the largest request or reply; default DEFAULT_MAX_PAYLOAD. */
@@ -60,15 +59,32 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
     }
   }
 
+  /**
+   * Who matches a subject: the plain subscribers and, per queue group, its matching members.
+   * Remembered per subject (every scan of a code publishes on the same one), forgotten whenever
+   * anyone subscribes or unsubscribes; bounded, as subjects carry codes.
+   */
+  const matching = new Map<string, { plain: Subscriber[]; groups: { group: { turn: number }; members: Subscriber[] }[] }>()
+  const MAX_MATCHED_SUBJECTS = 10_000
+  function matchesOf(subject: string) {
+    let found = matching.get(subject)
+    if (!found) {
+      found = { plain: [...plain].filter((sub) => subjectMatches(sub.pattern, subject)), groups: [] }
+      for (const group of groups.values()) {
+        const members = group.members.filter((sub) => subjectMatches(sub.pattern, subject))
+        if (members.length > 0) found.groups.push({ group, members })
+      }
+      if (matching.size >= MAX_MATCHED_SUBJECTS) matching.clear()
+      matching.set(subject, found)
+    }
+    return found
+  }
+
   /** The subscribers an event reaches: every one without a queue, and one member of each queue group. */
   function recipients(subject: string): Subscriber[] {
-    const out: Subscriber[] = []
-    for (const sub of plain) if (subjectMatches(sub.pattern, subject)) out.push(sub)
-    for (const group of groups.values()) {
-      const members = group.members.filter((sub) => subjectMatches(sub.pattern, subject))
-      if (members.length > 0) out.push(members[group.turn++ % members.length]!)
-    }
-    return out
+    const { plain: out, groups: matched } = matchesOf(subject)
+    if (matched.length === 0) return out
+    return [...out, ...matched.map(({ group, members }) => members[group.turn++ % members.length]!)]
   }
 
   return {
@@ -97,10 +113,14 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
 
     async publish(subject, event) {
       if (closed) throw new AppError('unavailable', 'message bus is closed', { retryAfter: 1 })
-      for (const sub of recipients(subject)) {
+      const targets = recipients(subject)
+      if (targets.length === 0) return
+      // One text for every recipient, each parsing its own copy (as each NATS subscriber would).
+      const sent = JSON.stringify(event)
+      for (const sub of targets) {
         // Events are delivered after the publisher moves on, as over NATS.
         queueMicrotask(() => {
-          Promise.resolve(sub.handler(copy(event), subject)).catch((error) =>
+          Promise.resolve(sub.handler(parse(sent), subject)).catch((error) =>
             log().error({ pattern: sub.pattern, ...errorFields(error) }, 'bus subscriber failed'),
           )
         })
@@ -109,14 +129,19 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
 
     subscribe(pattern, handler, opts) {
       const sub: Subscriber = { pattern, handler, queue: opts?.queue }
+      matching.clear()
       if (sub.queue === undefined) {
         plain.add(sub)
-        return () => plain.delete(sub)
+        return () => {
+          matching.clear()
+          plain.delete(sub)
+        }
       }
       const group = groups.get(sub.queue) ?? { members: [], turn: 0 }
       group.members.push(sub)
       groups.set(sub.queue, group)
       return () => {
+        matching.clear()
         group.members = group.members.filter((member) => member !== sub)
         if (group.members.length === 0) groups.delete(sub.queue!)
       }
@@ -131,6 +156,7 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
       handlers.clear()
       plain.clear()
       groups.clear()
+      matching.clear()
     },
   }
 }

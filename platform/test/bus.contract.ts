@@ -127,6 +127,35 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
       expect([got.plain, got.a1 + got.a2, got.b]).toEqual([20, 20, 20])
     })
 
+    it('follows subscriptions made and ended between events on one subject, and gives each subscriber its own copy', async () => {
+      const seen: Record<string, number[]> = { first: [], later: [], grouped: [] }
+      const record = (who: string) => (event: unknown) => {
+        const { n, list } = event as { n: number; list: number[] }
+        list.push(n) // a subscriber that changes its event changes no one else's
+        seen[who]!.push(list.length)
+      }
+      const settle = async (count: number) => {
+        await client.ping()
+        for (let i = 0; i < 40 && Object.values(seen).flat().length < count; i++) await Bun.sleep(25)
+      }
+      const stopFirst = server.subscribe('late.ev', record('first'))
+      await Bun.sleep(50)
+      await client.publish('late.ev', { n: 1, list: [] })
+      await settle(1)
+      const stopLater = replica.subscribe('late.*', record('later'))
+      const stopGrouped = replica.subscribe('late.ev', record('grouped'), { queue: 'g' })
+      await Bun.sleep(50)
+      await client.publish('late.ev', { n: 2, list: [] })
+      await settle(4)
+      stopFirst()
+      await Bun.sleep(50)
+      await client.publish('late.ev', { n: 3, list: [] })
+      await settle(6)
+      stopLater()
+      stopGrouped()
+      expect(seen).toEqual({ first: [1, 1], later: [1, 1], grouped: [1, 1] })
+    })
+
     it('reports itself reachable through ping', async () => {
       expect(await client.ping()).toBe(true)
     })

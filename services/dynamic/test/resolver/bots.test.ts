@@ -28,3 +28,11 @@ describe('isBot', () => {
   for (const ua of BOTS) it(`recognises the crawler "${ua.slice(0, 40)}"`, () => expect(isBot(ua)).toBe(true))
   for (const ua of PEOPLE) it(`counts the client "${ua.slice(0, 40)}"`, () => expect(isBot(ua)).toBe(false))
 })
+
+describe('isBot, remembered per User-Agent', () => {
+  it('answers the same for an agent asked again, also after more distinct agents than it remembers', () => {
+    for (let i = 0; i < 12_000; i++) isBot(`Mozilla/5.0 (X11; Linux x86_64) Firefox/${i}.0`)
+    for (const ua of BOTS) expect([isBot(ua), isBot(ua)]).toEqual([true, true])
+    for (const ua of PEOPLE) expect([isBot(ua), isBot(ua)]).toEqual([false, false])
+  })
+})
