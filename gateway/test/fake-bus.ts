@@ -21,6 +21,9 @@ export function scriptedBus(answers: Record<string, (payload: any) => unknown> =
       if (!answer) throw new AppError('unavailable', `no service answers ${subject}`)
       return (await answer(payload)) as T
     },
+    async requestJson(subject: string, payload: unknown) {
+      return new TextEncoder().encode(JSON.stringify(await bus.request(subject, payload)))
+    },
     serve: () => () => undefined,
     publish: async () => undefined,
     subscribe: () => () => undefined,

@@ -6,6 +6,7 @@ import { createGateway } from '../src/app'
 const failingBus = (error: AppError): Bus => ({
   maxPayload: 1 << 20,
   request: async () => Promise.reject(error),
+  requestJson: async () => Promise.reject(error),
   serve: () => () => undefined,
   publish: async () => undefined,
   subscribe: () => () => undefined,

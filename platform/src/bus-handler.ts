@@ -45,10 +45,33 @@ export function replyWithin(encoded: string, max: number, subject: string): stri
   return JSON.stringify({ ok: false, error: { code: 'internal', message: `the reply is too large for the message bus (${bytes} bytes; at most ${max})` } })
 }
 
-/** Records one request-reply round trip as the caller saw it. */
-export function observeRequest(subject: string, started: number, error?: unknown): void {
-  const outcome = error === undefined ? 'ok' : error instanceof AppError && (error.code === 'timeout' || error.code === 'unavailable') ? error.code : 'error'
-  busRequestDuration.observe({ subject, outcome }, secondsSince(started))
+/** Runs one request-reply round trip, recording its duration and outcome as the caller saw them. */
+export async function observeRound<R>(subject: string, run: () => Promise<R>): Promise<R> {
+  const started = performance.now()
+  const observe = (outcome: string) => busRequestDuration.observe({ subject, outcome }, secondsSince(started))
+  try {
+    const result = await run()
+    observe('ok')
+    return result
+  } catch (error) {
+    observe(error instanceof AppError && (error.code === 'timeout' || error.code === 'unavailable') ? error.code : 'error')
+    throw error
+  }
+}
+
+/** How every successful reply's JSON begins: runHandler builds `{ ok: true, data }` in this order. */
+const OK_PREFIX = new TextEncoder().encode('{"ok":true,"data":')
+const CLOSING_BRACE = 0x7d
+
+/**
+ * The data of an encoded reply as its own JSON bytes, cut out of the envelope without parsing
+ * it (a view of the same memory); any other reply (an error) is parsed and thrown as AppError.
+ */
+export function dataBytesOf(envelope: Uint8Array): Uint8Array {
+  const ok = envelope.length > OK_PREFIX.length && envelope[envelope.length - 1] === CLOSING_BRACE && OK_PREFIX.every((byte, i) => envelope[i] === byte)
+  if (ok) return envelope.subarray(OK_PREFIX.length, envelope.length - 1)
+  const data = unwrapReply(JSON.parse(new TextDecoder().decode(envelope)) as Reply<unknown>)
+  return new TextEncoder().encode(JSON.stringify(data ?? null))
 }
 
 export function unwrapReply<T>(reply: Reply<T>): T {

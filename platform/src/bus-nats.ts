@@ -1,7 +1,7 @@
 import { connect, ErrorCode, Events, headers as natsHeaders, type NatsConnection, type NatsError, type Subscription } from 'nats'
 import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type Reply } from '@lr/proto'
-import { observeRequest, replyWithin, REQUEST_ID_HEADER, requestTooLarge, runHandler, unwrapReply } from './bus-handler'
+import { dataBytesOf, observeRound, replyWithin, REQUEST_ID_HEADER, requestTooLarge, runHandler, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { currentRequestId } from './request-context'
 
@@ -115,39 +115,41 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
     return new AppError('unavailable', `message bus error: ${(error as Error)?.message ?? error}`)
   }
 
+  /** One request's reply as it arrived; a failure to get one rejects as AppError. */
+  async function replyOf(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<Uint8Array> {
+    if (!connected) throw notConnected()
+    try {
+      const requestId = currentRequestId()
+      const headers = requestId ? natsHeaders() : undefined
+      headers?.set(REQUEST_ID_HEADER, requestId!)
+      const data = encode(payload)
+      if (data.length > maxPayload) throw requestTooLarge(data.length, maxPayload)
+      const msg = await unlessDisconnected(nc.request(subject, data, { timeout: opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers }))
+      return msg.data
+    } catch (error) {
+      throw error instanceof AppError ? error : translate(error, subject)
+    }
+  }
+
   return {
     connection: nc,
     maxPayload,
 
-    async request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T> {
-      const started = performance.now()
-      if (!connected) {
-        const failure = notConnected()
-        observeRequest(subject, started, failure)
-        throw failure
-      }
-      let reply: Reply<T>
-      try {
-        const requestId = currentRequestId()
-        const headers = requestId ? natsHeaders() : undefined
-        headers?.set(REQUEST_ID_HEADER, requestId!)
-        const data = encode(payload)
-        if (data.length > maxPayload) throw requestTooLarge(data.length, maxPayload)
-        const msg = await unlessDisconnected(nc.request(subject, data, { timeout: opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers }))
-        reply = decode(msg.data) as Reply<T>
-      } catch (error) {
-        const failure = error instanceof AppError ? error : translate(error, subject)
-        observeRequest(subject, started, failure)
-        throw failure
-      }
-      try {
-        const data = unwrapReply(reply)
-        observeRequest(subject, started)
-        return data
-      } catch (error) {
-        observeRequest(subject, started, error)
-        throw error
-      }
+    request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T> {
+      return observeRound(subject, async () => {
+        const bytes = await replyOf(subject, payload, opts)
+        let reply: Reply<T>
+        try {
+          reply = decode(bytes) as Reply<T>
+        } catch (error) {
+          throw translate(error, subject)
+        }
+        return unwrapReply(reply)
+      })
+    },
+
+    requestJson(subject, payload, opts) {
+      return observeRound(subject, async () => dataBytesOf(await replyOf(subject, payload, opts)))
     },
 
     serve(subject, handler, opts) {

@@ -50,6 +50,15 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
       expect(await client.request('t.v1.echo', { a: 1 })).toEqual({ echoed: { a: 1 } })
     })
 
+    it('answers requestJson with the JSON bytes of the handler data, and its failures as request does', async () => {
+      const bytes = await client.requestJson('t.v1.echo', { text: 'naïve "quoted" ✓', list: [1, null] })
+      expect(bytes).toBeInstanceOf(Uint8Array)
+      expect(JSON.parse(new TextDecoder().decode(bytes))).toEqual({ echoed: { text: 'naïve "quoted" ✓', list: [1, null] } })
+      const error = await failure(client.requestJson('t.v1.fail', {}))
+      expect([error.code, error.message]).toEqual(['not_found', 'no such thing'])
+      expect((await failure(client.requestJson('t.v1.nobody', {}))).code).toBe('unavailable')
+    })
+
     it('rebuilds an AppError thrown by the handler with its code and message', async () => {
       const error = await failure(client.request('t.v1.fail', {}))
       expect(error).toBeInstanceOf(AppError)

@@ -20,6 +20,12 @@ export interface Bus {
    */
   readonly maxPayload: number
   request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T>
+  /**
+   * `request`, answering the handler's data as the UTF-8 JSON that travelled, unparsed: for a
+   * caller that sends it on as a body without reading it (the gateway's list pages), so 100
+   * records are not parsed and serialised again. Errors reject as with `request`.
+   */
+  requestJson(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<Uint8Array>
   /** `queue` load-balances replicas: one queue group per service. Returns an unsubscribe. */
   serve(subject: string, handler: Handler, opts?: { queue?: string }): () => void
   /** Publishes an event; subjects may be matched by subscribers with `*` and `>`. */

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { compressStream, compressSync, negotiate } from './content-coding'
 import { statusOf } from './observe'
 import { appendVary } from './set-headers'
+import { readyJsonBytes } from '../ready-json'
 
 /** Below this a JSON answer goes as it is: compressing it would save a few bytes for the work. */
 const COMPRESS_MIN_BYTES = 1024
@@ -12,7 +13,8 @@ const isPlainJson = (value: unknown): value is object =>
 const isCsv = (response: Response) => response.headers.get('content-type')?.startsWith('text/csv') === true
 
 /**
- * gzip or br for the API's JSON answers of at least 1 KiB and for CSV exports, when the client's
+ * gzip or br for the API's JSON answers of at least 1 KiB (also those sent as a service's own
+ * bytes, ready-json.ts) and for CSV exports, when the client's
  * Accept-Encoding allows (docs/decisions.md §10). JSON is compressed in one piece; an export as a
  * stream, so its memory stays flat. Answers that carry an ETag are left alone: one tag must not
  * name two different byte sequences. Only this API's listener: the resolver is not an Elysia app
@@ -29,8 +31,9 @@ export const compression = new Elysia({ name: 'compression' }).mapResponse({ as:
 
 function compressed({ request, responseValue, set }: { request: Request; responseValue: unknown; set: { status?: unknown; headers: Record<string, unknown> } }) {
   if (set.headers.etag) return
-  const response = responseValue instanceof Response ? responseValue : undefined
-  if (response ? !isCsv(response) : !isPlainJson(responseValue)) return
+  const ready = responseValue instanceof Response ? readyJsonBytes(responseValue) : undefined
+  const response = responseValue instanceof Response && !ready ? responseValue : undefined
+  if (response ? !isCsv(response) : !(ready || isPlainJson(responseValue))) return
   // Whatever this client gets, another Accept-Encoding may get other bytes at this URL.
   appendVary(set.headers, 'Accept-Encoding')
   const coding = negotiate(request.headers.get('accept-encoding'))
@@ -43,8 +46,8 @@ function compressed({ request, responseValue, set }: { request: Request; respons
     headers.delete('content-length')
     return new Response(compressStream(coding, response.body), { status: response.status, headers })
   }
-  const json = new TextEncoder().encode(JSON.stringify(responseValue))
+  const json = ready ?? new TextEncoder().encode(JSON.stringify(responseValue))
   const headers = { 'content-type': String(set.headers['content-type'] ?? 'application/json; charset=utf-8') }
-  if (json.byteLength < COMPRESS_MIN_BYTES) return new Response(json, { status: statusOf(set.status), headers })
+  if (json.byteLength < COMPRESS_MIN_BYTES) return ready ? undefined : new Response(json, { status: statusOf(set.status), headers })
   return new Response(compressSync(coding, json), { status: statusOf(set.status), headers: { ...headers, 'content-encoding': coding } })
 }

@@ -4,6 +4,7 @@ import { type Bus, Deleted } from '@lr/proto'
 import { createRequest, ifMatchOf, principalOf } from '../context'
 import { tagged } from './etag'
 import { csvResponse } from './csv-stream'
+import { readyJson } from '../ready-json'
 import { doc, type OperationDoc, queryOf } from './openapi'
 
 const paging = 'Oldest first, stable while others insert: walking every page gives every record once. Page until `next_cursor` is null; `updated_since` fetches only what changed since a sync.'
@@ -48,7 +49,8 @@ export function libraryRoutes(bus: Bus, parts: LibraryParts) {
   // params of a literal path only, and `one` is built.
   const idOf = (record: object) => (record as Record<string, string>)[id]!
   return new Elysia({ name: `library-routes ${prefix}`, prefix })
-    .get('', ({ request }) => bus.request(S.list, { principal: principalOf(request), query: queryOf(request) }),
+    // A page of up to 1000 records: its JSON goes out as the service wrote it.
+    .get('', async ({ request }) => readyJson(await bus.requestJson(S.list, { principal: principalOf(request), query: queryOf(request) })),
       { detail: docs.list })
     .post('', async ({ request, body, set }) => {
       set.status = 201
