@@ -1,6 +1,7 @@
-import { AckPolicy, type ConsumerMessages, DeliverPolicy, DiscardPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos, RetentionPolicy, StorageType } from 'nats'
+import { AckPolicy, ConsumerEvents, type ConsumerMessages, DeliverPolicy, DiscardPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos, RetentionPolicy, StorageType } from 'nats'
 import { type RecordEvent, type RecordEventSink, recordEventSubject } from '@lr/proto'
 import { errorFields, log } from './log'
+import { isMissingStream } from './jetstream-faults'
 
 /**
  * Record events with TRANSPORT=nats (docs/decisions.md "Webhooks"): the JetStream stream
@@ -41,11 +42,23 @@ export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutM
     ready = undefined
     throw error
   }))
+  const publish = (event: RecordEvent) => js.publish(recordEventSubject(event.type), JSON.stringify(event), { msgID: event.id })
   return async (event: RecordEvent) => {
     await ensure()
-    await js.publish(recordEventSubject(event.type), JSON.stringify(event), { msgID: event.id })
+    try {
+      await publish(event)
+    } catch (error) {
+      if (!isMissingStream(error)) throw error
+      // The stream went (a broker restarted without its store, or deleted by hand): made again, then this event.
+      ready = undefined
+      await ensure()
+      await publish(event)
+    }
   }
 }
+
+/** What consume() reports when its consumer or stream is not there any more. */
+const GONE = new Set([ConsumerEvents.ConsumerDeleted, ConsumerEvents.ConsumerNotFound, ConsumerEvents.StreamNotFound])
 
 export interface DurableConsumerOptions {
   stream: string
@@ -86,23 +99,52 @@ export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerO
       await opts.ensureStream(jsm)
       const config = { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, ack_wait: nanos(ackWaitMs) }
       await jsm.consumers.add(stream, config).catch(() => jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait }))
-      const consumer = await nc.jetstream().consumers.get(stream, durable)
+      const startedAt = Date.now()
+      /** Time (ns) of the newest message handled, where a consumer made again starts. */
+      let handledUpTo: number | undefined
+      // From the last message handled (it comes once more: apply is idempotent), or from this
+      // start; another replica may have made it first, which is as good.
+      const attachAgain = async () => {
+        const jsm = await nc.jetstreamManager()
+        await opts.ensureStream(jsm)
+        const from = new Date(handledUpTo === undefined ? startedAt : Math.floor(handledUpTo / 1e6)).toISOString()
+        await jsm.consumers.add(stream, { ...config, deliver_policy: DeliverPolicy.StartTime, opt_start_time: from }).catch(() => undefined)
+      }
       stopping = false
-      const iterator = await consumer.consume({ max_messages: maxAhead })
-      messages = iterator
       loop = (async () => {
-        for await (const msg of iterator) {
-          if (stopping) {
-            msg.nak()
-            continue
-          }
+        // When the consumer goes (deleted by hand, or the broker lost its store) it is made again
+        // from the last message handled, so none published meanwhile is skipped.
+        while (!stopping && !nc.isClosed()) {
           try {
-            await apply([json(msg)])
-            msg.ack()
+            const consumer = await nc.jetstream().consumers.get(stream, durable)
+            const iterator = await consumer.consume({ max_messages: maxAhead })
+            messages = iterator
+            // consume() itself waits for a consumer that went to come back; we make it again instead.
+            void (async () => {
+              for await (const status of await iterator.status())
+                if (GONE.has(status.type as ConsumerEvents)) return void (await iterator.close())
+            })().catch(() => undefined)
+            for await (const msg of iterator) {
+              if (stopping) {
+                msg.nak()
+                continue
+              }
+              try {
+                await apply([json(msg)])
+                msg.ack()
+                handledUpTo = msg.info.timestampNanos
+              } catch (error) {
+                log().error({ stream, ...errorFields(error) }, 'event not applied, redelivering')
+                msg.nak(retryMs)
+              }
+            }
           } catch (error) {
-            log().error({ stream, ...errorFields(error) }, 'event not applied, redelivering')
-            msg.nak(retryMs)
+            log().warn({ stream, consumer: durable, ...errorFields(error) }, 'reading the durable consumer failed')
           }
+          if (stopping || nc.isClosed()) return
+          log().warn({ stream, consumer: durable }, 'the durable consumer went away: making it again')
+          await attachAgain().catch((error) => log().warn({ stream, consumer: durable, ...errorFields(error) }, 'the durable consumer could not be made yet'))
+          await Bun.sleep(retryMs)
         }
       })()
     },

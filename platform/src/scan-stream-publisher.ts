@@ -5,6 +5,8 @@ import { errorFields, log } from './log'
 import { countScanPublished, scansDropped, trackBufferedScans } from './metrics'
 import type { ScanPublisher } from '@lr/proto'
 import { type ScanEvent, scanSubject } from '@lr/proto'
+import { ensureScanStream, SCAN_STREAM } from './scan-stream-config'
+import { isMissingStream } from './jetstream-faults'
 
 export interface JetStreamPublisherOptions {
   /** Scans held (queued and in flight) while NATS is unreachable; beyond it the oldest are dropped. Default 10 000. */
@@ -106,10 +108,26 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     if (healthy) log().warn(errorFields(error), 'publishing scans to JetStream failed: holding them and retrying')
     healthy = false
     hold(event, true)
+    if (isMissingStream(error)) recreateStream()
     retry ??= setTimeout(() => {
       retry = undefined
       pump()
     }, retryMs)
+  }
+
+  /**
+   * A broker that lost its JetStream store (restarted without its volume) or a stream deleted by
+   * hand answers every publish "no responders": made again, at most once a second, the scans
+   * held meanwhile follow; without it they would wait for a restart of this process.
+   */
+  let recreatedAt = 0
+  function recreateStream(): void {
+    if (Date.now() - recreatedAt < 1000) return
+    recreatedAt = Date.now()
+    nc.jetstreamManager()
+      .then(ensureScanStream)
+      .then(() => log().warn({ stream: SCAN_STREAM }, 'the scan stream was missing: made it again'))
+      .catch((error) => log().warn({ stream: SCAN_STREAM, ...errorFields(error) }, 'the scan stream is missing and could not be made yet'))
   }
 
   function send(event: ScanEvent): void {

@@ -4,6 +4,7 @@ import type { ApplyScans, ScanSource } from '@lr/proto'
 import { errorFields, log } from './log'
 import { consumerAckPending, consumerPending } from './metrics'
 import { acquireIngestLease, type IngestLease } from './ingest-lease'
+import { isMissingConsumer } from './jetstream-faults'
 
 export interface JetStreamSourceOptions {
   /** Name of the durable consumer; replicas sharing it share the work. Default `analytics`. */
@@ -111,6 +112,14 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
     })
   }
 
+  /** The stream and this durable consumer, made or aligned; a handle to the consumer. */
+  async function attach(): Promise<Consumer> {
+    const jsm = await nc.jetstreamManager()
+    await ensureScanStream(jsm)
+    await ensureConsumer(jsm, { ...consumerConfig(durable, maxAckPending, ackWaitMs), durable_name: durable })
+    return nc.jetstream().consumers.get(SCAN_STREAM, durable)
+  }
+
   async function pull(consumer: Consumer, apply: ApplyScans): Promise<void> {
     // A closed connection never comes back (reconnects keep it open): nothing left to pull.
     while (!stopping && !nc.isClosed()) {
@@ -132,16 +141,20 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
         if (stopping) return
         log().warn({ stream: SCAN_STREAM, ...errorFields(error) }, 'pulling scans failed, retrying')
         await Bun.sleep(retryMs)
+        // Made again with DeliverPolicy.All: a consumer deleted alone replays the stream, and
+        // applying is idempotent on scan_id, so nothing is counted twice and nothing skipped.
+        if (isMissingConsumer(error) && !stopping)
+          consumer = await attach().then(
+            (made) => (log().warn({ stream: SCAN_STREAM, consumer: durable }, 'the scan consumer was missing: made it again'), made),
+            () => consumer,
+          )
       }
     }
   }
 
   return {
     async start(apply) {
-      const jsm = await nc.jetstreamManager()
-      await ensureScanStream(jsm)
-      await ensureConsumer(jsm, { ...consumerConfig(durable, maxAckPending, ackWaitMs), durable_name: durable })
-      const consumer = await nc.jetstream().consumers.get(SCAN_STREAM, durable)
+      const consumer = await attach()
       lease = await acquireIngestLease(nc, { ttlMs: leaseTtlMs })
       stopping = false
       pulling = pull(consumer, apply)

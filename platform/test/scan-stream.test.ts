@@ -95,6 +95,37 @@ else
       }, 20_000)
     })
 
+    describe('when the broker loses the stream or the consumer (restarted without its store, or deleted by hand)', () => {
+      it('the publisher makes the stream again and publishes every scan it held meanwhile', async () => {
+        const publisher = createJetStreamScanPublisher(nc, { timeoutMs: 500, retryMs: 50 })
+        for (const e of range(1, 5)) publisher.publish(e)
+        await publisher.flush()
+        await jsm.streams.delete(SCAN_STREAM)
+        for (const e of range(6, 10)) publisher.publish(e)
+        await waitUntil(() => publisher.pending() === 0, 10_000, 'the held scans to be published')
+        expect([await stored(), publisher.dropped()]).toEqual([5, 0])
+        publisher.close()
+      }, 20_000)
+
+      for (const lost of ['consumer', 'stream'] as const)
+        it(`the source makes its ${lost} again and applies every scan published after`, async () => {
+          const seen = new Set<string>()
+          const source = createJetStreamScanSource(nc, { retryMs: 50 })
+          await source.start(async (events) => void ids(events).forEach((id) => seen.add(id)))
+          const publisher = createJetStreamScanPublisher(nc, { timeoutMs: 500, retryMs: 50 })
+          for (const e of range(1, 5)) publisher.publish(e)
+          await waitUntil(() => seen.size === 5, 5_000, 'the first five scans')
+          if (lost === 'consumer') await jsm.consumers.delete(SCAN_STREAM, 'analytics')
+          else await jsm.streams.delete(SCAN_STREAM)
+          for (const e of range(6, 10)) publisher.publish(e)
+          await waitUntil(() => seen.size === 10, 10_000, 'the scans published after the loss')
+          await source.stop()
+          publisher.close()
+          expect([...seen].sort()).toEqual(ids(range(1, 10)).sort())
+          await jsm.consumers.delete(SCAN_STREAM, 'analytics').catch(() => false)
+        }, 20_000)
+    })
+
     describe('createJetStreamScanPublisher with a spool on disk', () => {
       let dir: string
       beforeEach(() => {

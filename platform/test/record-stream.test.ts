@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { connect, type JetStreamManager, type NatsConnection } from 'nats'
+import { startNats, type NatsServer } from '../../test/harness/nats'
+import { waitUntil } from '../../test/harness/ports'
+import { skipReason } from '../../test/harness/servers'
+import { createDurableConsumer, createJetStreamRecordEvents, ensureRecordEventStream, RECORD_EVENT_STREAM } from '@lr/platform/record-stream'
+import type { RecordEvent } from '@lr/proto'
+
+const event = (n: number): RecordEvent => ({ id: `evt_${n}`, type: 'record.created', library: 'acct_1', timestamp: new Date(1_736_510_400_000 + n).toISOString(), data: { n } })
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => event(from + i))
+
+const skip = skipReason('nats-server')
+if (skip) describe.skip(`record events on JetStream (${skip})`, () => {})
+else
+  describe('record events on JetStream when the broker loses the stream or the consumer (restarted without its store, or deleted by hand)', () => {
+    let server: NatsServer
+    let nc: NatsConnection
+    let jsm: JetStreamManager
+
+    beforeAll(async () => {
+      server = await startNats({ jetstream: true })
+      nc = await connect({ servers: server.url })
+      jsm = await nc.jetstreamManager()
+    })
+    afterAll(async () => {
+      await nc?.close()
+      await server?.stop()
+    })
+
+    for (const lost of ['consumer', 'stream'] as const)
+      it(`the sink and the durable consumer make the ${lost} again, and every event published after is handled`, async () => {
+        await jsm.streams.delete(RECORD_EVENT_STREAM).catch(() => false)
+        const sink = createJetStreamRecordEvents(nc)
+        const seen = new Set<string>()
+        const consumer = createDurableConsumer(nc, { stream: RECORD_EVENT_STREAM, durable: 'webhooks', ensureStream: ensureRecordEventStream, retryMs: 50 })
+        await consumer.start(async (payloads) => void payloads.forEach((p) => seen.add((p as RecordEvent).id)))
+        for (const e of range(1, 3)) await sink(e)
+        await waitUntil(() => seen.size === 3, 5_000, 'the first three events')
+        if (lost === 'consumer') await jsm.consumers.delete(RECORD_EVENT_STREAM, 'webhooks')
+        else await jsm.streams.delete(RECORD_EVENT_STREAM)
+        for (const e of range(4, 6)) await sink(e)
+        await waitUntil(() => seen.size === 6, 10_000, 'the events published after the loss')
+        await consumer.stop()
+        expect([...seen].sort()).toEqual(range(1, 6).map((e) => e.id))
+      }, 20_000)
+  })
