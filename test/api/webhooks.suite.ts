@@ -137,6 +137,18 @@ export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean; metri
       expect(receiver.at('/ok/late-scans')[0]!.body).toMatchObject({ type: 'scan', data: { code } })
     })
 
+    it('sends record events to an endpoint created right after the library\'s last write', async () => {
+      const own: Member = await freshMember(stack())
+      // Written while the library has no endpoint: the workers remember it has no subscribers...
+      await api('POST', '/v1/qrcodes', own.key, { url: 'https://example.com/before', name: 'Before' })
+      await Bun.sleep(300)
+      // ...until an endpoint is created: the very next write reaches it (a stale memory would drop it).
+      await createHook(own.key, '/ok/late-records', ['record.created'])
+      await api('POST', '/v1/qrcodes', own.key, { url: 'https://example.com/after', name: 'After' })
+      await arrived('/ok/late-records', 1)
+      expect(receiver.at('/ok/late-records').map((r) => r.body.data.name)).toEqual(['After'])
+    })
+
     it('retries a failed delivery with the same webhook-id until a 2xx, and lists every attempt', async () => {
       const own = await freshMember(stack())
       const hook = await createHook(own.key, '/fail2/retry', ['record.created'])

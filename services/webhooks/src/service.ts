@@ -3,7 +3,7 @@ import { compileBodyCheck, orBadRequest } from '@lr/library-records'
 import { nanoid } from 'nanoid'
 import {
   AppError, checkOf, type Deleted, libraryOf, type Principal, RecordEvent, ScanEvent, WEBHOOK_ATTEMPTS_KEPT, WebhookCreateBody, type WebhookCreated,
-  type WebhookDeliveries, type WebhookEndpoint, type WebhookEventType, type WebhookList, WEBHOOKS_PER_LIBRARY,
+  type WebhookDeliveries, type WebhookEndpoint, WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookList, WEBHOOKS_PER_LIBRARY,
 } from '@lr/proto'
 import { log } from '@lr/platform/log'
 import { destinationProblem } from './destination'
@@ -42,13 +42,14 @@ const webhookIdOf = (eventId: string, endpointId: string) => `msg_${createHash('
 /** Codes whose library is remembered (a code never moves to another library). */
 const CODE_CACHE_MAX = 50_000
 /**
- * How long a library's scan subscribers are remembered, so a scan (the busy event) costs no
- * store read. A new endpoint gets scans at once: its creation is announced to every replica
- * (WEBHOOKS_ENDPOINTS_CHANGED); should that event be lost, within this time. A remembered endpoint deleted or disabled meanwhile costs nothing:
- * the worker reads the endpoint before each attempt and drops the message.
+ * How long a library's subscribers of an event type are remembered, so an event (a scan, every
+ * write's record event) costs no store read. A new endpoint gets events at once: its creation is
+ * announced to every replica (WEBHOOKS_ENDPOINTS_CHANGED); should that announcement be lost,
+ * within this time. A remembered endpoint deleted or disabled meanwhile costs nothing: the worker
+ * reads the endpoint before each attempt and drops the message.
  */
-export const SCAN_SUBSCRIBERS_TTL_MS = 2_000
-const SCAN_SUBSCRIBERS_MAX = 10_000
+export const SUBSCRIBERS_TTL_MS = 2_000
+const SUBSCRIBERS_MAX = 10_000
 /** The create body's check: the same clear messages as every record body. */
 const checkCreate = compileBodyCheck(WebhookCreateBody)
 
@@ -59,17 +60,22 @@ const checkCreate = compileBodyCheck(WebhookCreateBody)
 export function createWebhookService(deps: WebhookDeps) {
   const { store, settings, nowMs = Date.now, wake = () => undefined } = deps
   const codeLibraries = new Map<string, string>()
-  const scanSubscribers = new Map<string, { endpoints: Promise<StoredEndpoint[]>; until: number }>()
+  const subscribers = new Map<string, { endpoints: Promise<StoredEndpoint[]>; until: number }>()
+  const subscribersKey = (library: string, type: WebhookEventType) => `${type}\n${library}`
 
-  function subscribersOfScans(library: string): Promise<StoredEndpoint[]> {
+  function subscribersOf(library: string, type: WebhookEventType): Promise<StoredEndpoint[]> {
     const now = nowMs()
-    const known = scanSubscribers.get(library)
+    const key = subscribersKey(library, type)
+    const known = subscribers.get(key)
     if (known && known.until > now) return known.endpoints
-    if (scanSubscribers.size >= SCAN_SUBSCRIBERS_MAX) scanSubscribers.clear()
-    const endpoints = store.subscribers(library, 'scan')
-    scanSubscribers.set(library, { endpoints, until: now + SCAN_SUBSCRIBERS_TTL_MS })
-    endpoints.catch(() => scanSubscribers.delete(library))
+    if (subscribers.size >= SUBSCRIBERS_MAX) subscribers.clear()
+    const endpoints = store.subscribers(library, type)
+    subscribers.set(key, { endpoints, until: now + SUBSCRIBERS_TTL_MS })
+    endpoints.catch(() => subscribers.delete(key))
     return endpoints
+  }
+  const forget = (library: string) => {
+    for (const type of WEBHOOK_EVENT_TYPES) subscribers.delete(subscribersKey(library, type))
   }
 
   function manager(principal: Principal): string {
@@ -83,7 +89,7 @@ export function createWebhookService(deps: WebhookDeps) {
   }
 
   async function fanOut(library: string, type: WebhookEventType, eventId: string, timestamp: string, data: unknown): Promise<number> {
-    const endpoints = await (type === 'scan' ? subscribersOfScans(library) : store.subscribers(library, type))
+    const endpoints = await subscribersOf(library, type)
     if (endpoints.length === 0) return 0
     const body = JSON.stringify({ type, timestamp, data })
     const at = nowMs()
@@ -119,7 +125,7 @@ export function createWebhookService(deps: WebhookDeps) {
         library, secret: newSecret(), last_success_at: null,
       }
       await store.insertEndpoint(endpoint)
-      scanSubscribers.delete(library)
+      forget(library)
       await deps.endpointsChanged?.(library)
       return { ...publicOf(endpoint), secret: endpoint.secret }
     },
@@ -152,9 +158,9 @@ export function createWebhookService(deps: WebhookDeps) {
       if (stored > 0) wake()
     },
 
-    /** Another replica (or this one) created an endpoint of `library`: its scan subscribers are read again. */
+    /** Another replica (or this one) created an endpoint of `library`: its subscribers are read again. */
     forgetSubscribers(library: string): void {
-      scanSubscribers.delete(library)
+      forget(library)
     },
 
     /** Scan events (ScanEvent as published); the scan's id is its event id. */
