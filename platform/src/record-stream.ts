@@ -102,12 +102,13 @@ export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerO
       const startedAt = Date.now()
       /** Time (ns) of the newest message handled, where a consumer made again starts. */
       let handledUpTo: number | undefined
-      // From the last message handled (it comes once more: apply is idempotent), or from this
-      // start; another replica may have made it first, which is as good.
+      // From the last message handled (or this start), less one ack wait: what another replica
+      // sharing the consumer still held comes again too (apply is idempotent). Another replica
+      // may make it first, from its own last message, which is as good.
       const attachAgain = async () => {
         const jsm = await nc.jetstreamManager()
         await opts.ensureStream(jsm)
-        const from = new Date(handledUpTo === undefined ? startedAt : Math.floor(handledUpTo / 1e6)).toISOString()
+        const from = new Date((handledUpTo === undefined ? startedAt : Math.floor(handledUpTo / 1e6)) - ackWaitMs).toISOString()
         await jsm.consumers.add(stream, { ...config, deliver_policy: DeliverPolicy.StartTime, opt_start_time: from }).catch(() => undefined)
       }
       stopping = false
