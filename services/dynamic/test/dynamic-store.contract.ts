@@ -35,6 +35,19 @@ export function dynamicStoreContract(open: () => Promise<StoreHarness<DynamicSto
       expect(await store.resolve(record(1).code)).toEqual({ code: record(1).code, destination_url: record(1).destination_url, status: 'active', deleted: true })
     })
 
+    it('reads records with their fields in one order (the ETag hashes the JSON), own fields only when set, in every read', async () => {
+      const rules = [{ os: 'ios' as const, destination_url: 'https://example.com/ios' }]
+      await store.insertMany(A, [record(1), record(2, { redirect_rules: rules, expires_at: 1_900_000_000, max_scans: 5, fallback_url: 'https://example.com/over' })])
+      const base = ['code', 'destination_url', 'name', 'style', 'status', 'team_id', 'created_by', 'created_at', 'updated_at', 'tags']
+      const own = ['redirect_rules', 'expires_at', 'max_scans', 'fallback_url']
+      const reads = async (code: string) => [(await store.get(A, code))!.record, (await store.list(A, { limit: 10 })).items.find((r) => r.code === code)!]
+      for (const read of await reads(record(1).code)) expect(Object.keys(read).sort()).toEqual([...base].sort())
+      const [one, listed] = await reads(record(2).code)
+      expect(Object.keys(one!)).toEqual(Object.keys(listed!))
+      expect(Object.keys(one!).sort()).toEqual([...base, ...own].sort())
+      expect(one).toEqual(record(2, { redirect_rules: rules, expires_at: 1_900_000_000, max_scans: 5, fallback_url: 'https://example.com/over' }))
+    })
+
     it('resolves a code never issued to null', async () => {
       expect(await store.resolve('code0404')).toBeNull()
     })

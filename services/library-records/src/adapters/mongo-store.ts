@@ -100,6 +100,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
   const { idField } = kind
   const extra = kind.extra ?? {}
   const extraFields = Object.keys(extra)
+  const ownFields = new Set(extraFields)
   /** A kind's own field as its document holds it. */
   const storedOf = (field: string, value: unknown) => (value == null ? null : extra[field] === 'json' ? JSON.stringify(value) : value)
   const extraOf = (values: Record<string, unknown>, only: 'given' | 'all' = 'all') =>
@@ -111,13 +112,21 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
   const atomic = await createAtomicInsert(conn, Model, kind.collection, { rev: true })
   await runOnce(conn, `${kind.collection}.rev`, () => placeChanges(Model))
   await runOnce(conn, `${kind.collection}.tags`, () => placeTags(Model))
-  const toRecord = ({ _id, position: _position, rev: _rev, library: _library, deleted_at: _deleted, style, ...rest }: LibraryDoc) => {
-    const record: Record<string, unknown> = { ...rest, style: JSON.parse(style), tags: rest.tags ?? [] }
-    // A kind's own field that is not set is absent from the record, as it was when stored.
-    for (const field of extraFields) {
-      if (rest[field] == null) delete record[field]
-      else if (extra[field] === 'json') record[field] = JSON.parse(rest[field] as string)
+  // Built key by key in the document's order, then style (and tags where an old document has
+  // none), as before: the ETag hashes the JSON. A kind's own field that is not set is left out,
+  // as it was when stored. Never `delete` a key instead: that makes every record a slow
+  // dictionary object (list pages measured 2x slower).
+  const toRecord = (doc: LibraryDoc) => {
+    const record: Record<string, unknown> = {}
+    const fields = doc as unknown as Record<string, unknown>
+    for (const key in fields) {
+      const value = fields[key]
+      if (key === '_id' || key === 'position' || key === 'rev' || key === 'library' || key === 'deleted_at' || key === 'style') continue
+      if (!ownFields.has(key)) record[key] = value
+      else if (value != null) record[key] = extra[key] === 'json' ? JSON.parse(value as string) : value
     }
+    record.style = JSON.parse(doc.style)
+    record.tags ??= []
     return record as unknown as R
   }
   const toItem = (doc: LibraryDoc): R | Tombstone => (doc.deleted_at == null ? toRecord(doc) : tombstoneOf(idField, doc))

@@ -62,6 +62,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   const { table, idField, urlField } = kind
   const extra = kind.extra ?? {}
   const extraFields = Object.keys(extra)
+  const ownFields = new Set(extraFields)
   // Immediate: several connections opening one file at once must not add a column twice.
   db.transaction(() => {
     db.exec(schemaOf(kind))
@@ -73,12 +74,17 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   const LIVE = `library = $library AND ${idField} = $id AND deleted_at IS NULL`
   // With $expected, a compare-and-set: the row must still be at the change the caller read (LibraryStore.update).
   const AS_READ = `($expected IS NULL OR rev = $expected)`
-  const toRecord = ({ seq: _seq, rev: _rev, deleted_at: _deleted, ...row }: Row) => {
-    const record: Record<string, unknown> = { ...row, style: JSON.parse(row.style), tags: JSON.parse(row.tags as string) }
-    // A kind's own field that is not set is absent from the record, as it was when stored.
-    for (const field of extraFields) {
-      if (row[field] == null) delete record[field]
-      else if (extra[field] === 'json') record[field] = JSON.parse(row[field] as string)
+  // Built key by key in the row's order (the ETag hashes the JSON, so the order stays): a kind's
+  // own field that is not set is left out, as it was when stored. Never `delete` a key instead:
+  // that turns every record into a slow dictionary object (list pages measured 2x slower).
+  const toRecord = (row: Row) => {
+    const record: Record<string, unknown> = {}
+    for (const key in row) {
+      const value = row[key]
+      if (key === 'seq' || key === 'rev' || key === 'deleted_at') continue
+      if (key === 'style' || key === 'tags') record[key] = JSON.parse(value as string)
+      else if (!ownFields.has(key)) record[key] = value
+      else if (value != null) record[key] = extra[key] === 'json' ? JSON.parse(value as string) : value
     }
     return record as unknown as R
   }
