@@ -1,0 +1,36 @@
+// CPU time of each thread of the one-process product under the resolver load, for the analysis
+// (not part of `bun run bench`): on a machine whose neighbours steal CPU, the main thread's CPU
+// per redirect moves less between runs than redirects/s do.
+//   bun run bench/threads.ts [seconds]
+import { readdirSync, readFileSync } from 'node:fs'
+import { api, startOneProcess } from './product'
+import { apiFixture } from './scenarios/api-fixture'
+import { DESTINATION } from './scenarios/resolver'
+import { BROWSER_UA, wrk } from './wrk'
+
+const seconds = Number(process.argv[2] ?? 10)
+const product = await startOneProcess()
+try {
+  const fixture = await apiFixture(product)
+  const code = (await api(product, fixture.key, 'POST', '/v1/dynqrcodes', { destination_url: DESTINATION, name: 'Hot' })).json.created[0].code
+  const pid = product.gatewayPid
+  /** Clock ticks (1/100 s) of user + system time per thread, by "tid:name". */
+  const ticks = () =>
+    Object.fromEntries(readdirSync(`/proc/${pid}/task`).map((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      return [`${tid}:${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()}`, Number(fields[11]) + Number(fields[12])]
+    }))
+  const before = ticks()
+  const result = await wrk({ url: `${product.short}/${code}`, connections: 64, headers: { 'user-agent': BROWSER_UA }, seconds })
+  const after = ticks()
+  const redirects = result.rps * seconds
+  console.log(`resolve: ${Math.round(result.rps)}/s over ${seconds} s`)
+  for (const [thread, t] of Object.entries(after)) {
+    const used = (t - (before[thread] ?? 0)) / 100
+    if (used >= 0.1) console.log(`${thread}: ${used.toFixed(2)} s CPU, ${((used * 1e6) / redirects).toFixed(1)} µs per redirect`)
+  }
+  await fixture.stop()
+} finally {
+  await product.stop()
+}
