@@ -18,7 +18,7 @@ export function scanEventOf(request: Request, code: string, address: string | nu
   // HMAC-SHA256 by Bun's own hasher: half the cost of node:crypto's createHmac per scan.
   const visitor = new Bun.CryptoHasher('sha256', settings.visitorHashKey).update(`${address ?? ''}\n${userAgent}`)
   const referer = request.headers.get('referer')
-  return {
+  const event: ScanEvent = {
     // Time-ordered (UUIDv7): stores index scan_id in arrival order, an append instead of a random page.
     scan_id: Bun.randomUUIDv7(),
     code,
@@ -26,6 +26,7 @@ export function scanEventOf(request: Request, code: string, address: string | nu
     user_agent: userAgent,
     visitor_id: visitor.digest('hex'),
     country: countryOf(request.headers, address, settings.trustProxy),
-    ...(referer ? { referer } : {}),
   }
+  if (referer) event.referer = referer
+  return event
 }
