@@ -15,7 +15,8 @@ import { docsSuite } from './api/docs.suite'
 import { ANALYTICS_ENV, analyticsSuite } from './api/analytics.suite'
 import { CORS_ORIGIN, httpSuite } from './api/http.suite'
 import { expirySuite } from './api/expiry.suite'
-import { WEBHOOKS_ENV, webhookDestinationSuite, webhooksSuite } from './api/webhooks.suite'
+import { WEBHOOKS_ENV, webhooksSuite } from './api/webhooks.suite'
+import { webhookDestinationSuite } from './api/webhook-destinations.suite'
 import { type Stack, startInProcessStack } from './harness/stack'
 
 // The API suite against the whole product in one process (TRANSPORT=memory, SQLite).

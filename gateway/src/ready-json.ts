@@ -6,7 +6,7 @@
 const bodies = new WeakMap<Response, Uint8Array>()
 
 /** The content type Elysia gives the JSON it serialises itself, so both kinds of answer look alike. */
-export const JSON_CONTENT_TYPE = 'application/json;charset=utf-8'
+const JSON_CONTENT_TYPE = 'application/json;charset=utf-8'
 
 export function readyJson(body: Uint8Array): Response {
   const response = new Response(body, { headers: { 'content-type': JSON_CONTENT_TYPE } })

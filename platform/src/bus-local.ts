@@ -85,7 +85,9 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
   function recipients(subject: string): Subscriber[] {
     const { plain: out, groups: matched } = matchesOf(subject)
     if (matched.length === 0) return out
-    return [...out, ...matched.map(({ group, members }) => members[group.turn++ % members.length]!)]
+    const all = out.slice()
+    for (const { group, members } of matched) all.push(members[group.turn++ % members.length]!)
+    return all
   }
 
   return {

@@ -143,11 +143,14 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
         await Bun.sleep(retryMs)
         // Made again with DeliverPolicy.All: a consumer deleted alone replays the stream, and
         // applying is idempotent on scan_id, so nothing is counted twice and nothing skipped.
-        if (isMissingConsumer(error) && !stopping)
-          consumer = await attach().then(
-            (made) => (log().warn({ stream: SCAN_STREAM, consumer: durable }, 'the scan consumer was missing: made it again'), made),
-            () => consumer,
-          )
+        if (isMissingConsumer(error) && !stopping) {
+          try {
+            consumer = await attach()
+            log().warn({ stream: SCAN_STREAM, consumer: durable }, 'the scan consumer was missing: made it again')
+          } catch {
+            // JetStream not answering yet: the next pull fails the same way and tries again.
+          }
+        }
       }
     }
   }
