@@ -115,9 +115,9 @@ else {
         let metrics = ''
         await waitUntil(async () => {
           metrics = await (await get('/metrics')).text()
-          return sample(metrics, 'lr_jetstream_consumer_pending{stream="SCANS",consumer="analytics"}') !== undefined
-        }, 10_000, 'the consumer lag gauge')
-        expect(sample(metrics, 'lr_jetstream_consumer_pending{stream="SCANS",consumer="analytics"}')).toBeGreaterThanOrEqual(0)
+          return ['analytics', 'scans-relay'].every((consumer) => sample(metrics, `lr_jetstream_consumer_pending{stream="SCAN_BATCHES",consumer="${consumer}"}`) !== undefined)
+        }, 10_000, 'the lag gauges of the analytics consumer and the relay')
+        expect(sample(metrics, 'lr_jetstream_consumer_pending{stream="SCAN_BATCHES",consumer="analytics"}')).toBeGreaterThanOrEqual(0)
         expect(sample(metrics, 'lr_store_operation_duration_seconds_count{store="analytics",operation="ping",outcome="ok"}')).toBeGreaterThanOrEqual(1)
         expect(metrics).toContain('lr_bus_handler_duration_seconds')
       } finally {

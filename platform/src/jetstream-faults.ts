@@ -1,3 +1,6 @@
+import type { JetStreamManager, NatsConnection } from 'nats'
+import { errorFields, log } from './log'
+
 /**
  * How nats.js reports a JetStream stream or consumer that is not there: a broker restarted
  * without its store, or one deleted by hand. Our publishers and consumers make theirs again
@@ -11,3 +14,21 @@ export const isMissingStream = (error: unknown): boolean => codeOf(error) === '5
 
 /** A pull from a consumer, or a consumer of a stream, that does not exist: "404" (consumer / stream not found). */
 export const isMissingConsumer = (error: unknown): boolean => codeOf(error) === '404'
+
+/**
+ * What a publisher calls after a failed publish: a broker that lost its JetStream store (restarted
+ * without its volume) or a stream deleted by hand answers every publish "no responders" (or
+ * nothing, when a plain subscriber listens on the subject), so the stream is made again if it is
+ * missing, at most once a second; what was held meanwhile follows without a restart.
+ */
+export function streamRestorer(nc: NatsConnection, stream: string, ensure: (jsm: JetStreamManager) => Promise<boolean>): () => void {
+  let triedAt = 0
+  return () => {
+    if (Date.now() - triedAt < 1000) return
+    triedAt = Date.now()
+    nc.jetstreamManager()
+      .then(ensure)
+      .then((made) => made && log().warn({ stream }, `the stream ${stream} was missing: made it again`))
+      .catch((error) => log().warn({ stream, ...errorFields(error) }, `the stream ${stream} is missing and could not be made yet`))
+  }
+}

@@ -55,7 +55,7 @@ export const busHandlerDuration = new Histogram({
 let published = 0
 let publishedReported = 0
 /** One more scan handed on (acknowledged by JetStream, or published on the in-process bus). */
-export const countScanPublished = () => void published++
+export const countScanPublished = (scans = 1) => void (published += scans)
 export const scansPublished = new Counter({
   name: 'lr_scans_published_total',
   help: 'Scans the resolver handed to the scan stream (acknowledged by it)',

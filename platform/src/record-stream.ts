@@ -60,17 +60,27 @@ export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutM
 /** What consume() reports when its consumer or stream is not there any more. */
 const GONE = new Set([ConsumerEvents.ConsumerDeleted, ConsumerEvents.ConsumerNotFound, ConsumerEvents.StreamNotFound])
 
+function oneEvent(msg: JsMsg): unknown[] {
+  try {
+    return [msg.json<unknown>()]
+  } catch {
+    return [null] // malformed: apply drops it, and it is acknowledged
+  }
+}
+
 export interface DurableConsumerOptions {
   stream: string
   durable: string
   /** Creates the stream when missing (a consumer may start before any publisher). */
-  ensureStream(jsm: JetStreamManager): Promise<void>
+  ensureStream(jsm: JetStreamManager): Promise<unknown>
   /** Messages the client holds ahead of the one being applied. Default 100. */
   maxAhead?: number
   /** A message not acknowledged in this time comes again (a crashed worker's). Default 10 s. */
   ackWaitMs?: number
   /** Redelivery delay of a message `apply` refused. Default 1000 ms. */
   retryMs?: number
+  /** The events of one message; default: the message is one JSON event (a malformed one is null). */
+  eventsOf?: (msg: JsMsg) => unknown[]
 }
 
 /**
@@ -82,17 +92,10 @@ export interface DurableConsumerOptions {
  * idempotent (redeliveries). On stop, what the client still holds goes back at once (nak).
  */
 export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerOptions) {
-  const { stream, durable, maxAhead = 100, ackWaitMs = 10_000, retryMs = 1000 } = opts
+  const { stream, durable, maxAhead = 100, ackWaitMs = 10_000, retryMs = 1000, eventsOf = oneEvent } = opts
   let stopping = false
   let loop: Promise<void> | undefined
   let messages: ConsumerMessages | undefined
-  const json = (msg: JsMsg) => {
-    try {
-      return msg.json<unknown>()
-    } catch {
-      return null // malformed: apply drops it, and it is acknowledged
-    }
-  }
   return {
     async start(apply: (payloads: unknown[]) => Promise<void>): Promise<void> {
       const jsm = await nc.jetstreamManager()
@@ -131,7 +134,7 @@ export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerO
                 continue
               }
               try {
-                await apply([json(msg)])
+                await apply(eventsOf(msg))
                 msg.ack()
                 handledUpTo = msg.info.timestampNanos
               } catch (error) {

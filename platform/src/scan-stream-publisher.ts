@@ -3,17 +3,20 @@ import { Fifo } from './fifo'
 import type { ScanSpool } from './scan-spool'
 import { errorFields, log } from './log'
 import { countScanPublished, scansDropped, trackBufferedScans } from './metrics'
-import type { ScanPublisher } from '@lr/proto'
-import { type ScanEvent, scanSubject } from '@lr/proto'
-import { ensureScanStream, SCAN_STREAM } from './scan-stream-config'
-import { isMissingStream } from './jetstream-faults'
+import type { ScanEvent, ScanPublisher } from '@lr/proto'
+import { ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT } from './scan-stream-config'
+import { streamRestorer } from './jetstream-faults'
 
 export interface JetStreamPublisherOptions {
-  /** Scans held (queued and in flight) while NATS is unreachable; beyond it the oldest are dropped. Default 10 000. */
+  /** Scans held (queued, in flight and to be re-sent) while NATS is unreachable; beyond it the oldest are dropped. Default 10 000. */
   maxBuffer?: number
-  /** Publishes awaiting their PubAck at once while healthy. Default 1000. */
+  /** Batches awaiting their PubAck at once while healthy. Default 4. */
   maxInFlight?: number
-  /** Wait for a PubAck before the scan is retried. Default 2000 ms. */
+  /** Scans in one batch at most. Default 500. */
+  maxBatch?: number
+  /** Bytes of one batch at most (under the broker's max_payload, 1 MB by default). Default 256 KiB. */
+  maxBatchBytes?: number
+  /** Wait for a PubAck before the batch is re-sent. Default 2000 ms. */
   timeoutMs?: number
   /** Pause between probes while publishing fails. Default 250 ms. */
   retryMs?: number
@@ -24,24 +27,40 @@ export interface JetStreamPublisherOptions {
   spool?: ScanSpool
 }
 
+/** Scans sent as one message; `id` is its Nats-Msg-Id, kept when the batch is re-sent. */
+interface Batch {
+  id: string
+  events: ScanEvent[]
+  body: Uint8Array
+}
+
 const encoder = new TextEncoder()
 
 /**
- * Publishes scans to the SCANS stream with `Nats-Msg-Id = scan_id`, so a retry after a lost
- * PubAck is stored once. `publish` only enqueues. Many publishes are in flight while NATS
- * answers; while the connection is down nothing is sent (scans wait here, not in the client's
- * reconnect buffer); after a failure the scan goes back to the front and a single probe is sent
- * every `retryMs` until one succeeds. The buffer is bounded: when full, the oldest waiting scan
- * is dropped (one already in flight cannot be taken back), counted in `dropped()` and logged
- * once per outage.
+ * Publishes scans to the SCAN_BATCHES stream, many per message: a batch is what queued while
+ * the previous batches awaited their PubAck (one scan alone when traffic is light, up to
+ * `maxBatch` under load), so batches form by themselves without a timer and add no latency.
+ * `publish` only enqueues; sending waits for the end of the current event-loop turn, so the
+ * scans of one turn leave together. A batch whose publish failed is re-sent whole, with the same
+ * `Nats-Msg-Id`, so one stored before its PubAck was lost is stored once. While the connection
+ * is down nothing is sent (scans wait here, not in the client's reconnect buffer); after a
+ * failure one batch at a time probes every `retryMs` until one succeeds. The buffer is bounded:
+ * when full, new scans go to the spool, or without one the oldest queued scan is dropped (one in
+ * a batch already sent cannot be taken back), counted in `dropped()` and logged.
  */
 export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStreamPublisherOptions = {}): ScanPublisher & { dropped(): number } {
-  const { maxBuffer = 10_000, maxInFlight = 1000, timeoutMs = 2000, retryMs = 250, spool } = opts
+  const { maxBuffer = 10_000, maxInFlight = 4, maxBatch = 500, maxBatchBytes = 256 * 1024, timeoutMs = 2000, retryMs = 250, spool } = opts
   const js = nc.jetstream({ timeout: timeoutMs })
+  const origin = `${process.pid}-${crypto.randomUUID().slice(0, 8)}`
+  let sequence = 0
   const queue = new Fifo<ScanEvent>()
-  let inFlight = 0
+  const resend = new Fifo<Batch>()
+  let resendScans = 0
+  let batchesInFlight = 0
+  let scansInFlight = 0
   let healthy = true
   let retry: Timer | undefined
+  let scheduled = false
   let closed = false
   let dropped = 0
   let droppedThisOutage = 0
@@ -58,7 +77,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     }
   })().catch(() => undefined)
 
-  const inMemory = () => queue.length + inFlight
+  const inMemory = () => queue.length + scansInFlight + resendScans
   const pending = () => inMemory() + (spool?.size() ?? 0)
   const untrack = trackBufferedScans(pending)
   // Every dropped scan reaches a log line: the count since the last report, every few seconds.
@@ -80,20 +99,19 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   /**
    * Adds a scan. A full buffer sends new scans to the spool, and keeps doing so while the spool
    * holds any (so they leave in order); a full spool, or a full buffer without one, drops a scan:
-   * without a spool the oldest queued (or this one, when it is the oldest), else this one.
+   * without a spool the oldest queued (or this one, when none is queued), else this one.
    */
-  function hold(event: ScanEvent, front: boolean): void {
-    if (!front && spool && (spool.size() > 0 || inMemory() >= maxBuffer)) {
+  function hold(event: ScanEvent): void {
+    if (spool && (spool.size() > 0 || inMemory() >= maxBuffer)) {
       if (spool.append(event)) return
       return drop()
     }
     if (inMemory() >= maxBuffer) {
       drop()
-      if (front || queue.length === 0) return
+      if (queue.length === 0) return
       queue.shift()
     }
-    if (front) queue.unshift(event)
-    else queue.push(event)
+    queue.push(event)
   }
 
   function drop(): void {
@@ -104,46 +122,56 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     report ??= setTimeout(reportDropped, 5000)
   }
 
-  function failed(event: ScanEvent, error: unknown): void {
+  function failed(batch: Batch, error: unknown): void {
     if (healthy) log().warn(errorFields(error), 'publishing scans to JetStream failed: holding them and retrying')
     healthy = false
-    hold(event, true)
-    if (isMissingStream(error)) recreateStream()
+    resend.push(batch)
+    resendScans += batch.events.length
+    if (connected) recreateStream()
     retry ??= setTimeout(() => {
       retry = undefined
       pump()
     }, retryMs)
   }
 
-  /**
-   * A broker that lost its JetStream store (restarted without its volume) or a stream deleted by
-   * hand answers every publish "no responders": made again, at most once a second, the scans
-   * held meanwhile follow; without it they would wait for a restart of this process.
-   */
-  let recreatedAt = 0
-  function recreateStream(): void {
-    if (Date.now() - recreatedAt < 1000) return
-    recreatedAt = Date.now()
-    nc.jetstreamManager()
-      .then(ensureScanStream)
-      .then(() => log().warn({ stream: SCAN_STREAM }, 'the scan stream was missing: made it again'))
-      .catch((error) => log().warn({ stream: SCAN_STREAM, ...errorFields(error) }, 'the scan stream is missing and could not be made yet'))
+  const recreateStream = streamRestorer(nc, SCAN_BATCH_STREAM, ensureScanBatchStream)
+
+  /** The queued scans, as many as fit one batch, as one message: a JSON array of scan events. */
+  function nextBatch(): Batch | undefined {
+    if (queue.length === 0) return undefined
+    const events: ScanEvent[] = []
+    const parts: string[] = []
+    let bytes = 2
+    while (queue.length > 0 && events.length < maxBatch) {
+      const event = queue.shift()!
+      const json = JSON.stringify(event)
+      if (events.length > 0 && bytes + json.length + 1 > maxBatchBytes) {
+        queue.unshift(event)
+        break
+      }
+      events.push(event)
+      parts.push(json)
+      bytes += json.length + 1
+    }
+    return { id: `${origin}-${++sequence}`, events, body: encoder.encode(`[${parts.join(',')}]`) }
   }
 
-  function send(event: ScanEvent): void {
-    inFlight++
+  function send(batch: Batch): void {
+    batchesInFlight++
+    scansInFlight += batch.events.length
     const done = (error?: unknown) => {
-      inFlight--
+      batchesInFlight--
+      scansInFlight -= batch.events.length
       if (closed) return settle()
-      if (error !== undefined) return failed(event, error)
-      countScanPublished()
+      if (error !== undefined) return failed(batch, error)
+      countScanPublished(batch.events.length)
       if (!healthy) log().info({ dropped_this_outage: droppedThisOutage }, 'JetStream answers again')
       healthy = true
       droppedThisOutage = 0
       pump()
     }
     try {
-      js.publish(scanSubject(event.code), encoder.encode(JSON.stringify(event)), { msgID: event.scan_id }).then(() => done(), (error) => done(error ?? 'failed'))
+      js.publish(SCAN_BATCH_SUBJECT, batch.body, { msgID: batch.id }).then(() => done(), (error) => done(error ?? 'failed'))
     } catch (error) {
       done(error ?? 'failed')
     }
@@ -155,16 +183,32 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       for (const event of spool.take()) queue.push(event)
     }
     const limit = healthy ? maxInFlight : 1
-    while (!closed && connected && !retry && inFlight < limit && queue.length > 0) send(queue.shift()!)
+    while (!closed && connected && !retry && batchesInFlight < limit) {
+      const again = resend.shift()
+      if (again) resendScans -= again.events.length
+      const batch = again ?? nextBatch()
+      if (!batch) break
+      send(batch)
+    }
     settle()
+  }
+
+  /** Sends at the end of this event-loop turn: the scans of many redirects in one batch. */
+  function schedule(): void {
+    if (scheduled) return
+    scheduled = true
+    setImmediate(() => {
+      scheduled = false
+      pump()
+    })
   }
 
   return {
     publish(event) {
       if (closed) return
       try {
-        hold(event, false)
-        pump()
+        hold(event)
+        schedule()
       } catch (error) {
         log().error(errorFields(error), 'scan not published')
       }
@@ -178,8 +222,12 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       statuses.stop?.()
       clearTimeout(retry)
       retry = undefined
-      // What is still queued waits on disk for the next start (JetStream drops a duplicate by scan_id).
-      if (spool) while (queue.length > 0) if (!spool.append(queue.shift()!)) drop()
+      // What is still held waits on disk for the next start (analytics applies a scan once by scan_id).
+      if (spool) {
+        for (let batch = resend.shift(); batch; batch = resend.shift()) for (const event of batch.events) if (!spool.append(event)) drop()
+        resendScans = 0
+        while (queue.length > 0) if (!spool.append(queue.shift()!)) drop()
+      }
       spool?.close()
       if (pending() > 0) log()[spool ? 'warn' : 'error']({ pending: pending(), spooled: spool?.size() ?? 0 }, 'closing with scans not published')
       reportDropped()

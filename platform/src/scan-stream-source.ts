@@ -1,5 +1,5 @@
 import { AckPolicy, type Consumer, type ConsumerConfig, DeliverPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos } from 'nats'
-import { ensureScanStream, SCAN_STREAM } from './scan-stream-config'
+import { ensureScanBatchStream, SCAN_BATCH_STREAM, scansOfBatch } from './scan-stream-config'
 import type { ApplyScans, ScanSource } from '@lr/proto'
 import { errorFields, log } from './log'
 import { consumerAckPending, consumerPending } from './metrics'
@@ -9,9 +9,11 @@ import { isMissingConsumer } from './jetstream-faults'
 export interface JetStreamSourceOptions {
   /** Name of the durable consumer; replicas sharing it share the work. Default `analytics`. */
   durable?: string
-  /** Messages applied in one call at most. Default 1000. */
+  /** Scans applied in one call at most (a single message with more is applied whole). Default 1000. */
   maxBatch?: number
-  /** Unacknowledged messages the server lets this consumer have out. Default 20 000. */
+  /** Messages (batches of scans) asked for in one pull. Default 100. */
+  maxFetch?: number
+  /** Unacknowledged messages the server lets this consumer have out. Default 2 000. */
   maxAckPending?: number
   /**
    * A delivered message not acknowledged in this time is delivered again: after a crash, what
@@ -23,6 +25,11 @@ export interface JetStreamSourceOptions {
   lagEveryMs?: number
   /** How long a dead replica's ingest lease outlives it (ingest-lease.ts). Default 2.5 s. */
   leaseTtlMs?: number
+  /**
+   * Pull only while holding the ingest lease (one writer at a time). Default true; the relay
+   * (scan-relay.ts), whose writes are idempotent by themselves, pulls on every replica.
+   */
+  singleWriter?: boolean
   /** Redelivery delay of a batch the store refused, and pause after a failed pull. Default 1000 ms. */
   retryMs?: number
   /** Lifetime of one pull request: bounds how long `stop` waits. Default 1000 ms (the server's minimum). */
@@ -40,37 +47,33 @@ const consumerConfig = (durable: string, maxAckPending: number, ackWaitMs: numbe
 /** Creates the durable pull consumer, or aligns an existing one with these settings. */
 async function ensureConsumer(jsm: JetStreamManager, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
   try {
-    await jsm.consumers.add(SCAN_STREAM, config)
+    await jsm.consumers.add(SCAN_BATCH_STREAM, config)
   } catch (error) {
     const { durable_name, ...settings } = config
-    await jsm.consumers.update(SCAN_STREAM, durable_name, settings).catch(() => {
+    await jsm.consumers.update(SCAN_BATCH_STREAM, durable_name, settings).catch(() => {
       throw error
     })
   }
 }
 
-function payloadOf(msg: JsMsg): unknown {
-  try {
-    return msg.json()
-  } catch {
-    return null // malformed: the consumer's validation drops it, and it is acknowledged with its batch
-  }
-}
 
 /**
- * Consumes the SCANS stream with a durable pull consumer (explicit acks). Messages arriving
- * while a batch is applied queue up and form the next batch; a batch is acknowledged only after
+ * Consumes the SCAN_BATCHES stream with a durable pull consumer (explicit acks); each message is
+ * a batch of scans (scan-stream-publisher.ts). Messages arriving while scans are applied queue up
+ * and form the next call of `apply` (up to `maxBatch` scans); its messages are acknowledged only after
  * `apply` resolved (the store committed), and redelivered after `retryMs` when it rejected.
  * A scan delivered again after a crash is the consumer's to drop (idempotent on scan_id).
- * Only the replica holding the ingest lease pulls (ingest-lease.ts): one writer at a time.
+ * Only the replica holding the ingest lease pulls (ingest-lease.ts): one writer at a time
+ * (unless `singleWriter` is false).
  *
  * Pulls are short fetches rather than `consume()`: `stop` lets the last pull run out and
  * naks what it still brings, so no message is left delivered to a closed subscription (which
  * the server would only hand out again after ack_wait).
  */
 export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSourceOptions = {}): ScanSource {
-  const { durable = 'analytics', maxBatch = 1000, maxAckPending = 20_000, ackWaitMs = 3_000, retryMs = 1000, pullExpiresMs = 1000, lagEveryMs = 5_000, leaseTtlMs = 2_500 } = opts
+  const { durable = 'analytics', maxBatch = 1000, maxFetch = 100, maxAckPending = 2_000, ackWaitMs = 3_000, retryMs = 1000, pullExpiresMs = 1000, lagEveryMs = 5_000, leaseTtlMs = 2_500, singleWriter = true } = opts
   let lease: IngestLease | undefined
+  const mayPull = () => !singleWriter || lease?.held() === true
   let applying: JsMsg[] = []
   let heartbeat: Timer | undefined
   let lag: Timer | undefined
@@ -81,7 +84,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
 
   async function drain(apply: ApplyScans): Promise<void> {
     while (waiting.length > 0 && !stopping) {
-      if (!lease?.held()) {
+      if (!mayPull()) {
         // Another replica applies scans now: what this one took goes back to the stream at once.
         for (const msg of waiting.splice(0)) msg.nak()
         return
@@ -89,12 +92,18 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       // Let the messages that arrived meanwhile in first: one transaction per batch, not per scan.
       await new Promise((resolve) => setImmediate(resolve))
       if (stopping) return
-      const batch = waiting.splice(0, maxBatch)
+      const batch: JsMsg[] = []
+      const events: unknown[] = []
+      while (waiting.length > 0 && events.length < maxBatch) {
+        const msg = waiting.shift()!
+        batch.push(msg)
+        for (const event of scansOfBatch(msg)) events.push(event)
+      }
       applying = batch
       try {
-        await apply(batch.map(payloadOf))
+        await apply(events)
       } catch (error) {
-        log().error({ scans: batch.length, ...errorFields(error) }, 'scans not applied, redelivering')
+        log().error({ scans: events.length, ...errorFields(error) }, 'scans not applied, redelivering')
         for (const msg of batch) msg.nak(retryMs)
         continue
       } finally {
@@ -115,20 +124,20 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
   /** The stream and this durable consumer, made or aligned; a handle to the consumer. */
   async function attach(): Promise<Consumer> {
     const jsm = await nc.jetstreamManager()
-    await ensureScanStream(jsm)
+    await ensureScanBatchStream(jsm)
     await ensureConsumer(jsm, { ...consumerConfig(durable, maxAckPending, ackWaitMs), durable_name: durable })
-    return nc.jetstream().consumers.get(SCAN_STREAM, durable)
+    return nc.jetstream().consumers.get(SCAN_BATCH_STREAM, durable)
   }
 
   async function pull(consumer: Consumer, apply: ApplyScans): Promise<void> {
     // A closed connection never comes back (reconnects keep it open): nothing left to pull.
     while (!stopping && !nc.isClosed()) {
-      if (!lease?.held()) {
+      if (!mayPull()) {
         await Bun.sleep(100)
         continue
       }
       try {
-        const messages = await consumer.fetch({ max_messages: maxBatch, expires: pullExpiresMs })
+        const messages = await consumer.fetch({ max_messages: maxFetch, expires: pullExpiresMs })
         for await (const msg of messages) {
           if (stopping) {
             msg.nak()
@@ -139,14 +148,14 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
         }
       } catch (error) {
         if (stopping) return
-        log().warn({ stream: SCAN_STREAM, ...errorFields(error) }, 'pulling scans failed, retrying')
+        log().warn({ stream: SCAN_BATCH_STREAM, ...errorFields(error) }, 'pulling scans failed, retrying')
         await Bun.sleep(retryMs)
         // Made again with DeliverPolicy.All: a consumer deleted alone replays the stream, and
         // applying is idempotent on scan_id, so nothing is counted twice and nothing skipped.
         if (isMissingConsumer(error) && !stopping) {
           try {
             consumer = await attach()
-            log().warn({ stream: SCAN_STREAM, consumer: durable }, 'the scan consumer was missing: made it again')
+            log().warn({ stream: SCAN_BATCH_STREAM, consumer: durable }, 'the scan consumer was missing: made it again')
           } catch {
             // JetStream not answering yet: the next pull fails the same way and tries again.
           }
@@ -158,7 +167,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
   return {
     async start(apply) {
       const consumer = await attach()
-      lease = await acquireIngestLease(nc, { ttlMs: leaseTtlMs })
+      if (singleWriter) lease = await acquireIngestLease(nc, { ttlMs: leaseTtlMs })
       stopping = false
       pulling = pull(consumer, apply)
       // Held messages stay ours while they wait or are applied; a dead replica's come back after ackWaitMs.
@@ -168,8 +177,8 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       }, ackWaitMs / 2)
       const readLag = () =>
         consumer.info(false).then((info) => {
-          consumerPending.set({ stream: SCAN_STREAM, consumer: durable }, info.num_pending)
-          consumerAckPending.set({ stream: SCAN_STREAM, consumer: durable }, info.num_ack_pending)
+          consumerPending.set({ stream: SCAN_BATCH_STREAM, consumer: durable }, info.num_pending)
+          consumerAckPending.set({ stream: SCAN_BATCH_STREAM, consumer: durable }, info.num_ack_pending)
         }, () => undefined)
       void readLag()
       lag = setInterval(readLag, lagEveryMs)

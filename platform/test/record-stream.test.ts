@@ -5,6 +5,8 @@ import { waitUntil } from '../../test/harness/ports'
 import { skipReason } from '../../test/harness/servers'
 import { createDurableConsumer, createJetStreamRecordEvents, ensureRecordEventStream, RECORD_EVENT_STREAM } from '@lr/platform/record-stream'
 import type { RecordEvent } from '@lr/proto'
+import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
+import { ensureScanBatchStream, SCAN_BATCH_STREAM, scansOfBatch } from '@lr/platform/scan-stream-config'
 
 const event = (n: number): RecordEvent => ({ id: `evt_${n}`, type: 'record.created', library: 'acct_1', timestamp: new Date(1_736_510_400_000 + n).toISOString(), data: { n } })
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => event(from + i))
@@ -43,4 +45,19 @@ else
         await consumer.stop()
         expect([...seen].sort()).toEqual(range(1, 6).map((e) => e.id))
       }, 20_000)
+
+    it('hands every scan of a SCAN_BATCHES message to apply in one call (the webhooks worker\'s scan intake)', async () => {
+      await jsm.streams.delete(SCAN_BATCH_STREAM).catch(() => false)
+      const consumer = createDurableConsumer(nc, { stream: SCAN_BATCH_STREAM, durable: 'webhooks', ensureStream: ensureScanBatchStream, eventsOf: scansOfBatch })
+      const calls: string[][] = []
+      await consumer.start(async (payloads) => void calls.push(payloads.map((p) => (p as { scan_id: string }).scan_id)))
+      const publisher = createJetStreamScanPublisher(nc)
+      const scan = (n: number) => ({ scan_id: `scan-${n}`, code: 'Code0001', scanned_at: 1_736_510_400_000, user_agent: 'UA', visitor_id: 'a'.repeat(64), country: 'DE' })
+      for (let n = 1; n <= 50; n++) publisher.publish(scan(n))
+      await publisher.flush()
+      await waitUntil(() => calls.flat().length === 50, 5_000, 'the fifty scans')
+      await consumer.stop()
+      publisher.close()
+      expect(calls).toEqual([Array.from({ length: 50 }, (_, i) => `scan-${i + 1}`)])
+    })
   })

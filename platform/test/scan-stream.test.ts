@@ -5,7 +5,7 @@ import { waitUntil } from '../../test/harness/ports'
 import { skipReason } from '../../test/harness/servers'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { createJetStreamScanSource } from '@lr/platform/scan-stream-source'
-import { ensureScanStream, SCAN_STREAM } from '@lr/platform/scan-stream-config'
+import { ensureScanBatchStream, ensureScanStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_STREAM } from '@lr/platform/scan-stream-config'
 import type { ScanEvent } from '@lr/proto'
 import { openScanSpool } from '@lr/platform/scan-spool'
 import { installLogger, log } from '@lr/platform/log'
@@ -26,7 +26,16 @@ else
     let server: NatsServer
     let nc: NatsConnection
     let jsm: JetStreamManager
-    const stored = async () => (await jsm.streams.info(SCAN_STREAM)).state.messages
+    /** Every scan of every batch message in SCAN_BATCHES, in stream order. */
+    async function storedScans(): Promise<ScanEvent[]> {
+      const { first_seq, last_seq, messages } = (await jsm.streams.info(SCAN_BATCH_STREAM)).state
+      if (messages === 0) return []
+      const scans: ScanEvent[] = []
+      for (let seq = first_seq; seq <= last_seq; seq++) scans.push(...(await jsm.streams.getMessage(SCAN_BATCH_STREAM, { seq })).json<ScanEvent[]>())
+      return scans
+    }
+    const stored = async () => (await storedScans()).length
+    const batches = async () => (await jsm.streams.info(SCAN_BATCH_STREAM)).state.messages
 
     beforeAll(async () => {
       server = await startNats({ jetstream: true })
@@ -38,36 +47,69 @@ else
       await server?.stop()
     })
     beforeEach(async () => {
-      await jsm.streams.delete(SCAN_STREAM).catch(() => false)
+      for (const stream of [SCAN_STREAM, SCAN_BATCH_STREAM]) await jsm.streams.delete(stream).catch(() => false)
       await ensureScanStream(jsm)
+      await ensureScanBatchStream(jsm)
     })
 
-    describe('ensureScanStream', () => {
-      it('creates SCANS on scans.> with file storage and a two-minute duplicate window', async () => {
-        const { config } = await jsm.streams.info(SCAN_STREAM)
-        expect([config.subjects, config.storage, config.duplicate_window]).toEqual([['scans.>'], StorageType.File, 120_000_000_000])
+    describe('ensureScanStream, ensureScanBatchStream', () => {
+      it('creates SCANS on scans.> and SCAN_BATCHES on scan-batches, with file storage and a two-minute duplicate window', async () => {
+        const [scans, batches] = await Promise.all([SCAN_STREAM, SCAN_BATCH_STREAM].map((name) => jsm.streams.info(name)))
+        const settings = (info: typeof scans) => [info!.config.subjects, info!.config.storage, info!.config.duplicate_window]
+        expect([settings(scans!), settings(batches!)]).toEqual([[['scans.>'], StorageType.File, 120_000_000_000], [['scan-batches'], StorageType.File, 120_000_000_000]])
       })
 
       it('leaves an existing stream and its scans as they are', async () => {
         const publisher = createJetStreamScanPublisher(nc)
         publisher.publish(event(1))
         await publisher.flush()
-        await ensureScanStream(jsm)
+        await ensureScanBatchStream(jsm)
         expect(await stored()).toBe(1)
       })
     })
 
     describe('createJetStreamScanPublisher', () => {
-      it('stores a scan published twice once (Nats-Msg-Id = scan_id)', async () => {
+      it('publishes the scans of one event-loop turn as one message: a JSON array, in order', async () => {
         const publisher = createJetStreamScanPublisher(nc)
-        publisher.publish(event(1))
-        publisher.publish(event(2))
-        publisher.publish(event(1))
+        for (const e of range(1, 300)) publisher.publish(e)
         await publisher.flush()
-        expect(await stored()).toBe(2)
-        const msg = await jsm.streams.getMessage(SCAN_STREAM, { seq: 1 })
-        expect([msg.subject, msg.header.get('Nats-Msg-Id'), msg.json()]).toEqual(['scans.Code0001', 'scan-1', event(1)])
+        const msg = await jsm.streams.getMessage(SCAN_BATCH_STREAM, { seq: 1 })
+        expect([await batches(), msg.subject, msg.json()]).toEqual([1, SCAN_BATCH_SUBJECT, range(1, 300)])
+        expect(msg.header.get('Nats-Msg-Id')).toMatch(/^\d+-[0-9a-f]{8}-1$/)
       })
+
+      it('cuts batches at maxBatch scans and at maxBatchBytes, keeping every scan in order', async () => {
+        const byCount = createJetStreamScanPublisher(nc, { maxBatch: 100 })
+        for (const e of range(1, 1000)) byCount.publish(e)
+        await byCount.flush()
+        expect([await batches() >= 10, ids(await storedScans())]).toEqual([true, ids(range(1, 1000))])
+        const size = JSON.stringify(event(1001)).length + 1
+        const bySize = createJetStreamScanPublisher(nc, { maxBatchBytes: 10 * size + 2 })
+        for (const e of range(1001, 1100)) bySize.publish(e)
+        await bySize.flush()
+        const sizes: number[] = []
+        const { last_seq } = (await jsm.streams.info(SCAN_BATCH_STREAM)).state
+        for (let seq = 1; seq <= last_seq; seq++) sizes.push((await jsm.streams.getMessage(SCAN_BATCH_STREAM, { seq })).data.length)
+        expect(Math.max(...sizes.slice(-10))).toBeLessThanOrEqual(10 * size + 2)
+        expect(ids(await storedScans())).toEqual(ids(range(1, 1100)))
+      })
+
+      it('sends a batch whose publish failed again whole, with the same Nats-Msg-Id, so it is stored once', async () => {
+        const sent: { id: string; scans: string[] }[] = []
+        const watch = nc.subscribe(SCAN_BATCH_SUBJECT, { callback: (_, m) => void sent.push({ id: m.headers!.get('Nats-Msg-Id'), scans: ids(m.json()) }) })
+        const publisher = createJetStreamScanPublisher(nc, { timeoutMs: 500, retryMs: 50 })
+        await jsm.streams.delete(SCAN_BATCH_STREAM) // the first publish gets "no responders"; the stream is made again
+        for (const e of range(1, 3)) publisher.publish(e)
+        await waitUntil(() => publisher.pending() === 0, 10_000, 'the batch to be stored')
+        for (const e of range(4, 5)) publisher.publish(e)
+        await publisher.flush()
+        watch.unsubscribe()
+        expect(sent.length).toBeGreaterThanOrEqual(3)
+        expect(sent.slice(0, -1).every((s) => s.id === sent[0]!.id && s.scans.join() === 'scan-1,scan-2,scan-3')).toBe(true)
+        expect(sent.at(-1)!.id).not.toBe(sent[0]!.id)
+        expect(ids(await storedScans())).toEqual(ids(range(1, 5)))
+        publisher.close()
+      }, 20_000)
 
       it('holds scans while NATS is down and delivers every one once it is back', async () => {
         const publisher = createJetStreamScanPublisher(nc, { timeoutMs: 500, retryMs: 50 })
@@ -90,8 +132,7 @@ else
         expect([publisher.pending(), publisher.dropped()]).toEqual([10, 5])
         await server.up()
         await waitUntil(() => publisher.pending() === 0, 10_000, 'the held scans to be published')
-        const first = await jsm.streams.getMessage(SCAN_STREAM, { seq: 1 })
-        expect([await stored(), (first.json() as ScanEvent).scan_id]).toEqual([10, 'scan-6'])
+        expect(ids(await storedScans())).toEqual(ids(range(6, 15)))
       }, 20_000)
     })
 
@@ -100,7 +141,7 @@ else
         const publisher = createJetStreamScanPublisher(nc, { timeoutMs: 500, retryMs: 50 })
         for (const e of range(1, 5)) publisher.publish(e)
         await publisher.flush()
-        await jsm.streams.delete(SCAN_STREAM)
+        await jsm.streams.delete(SCAN_BATCH_STREAM)
         for (const e of range(6, 10)) publisher.publish(e)
         await waitUntil(() => publisher.pending() === 0, 10_000, 'the held scans to be published')
         expect([await stored(), publisher.dropped()]).toEqual([5, 0])
@@ -115,14 +156,14 @@ else
           const publisher = createJetStreamScanPublisher(nc, { timeoutMs: 500, retryMs: 50 })
           for (const e of range(1, 5)) publisher.publish(e)
           await waitUntil(() => seen.size === 5, 5_000, 'the first five scans')
-          if (lost === 'consumer') await jsm.consumers.delete(SCAN_STREAM, 'analytics')
-          else await jsm.streams.delete(SCAN_STREAM)
+          if (lost === 'consumer') await jsm.consumers.delete(SCAN_BATCH_STREAM, 'analytics')
+          else await jsm.streams.delete(SCAN_BATCH_STREAM)
           for (const e of range(6, 10)) publisher.publish(e)
           await waitUntil(() => seen.size === 10, 10_000, 'the scans published after the loss')
           await source.stop()
           publisher.close()
           expect([...seen].sort()).toEqual(ids(range(1, 10)).sort())
-          await jsm.consumers.delete(SCAN_STREAM, 'analytics').catch(() => false)
+          await jsm.consumers.delete(SCAN_BATCH_STREAM, 'analytics').catch(() => false)
         }, 20_000)
     })
 
@@ -152,8 +193,7 @@ else
         await waitUntil(() => publisher.pending() === 0, 60_000, 'every held scan to be published')
         expect(await stored()).toBe(N)
         expect(spool.bytes()).toBe(0)
-        const [first, last] = await Promise.all([1, N].map((seq) => jsm.streams.getMessage(SCAN_STREAM, { seq })))
-        expect([(first!.json() as ScanEvent).scan_id, (last!.json() as ScanEvent).scan_id]).toEqual(['scan-1', `scan-${N}`])
+        expect(ids(await storedScans())).toEqual(ids(range(1, N)))
         publisher.close()
       }, 90_000)
 
@@ -202,7 +242,7 @@ else
       beforeEach(() => {
         consumed = []
       })
-      afterEach(() => jsm.consumers.delete(SCAN_STREAM, 'analytics').catch(() => false))
+      afterEach(() => jsm.consumers.delete(SCAN_BATCH_STREAM, 'analytics').catch(() => false))
 
       async function publishAll(events: ScanEvent[]) {
         const publisher = createJetStreamScanPublisher(nc)
@@ -218,7 +258,7 @@ else
         await waitUntil(() => consumed.length === 10, 5_000, 'ten scans')
         await source.stop()
         expect(ids(consumed)).toEqual(ids(range(1, 10)))
-        const info = await jsm.consumers.info(SCAN_STREAM, 'analytics')
+        const info = await jsm.consumers.info(SCAN_BATCH_STREAM, 'analytics')
         expect([info.num_pending, info.num_ack_pending]).toEqual([0, 0])
       })
 
@@ -254,7 +294,7 @@ else
         await Bun.sleep(1_500)
         await slowSource.stop()
         expect(applied.sort()).toEqual(ids(range(1, 5)).sort())
-        const info = await jsm.consumers.info(SCAN_STREAM, 'analytics')
+        const info = await jsm.consumers.info(SCAN_BATCH_STREAM, 'analytics')
         expect(info.num_redelivered).toBe(0)
       }, 20_000)
 
@@ -286,14 +326,30 @@ else
         expect([attempts, ids(consumed)]).toEqual([2, ['scan-1']])
       })
 
-      it('hands a malformed message over as null, so it is acknowledged with its batch', async () => {
+      it('hands a malformed message (not JSON, or not an array) over as null, so it is acknowledged with its batch', async () => {
         const source = createJetStreamScanSource(nc)
         await source.start(collect)
-        await nc.jetstream().publish('scans.Code0001', new TextEncoder().encode('{not json'))
-        await waitUntil(() => consumed.length === 1, 5_000, 'the malformed message')
+        await nc.jetstream().publish(SCAN_BATCH_SUBJECT, new TextEncoder().encode('{not json'))
+        await nc.jetstream().publish(SCAN_BATCH_SUBJECT, new TextEncoder().encode(JSON.stringify(event(1))))
+        await waitUntil(() => consumed.length === 2, 5_000, 'the malformed messages')
         await source.stop()
-        expect(consumed).toEqual([null])
-        expect((await jsm.consumers.info(SCAN_STREAM, 'analytics')).num_ack_pending).toBe(0)
+        expect(consumed).toEqual([null, null])
+        expect((await jsm.consumers.info(SCAN_BATCH_STREAM, 'analytics')).num_ack_pending).toBe(0)
+      })
+
+      it('applies up to maxBatch scans in one call, from as many messages as it takes', async () => {
+        const calls: number[] = []
+        await publishAll(range(1, 2000)) // batches of up to 500 scans
+        const source = createJetStreamScanSource(nc, { maxBatch: 1000 })
+        await source.start(async (events) => {
+          calls.push(events.length)
+          consumed.push(...events)
+        })
+        await waitUntil(() => consumed.length === 2000, 5_000, 'every scan')
+        await source.stop()
+        expect(ids(consumed)).toEqual(ids(range(1, 2000)))
+        expect(calls.length).toBeLessThan(2000 / 500 + 1)
+        expect(Math.max(...calls)).toBeLessThanOrEqual(1000 + 499)
       })
     })
   })

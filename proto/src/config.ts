@@ -48,6 +48,12 @@ export const ConfigSchema = T.Object({
   /** Bound of that spool on disk, in MiB; beyond it scans are dropped (and counted). */
   SCAN_SPOOL_MAX_MB: T.Integer({ minimum: 1, default: 1024 }),
   /**
+   * TRANSPORT=nats, analytics processes: 1 copies every scan to the public SCANS stream (one
+   * message per scan on scans.<code>, for outside consumers); 0 leaves SCANS alone, for
+   * deployments nothing outside reads scans from (saves one stored message per scan).
+   */
+  SCAN_RELAY: T.Integer({ minimum: 0, maximum: 1, default: 1 }),
+  /**
    * The largest bus message (request or reply), enforced the same by both buses; over NATS the
    * server's own max_payload lowers it further. Default 8 MiB, what deploy/infra gives NATS.
    */

@@ -35,7 +35,7 @@ export type ScanEvent = Static<typeof ScanEvent>
 /**
  * How the resolver hands a counted scan on (docs/decisions.md §5). Adapters:
  * createBusScanPublisher (one process, the in-process bus) and createJetStreamScanPublisher
- * (TRANSPORT=nats, the SCANS stream; in @lr/platform/scan-stream).
+ * (TRANSPORT=nats, batches on the SCAN_BATCHES stream; in @lr/platform/scan-stream).
  */
 export interface ScanPublisher {
   /** Hands the scan on in the background: never blocks the redirect, never throws. */
@@ -56,7 +56,7 @@ export type ApplyScans = (events: unknown[]) => Promise<void>
 
 /**
  * Where a consumer of scans gets them, in batches. Adapters: createBusScanSource (one process,
- * the in-process bus) and createJetStreamScanSource (durable consumer of the SCANS stream, in
+ * the in-process bus) and createJetStreamScanSource (durable consumer of the SCAN_BATCHES stream, in
  * @lr/platform/scan-stream): each acknowledges a batch only after `apply` resolved.
  */
 export interface ScanSource {

@@ -13,6 +13,8 @@ export const EXACT_VISITOR_DAYS = 20_000
 export interface AnalyticsStoreOptions {
   /** Visitor-days up to which a range's distinct visitors are exact (EXACT_VISITOR_DAYS); tests lower it. */
   exactVisitorDays?: number
+  /** (code, day, visitor) triples the SQLite store remembers as stored, so a returning visitor's scan skips the visitor tables. Default 200 000 (~30 MB). */
+  knownVisitors?: number
 }
 
 /** How a store reads a range's distinct visitors: exactly, or as one sketch per day of `days`. */

@@ -21,7 +21,7 @@ export interface AnalyticsOptions {
   /** Which codes a library has; default: asked of the dynamic service over the bus. */
   directory?: CodeDirectory
   /**
-   * Where scans come from; the entry point picks it: the SCANS stream (main.ts, TRANSPORT=nats)
+   * Where scans come from; the entry point picks it: the SCAN_BATCHES stream (main.ts, TRANSPORT=nats)
    * or events of the in-process bus (standalone).
    */
   source: ScanSource

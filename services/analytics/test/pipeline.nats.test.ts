@@ -7,7 +7,7 @@ import { type RunningService } from '@lr/platform/lifecycle'
 import { ANALYTICS_SUBJECTS, type AnalyticsSummary } from '@lr/proto'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
-import { createJetStreamScanSource, SCAN_STREAM } from '@lr/platform/scan-stream'
+import { createJetStreamScanSource, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT } from '@lr/platform/scan-stream'
 import type { ScanEvent } from '@lr/proto'
 import { startNats, type NatsServer } from '../../../test/harness/nats'
 import { waitUntil } from '../../../test/harness/ports'
@@ -71,12 +71,12 @@ else
       expect(await total()).toEqual({ code: 'Code0001', total_scans: 26, unique_scans: 25 })
     })
 
-    it('counts a scan delivered twice with different message ids once', async () => {
+    it('counts a scan delivered twice, in batches with different message ids, once', async () => {
       const js = bus.connection.jetstream()
-      const again = new TextEncoder().encode(JSON.stringify(nth(3, 'down')))
-      await js.publish('scans.Code0001', again)
-      await js.publish('scans.Code0001', again, { msgID: 'another-id' })
-      await waitUntil(async () => (await (await bus.connection.jetstreamManager()).consumers.info(SCAN_STREAM, 'analytics')).num_pending === 0, 5_000, 'the consumer to catch up')
+      const again = new TextEncoder().encode(JSON.stringify([nth(3, 'down')]))
+      await js.publish(SCAN_BATCH_SUBJECT, again)
+      await js.publish(SCAN_BATCH_SUBJECT, again, { msgID: 'another-id' })
+      await waitUntil(async () => (await (await bus.connection.jetstreamManager()).consumers.info(SCAN_BATCH_STREAM, 'analytics')).num_pending === 0, 5_000, 'the consumer to catch up')
       await Bun.sleep(200)
       expect((await total()).total_scans).toBe(26)
     })

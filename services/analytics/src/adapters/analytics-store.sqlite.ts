@@ -6,6 +6,7 @@ import { dayOf } from '../days'
 import type { AnalyticsStore, StoredScan } from '../ports'
 import { createSqliteReads, daySketches } from './analytics-reads.sqlite'
 import { createSqliteFallbacks } from './analytics-fallbacks.sqlite'
+import { createKnownSet } from '../known-set'
 
 // Raw scans in a rowid table (appends are cheap; a random scan_id as the key would make every
 // insert a page split), unique on scan_id; the time index carries the rowid, so export order is
@@ -55,11 +56,15 @@ export function createSqliteAnalyticsStore(db: Database, options: AnalyticsStore
   const sketchOfDay = daySketches(db)
   const saveSketch = db.prepare<never, [string, string, Uint8Array]>('INSERT OR REPLACE INTO day_sketches (code, day, regs) VALUES (?, ?, ?)')
 
+  // (code, day, visitor) triples committed to both visitor tables (a day_visitors row is always
+  // written with its code_visitors row): a scan of a returning visitor skips both inserts, two of
+  // the five B-tree writes of a scan. This store is the database's only writer (the ingest lease,
+  // or the one-process worker); triples are added only after their transaction committed.
+  const known = createKnownSet(options.knownVisitors ?? 200_000)
+
   // One transaction per call: the raw scans and every aggregate commit together or not at all.
-  const apply = db.transaction((scans: StoredScan[]): number => {
+  const apply = db.transaction((scans: StoredScan[], metInBatch: Set<string>): number => {
     const tally = createTally()
-    // A visitor already met in this batch is not new again: skip its two visitor-table writes.
-    const metInBatch = new Set<string>()
     const newDayVisitors: { code: string; day: string; visitor_id: string }[] = []
     let fresh = 0
     for (const scan of scans) {
@@ -68,7 +73,8 @@ export function createSqliteAnalyticsStore(db: Database, options: AnalyticsStore
       fresh++
       const day = dayOf(scanned_at)
       const dayVisitor = `${code}\u0000${day}\u0000${visitor_id}`
-      if (metInBatch.has(dayVisitor)) {
+      // Met earlier in this batch, or stored by an earlier one: not new again.
+      if (metInBatch.has(dayVisitor) || known.has(dayVisitor)) {
         tally.add(scan, day, false, false)
         continue
       }
@@ -92,7 +98,11 @@ export function createSqliteAnalyticsStore(db: Database, options: AnalyticsStore
 
   return {
     async applyScans(scans) {
-      return scans.length === 0 ? 0 : apply(scans)
+      if (scans.length === 0) return 0
+      const metInBatch = new Set<string>()
+      const fresh = apply(scans, metInBatch)
+      for (const dayVisitor of metInBatch) known.add(dayVisitor)
+      return fresh
     },
     ...createSqliteReads(db, options),
     ...createSqliteFallbacks(db),

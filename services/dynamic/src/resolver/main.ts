@@ -5,7 +5,7 @@ import { log, startLogging } from '@lr/platform/log'
 import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platform/startup'
 import { openScanSpool } from '@lr/platform/scan-spool'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
-import { ensureScanStream } from '@lr/platform/scan-stream-config'
+import { ensureScanBatchStream } from '@lr/platform/scan-stream-config'
 import { observeResolver } from './observe'
 import { createResolverFromConfig } from './resolver'
 
@@ -16,8 +16,8 @@ const config = loadConfigOrExit(Bun.env)
 startLogging('resolver', config.LOG_LEVEL)
 const { bus, scans, resolver, server, health } = await startOrExit('resolver', async () => {
   const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'resolver', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
-  // Scans go through the SCANS stream (durable, deduplicated by scan_id); it must exist first.
-  await ensureScanStream(await bus.connection.jetstreamManager())
+  // Scans go through the SCAN_BATCHES stream (durable, deduplicated by batch id); it must exist first.
+  await ensureScanBatchStream(await bus.connection.jetstreamManager())
   // Through a broker outage scans wait on local disk, not in memory (README "Logs and metrics").
   const spool = openScanSpool(config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
   const scans = createJetStreamScanPublisher(bus.connection, { spool })

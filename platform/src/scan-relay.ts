@@ -1,0 +1,118 @@
+import { createInbox, headers, type JetStreamManager, type Msg, type NatsConnection } from 'nats'
+import { scanSubject } from '@lr/proto'
+import { createJetStreamScanSource } from './scan-stream-source'
+import { ensureScanStream, SCAN_BATCH_STREAM, SCAN_STREAM } from './scan-stream-config'
+
+const LEGACY_CONSUMER = 'analytics'
+import { log } from './log'
+import { streamRestorer } from './jetstream-faults'
+
+export interface ScanRelayOptions {
+  /** Durable consumer of SCAN_BATCHES the relays of all analytics replicas share. Default `scans-relay`. */
+  durable?: string
+  /** Scans published to SCANS at once, awaiting their PubAcks. Default 4000. */
+  maxInFlight?: number
+  /** Wait for the PubAcks of a round before its batches are delivered again. Default 5000 ms. */
+  timeoutMs?: number
+  /** Redelivery delay of batches whose scans were not all stored. Default 1000 ms. */
+  retryMs?: number
+}
+
+export interface ScanRelay {
+  start(): Promise<void>
+  stop(): Promise<void>
+}
+
+const encoder = new TextEncoder()
+const isScan = (event: unknown): event is { scan_id: string; code: string } =>
+  typeof (event as { scan_id?: unknown } | null)?.scan_id === 'string' && typeof (event as { code?: unknown }).code === 'string'
+
+/**
+ * Keeps the public SCANS stream one scan per message (README "Scan events"): reads
+ * SCAN_BATCHES with its own durable consumer and publishes every scan of a batch on
+ * scans.<code>, `Nats-Msg-Id` = scan_id, so a batch relayed twice (a crash before its ack) stores
+ * each scan once. A batch is acknowledged only once SCANS stored all of its scans.
+ *
+ * The publishes are plain core publishes with a reply subject on one inbox, not `js.publish`:
+ * the PubAcks come back on one subscription, with no promise and timer per scan; measured on
+ * 2 cores that stores ~70k scans/s against ~22k/s (bench/ANALYSIS.md, "Fifth session").
+ * Runs on every analytics replica (their relays share the durable consumer).
+ */
+/**
+ * Before SCAN_BATCHES, analytics read SCANS with the durable consumer `analytics`; nothing reads
+ * that one now, and it would keep counting every relayed scan as pending (README, "Upgrading").
+ */
+async function warnOfLegacyConsumer(jsm: JetStreamManager): Promise<void> {
+  const legacy = await jsm.consumers.info(SCAN_STREAM, LEGACY_CONSUMER).catch(() => undefined)
+  if (legacy)
+    log().warn({ stream: SCAN_STREAM, consumer: LEGACY_CONSUMER, pending: legacy.num_pending, ack_pending: legacy.num_ack_pending },
+      `the consumer ${LEGACY_CONSUMER} of ${SCAN_STREAM} is left from a version before ${SCAN_BATCH_STREAM} and nothing reads it: once the old analytics applied what it holds, remove it (nats consumer rm ${SCAN_STREAM} ${LEGACY_CONSUMER})`)
+}
+
+export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {}): ScanRelay {
+  const { durable = 'scans-relay', maxInFlight = 4000, timeoutMs = 5000, retryMs = 1000 } = opts
+  const inbox = createInbox()
+  // The scans of the current round awaiting a PubAck, by the last token of their reply subject.
+  const awaiting = new Set<string>()
+  let next = 0
+  let failures = 0
+  let onAnswer: (() => void) | undefined
+  const replies = nc.subscribe(`${inbox}.*`, {
+    callback: (error, msg) => {
+      if (error) return
+      const token = msg.subject.slice(inbox.length + 1)
+      if (!awaiting.delete(token)) return // a late answer of a round given up
+      if (!stored(msg)) failures++
+      if (awaiting.size === 0) onAnswer?.()
+    },
+  })
+
+  function stored(msg: Msg): boolean {
+    // An empty message with a status header is "no responders" (no stream on the subject).
+    if (msg.data.length === 0) return false
+    return !msg.string().includes('"error"')
+  }
+
+  const recreateStream = streamRestorer(nc, SCAN_STREAM, ensureScanStream)
+
+  /** Publishes the scans and resolves once SCANS stored every one; rejects (for a redelivery) otherwise. */
+  async function relay(events: unknown[]): Promise<void> {
+    const scans = events.filter(isScan)
+    if (scans.length < events.length) log().warn({ dropped: events.length - scans.length }, 'malformed scans in a batch: not relayed')
+    for (let from = 0; from < scans.length; from += maxInFlight) {
+      failures = 0
+      const answered = new Promise<void>((resolve) => (onAnswer = resolve))
+      for (const scan of scans.slice(from, from + maxInFlight)) {
+        const token = String(++next)
+        awaiting.add(token)
+        const h = headers()
+        h.set('Nats-Msg-Id', scan.scan_id)
+        nc.publish(scanSubject(scan.code), encoder.encode(JSON.stringify(scan)), { reply: `${inbox}.${token}`, headers: h })
+      }
+      let timer: Timer | undefined
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)))
+      const outcome = await Promise.race([answered, late])
+      clearTimeout(timer)
+      if (outcome === 'late' || failures > 0) {
+        const missing = awaiting.size + failures
+        awaiting.clear()
+        recreateStream()
+        throw new Error(`${missing} scans not stored in ${SCAN_STREAM}`)
+      }
+    }
+  }
+
+  const source = createJetStreamScanSource(nc, { durable, singleWriter: false, maxBatch: maxInFlight, ackWaitMs: Math.max(3_000, timeoutMs * 2), retryMs })
+  return {
+    async start() {
+      const jsm = await nc.jetstreamManager()
+      await ensureScanStream(jsm)
+      await warnOfLegacyConsumer(jsm)
+      await source.start(relay)
+    },
+    async stop() {
+      await source.stop()
+      replies.unsubscribe()
+    },
+  }
+}

@@ -1,0 +1,157 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
+import { AckPolicy, connect, type JetStreamManager, type NatsConnection } from 'nats'
+import { startNats, type NatsServer } from '../../test/harness/nats'
+import { waitUntil } from '../../test/harness/ports'
+import { skipReason } from '../../test/harness/servers'
+import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
+import { createScanRelay } from '@lr/platform/scan-relay'
+import { ensureScanBatchStream, ensureScanStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_STREAM } from '@lr/platform/scan-stream-config'
+import type { ScanEvent } from '@lr/proto'
+import { installLogger, log } from '@lr/platform/log'
+
+const event = (n: number, code = `Code${n % 3}`): ScanEvent => ({
+  scan_id: `scan-${n}`, code, scanned_at: 1_736_510_400_000 + n, user_agent: 'UA', visitor_id: 'a'.repeat(64), country: 'DE',
+})
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => event(from + i))
+const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value))
+
+const skip = skipReason('nats-server')
+if (skip) describe.skip(`scan relay SCAN_BATCHES -> SCANS (${skip})`, () => {})
+else
+  describe('scan relay SCAN_BATCHES -> SCANS (real nats-server -js)', () => {
+    let server: NatsServer
+    let nc: NatsConnection
+    let jsm: JetStreamManager
+
+    /** Every message of SCANS: subject, Nats-Msg-Id and body, in stream order. */
+    async function relayed(): Promise<{ subject: string; id: string; scan: ScanEvent }[]> {
+      const { first_seq, last_seq, messages } = (await jsm.streams.info(SCAN_STREAM)).state
+      const out = []
+      for (let seq = first_seq; messages > 0 && seq <= last_seq; seq++) {
+        const msg = await jsm.streams.getMessage(SCAN_STREAM, { seq })
+        out.push({ subject: msg.subject, id: msg.header.get('Nats-Msg-Id'), scan: msg.json<ScanEvent>() })
+      }
+      return out
+    }
+    const relayedCount = async () => (await jsm.streams.info(SCAN_STREAM)).state.messages
+    const ids = (scans: { scan: ScanEvent }[]) => scans.map((s) => s.scan.scan_id).sort()
+
+    beforeAll(async () => {
+      server = await startNats({ jetstream: true })
+      nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
+      jsm = await nc.jetstreamManager()
+    })
+    afterAll(async () => {
+      await nc?.close()
+      await server?.stop()
+    })
+    beforeEach(async () => {
+      for (const stream of [SCAN_STREAM, SCAN_BATCH_STREAM]) await jsm.streams.delete(stream).catch(() => false)
+      await ensureScanStream(jsm)
+      await ensureScanBatchStream(jsm)
+    })
+    afterEach(() => jsm.consumers.delete(SCAN_BATCH_STREAM, 'scans-relay').catch(() => false))
+
+    it('puts every scan of every batch on scans.<code> as a message of its own, Nats-Msg-Id = scan_id, and acknowledges the batches', async () => {
+      const publisher = createJetStreamScanPublisher(nc)
+      for (const e of range(1, 1500)) publisher.publish(e)
+      await publisher.flush()
+      const relay = createScanRelay(nc)
+      await relay.start()
+      for (const e of range(1501, 2000)) publisher.publish(e)
+      await publisher.flush()
+      await waitUntil(async () => (await relayedCount()) === 2000, 10_000, 'every scan in SCANS')
+      await relay.stop()
+      const messages = await relayed()
+      expect(messages.every((m) => m.subject === `scans.${m.scan.code}` && m.id === m.scan.scan_id)).toBe(true)
+      expect(messages.find((m) => m.id === 'scan-7')!.scan).toEqual(event(7))
+      expect(ids(messages)).toEqual(ids(range(1, 2000).map((scan) => ({ scan }))))
+      const info = await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')
+      expect([info.num_pending, info.num_ack_pending]).toEqual([0, 0])
+      publisher.close()
+    })
+
+    it('stores a scan that comes in two batches (a batch relayed again after a crash) once', async () => {
+      const js = nc.jetstream()
+      await js.publish(SCAN_BATCH_SUBJECT, encode(range(1, 10)), { msgID: 'batch-a' })
+      await js.publish(SCAN_BATCH_SUBJECT, encode(range(5, 15)), { msgID: 'batch-b' })
+      const relay = createScanRelay(nc)
+      await relay.start()
+      await waitUntil(async () => (await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')).num_ack_pending + (await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')).num_pending === 0, 10_000, 'both batches relayed')
+      await relay.stop()
+      expect(ids(await relayed())).toEqual(ids(range(1, 15).map((scan) => ({ scan }))))
+    })
+
+    it('makes SCANS again when it is lost and relays every batch, none lost', async () => {
+      const relay = createScanRelay(nc, { timeoutMs: 500, retryMs: 100 })
+      await relay.start()
+      const publisher = createJetStreamScanPublisher(nc)
+      for (const e of range(1, 5)) publisher.publish(e)
+      await publisher.flush()
+      await waitUntil(async () => (await relayedCount()) === 5, 10_000, 'the first five scans')
+      await jsm.streams.delete(SCAN_STREAM)
+      for (const e of range(6, 10)) publisher.publish(e)
+      await publisher.flush()
+      await waitUntil(async () => (await relayedCount().catch(() => 0)) === 5, 15_000, 'the five scans after the loss in a new SCANS')
+      await relay.stop()
+      expect(ids(await relayed())).toEqual(ids(range(6, 10).map((scan) => ({ scan }))))
+      publisher.close()
+    }, 20_000)
+
+    it('acknowledges a malformed batch without relaying it, and goes on with the next', async () => {
+      const js = nc.jetstream()
+      await js.publish(SCAN_BATCH_SUBJECT, new TextEncoder().encode('{not json'))
+      await js.publish(SCAN_BATCH_SUBJECT, encode([{ no: 'scan' }, event(1)]))
+      const relay = createScanRelay(nc)
+      await relay.start()
+      await waitUntil(async () => (await relayedCount()) === 1, 10_000, 'the one good scan')
+      await waitUntil(async () => (await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')).num_ack_pending === 0, 5_000, 'both acknowledged')
+      await relay.stop()
+      expect(ids(await relayed())).toEqual(['scan-1'])
+    })
+
+    it('after a stop, the next relay goes on with exactly the batches published meanwhile', async () => {
+      const publisher = createJetStreamScanPublisher(nc)
+      const first = createScanRelay(nc)
+      await first.start()
+      for (const e of range(1, 20)) publisher.publish(e)
+      await publisher.flush()
+      await waitUntil(async () => (await relayedCount()) === 20, 10_000, 'twenty scans')
+      await first.stop()
+      for (const e of range(21, 30)) publisher.publish(e)
+      await publisher.flush()
+      await Bun.sleep(300)
+      expect(await relayedCount()).toBe(20)
+      const second = createScanRelay(nc)
+      await second.start()
+      await waitUntil(async () => (await relayedCount()) === 30, 10_000, 'thirty scans')
+      await second.stop()
+      expect(ids(await relayed())).toEqual(ids(range(1, 30).map((scan) => ({ scan }))))
+      publisher.close()
+    })
+
+    it('warns at start while the consumer analytics of SCANS, left from before SCAN_BATCHES, exists', async () => {
+      const lines: { msg: string; pending?: number }[] = []
+      const capture = (fields: object, msg: string) => void lines.push({ ...fields, msg })
+      const logger = { error: capture, warn: capture, info: capture, debug: capture, child: () => logger }
+      const previous = log()
+      installLogger(logger)
+      try {
+        const quiet = createScanRelay(nc)
+        await quiet.start()
+        await quiet.stop()
+        expect(lines.filter((l) => l.msg.includes('left from a version before'))).toEqual([])
+        await jsm.consumers.add(SCAN_STREAM, { durable_name: 'analytics', ack_policy: AckPolicy.Explicit })
+        await nc.jetstream().publish('scans.Code0001', encode(event(1)))
+        const relay = createScanRelay(nc)
+        await relay.start()
+        await relay.stop()
+        const warned = lines.filter((l) => l.msg.includes('left from a version before'))
+        expect(warned.map((l) => l.pending)).toEqual([1])
+        expect(warned[0]!.msg).toContain('nats consumer rm SCANS analytics')
+      } finally {
+        installLogger(previous)
+        await jsm.consumers.delete(SCAN_STREAM, 'analytics').catch(() => false)
+      }
+    })
+  })
