@@ -24,6 +24,8 @@ export interface ScanRelay {
 }
 
 const encoder = new TextEncoder()
+const S = 's'.charCodeAt(0)
+const QUOTE = '"'.charCodeAt(0)
 const isScan = (event: unknown): event is { scan_id: string; code: string } =>
   typeof (event as { scan_id?: unknown } | null)?.scan_id === 'string' && typeof (event as { code?: unknown }).code === 'string'
 
@@ -54,6 +56,7 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
   const inbox = createInbox()
   // The scans of the current round awaiting a PubAck, by the last token of their reply subject.
   const awaiting = new Set<string>()
+  const msgId = headers()
   let next = 0
   let failures = 0
   let onAnswer: (() => void) | undefined
@@ -67,11 +70,12 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
     },
   })
 
-  function stored(msg: Msg): boolean {
-    // An empty message with a status header is "no responders" (no stream on the subject).
-    if (msg.data.length === 0) return false
-    return !msg.string().includes('"error"')
-  }
+  /**
+   * A PubAck is `{"stream":"SCANS","seq":N...}` (also for a duplicate); anything else failed: an
+   * error `{"error":...}`, or an empty status message ("no responders": no stream on the subject).
+   * Read from its first bytes, not decoded: one arrives per scan.
+   */
+  const stored = (msg: Msg): boolean => msg.data.length > 10 && msg.data[2] === S && msg.data[8] === QUOTE
 
   const recreateStream = streamRestorer(nc, SCAN_STREAM, ensureScanStream)
 
@@ -85,9 +89,9 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
       for (const scan of scans.slice(from, from + maxInFlight)) {
         const token = String(++next)
         awaiting.add(token)
-        const h = headers()
-        h.set('Nats-Msg-Id', scan.scan_id)
-        nc.publish(scanSubject(scan.code), encoder.encode(JSON.stringify(scan)), { reply: `${inbox}.${token}`, headers: h })
+        // One headers object for all: publish encodes it before it returns.
+        msgId.set('Nats-Msg-Id', scan.scan_id)
+        nc.publish(scanSubject(scan.code), encoder.encode(JSON.stringify(scan)), { reply: `${inbox}.${token}`, headers: msgId })
       }
       let timer: Timer | undefined
       const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)))

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
-import { AckPolicy, connect, type JetStreamManager, type NatsConnection } from 'nats'
+import { AckPolicy, connect, DiscardPolicy, type JetStreamManager, type NatsConnection } from 'nats'
 import { startNats, type NatsServer } from '../../test/harness/nats'
 import { waitUntil } from '../../test/harness/ports'
 import { skipReason } from '../../test/harness/servers'
@@ -95,6 +95,23 @@ else
       await waitUntil(async () => (await relayedCount().catch(() => 0)) === 5, 15_000, 'the five scans after the loss in a new SCANS')
       await relay.stop()
       expect(ids(await relayed())).toEqual(ids(range(6, 10).map((scan) => ({ scan }))))
+      publisher.close()
+    }, 20_000)
+
+    it('relays a batch again while SCANS refuses some of its scans (an error PubAck), until every one is stored', async () => {
+      const { config } = await jsm.streams.info(SCAN_STREAM)
+      await jsm.streams.update(SCAN_STREAM, { ...config, max_msgs: 2, discard: DiscardPolicy.New })
+      const relay = createScanRelay(nc, { timeoutMs: 500, retryMs: 100 })
+      await relay.start()
+      const publisher = createJetStreamScanPublisher(nc)
+      for (const e of range(1, 5)) publisher.publish(e)
+      await publisher.flush()
+      await waitUntil(async () => (await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')).num_redelivered > 0, 10_000, 'the batch delivered again')
+      expect(await relayedCount()).toBe(2)
+      await jsm.streams.update(SCAN_STREAM, { ...config, max_msgs: -1, discard: DiscardPolicy.Old })
+      await waitUntil(async () => (await relayedCount()) === 5, 10_000, 'all five once SCANS takes them')
+      await relay.stop()
+      expect(ids(await relayed())).toEqual(ids(range(1, 5).map((scan) => ({ scan }))))
       publisher.close()
     }, 20_000)
 
