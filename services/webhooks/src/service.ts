@@ -163,13 +163,27 @@ export function createWebhookService(deps: WebhookDeps) {
       forget(library)
     },
 
-    /** Scan events (ScanEvent as published); the scan's id is its event id. */
+    /**
+     * Scan events (ScanEvent as published); the scan's id is its event id. Every scan reaches
+     * this worker, on the resolver's thread in one process, so a batch looks each code's library
+     * and each library's scan endpoints up once, and a library without one costs nothing more.
+     */
     async ingestScans(events: unknown[]): Promise<void> {
-      let stored = 0
+      const libraries = new Map<string, string | null>()
+      const scansOf = new Map<string, ScanEvent[]>()
       for (const event of events) {
         if (!checkOf(ScanEvent).Check(event)) continue
-        const library = await libraryOfCode(event.code)
-        if (library) stored += await fanOut(library, 'scan', event.scan_id, new Date(event.scanned_at).toISOString(), event)
+        let library = libraries.get(event.code)
+        if (library === undefined) libraries.set(event.code, (library = await libraryOfCode(event.code)))
+        if (!library) continue
+        const scans = scansOf.get(library)
+        if (scans) scans.push(event)
+        else scansOf.set(library, [event])
+      }
+      let stored = 0
+      for (const [library, scans] of scansOf) {
+        if ((await subscribersOf(library, 'scan')).length === 0) continue
+        for (const event of scans) stored += await fanOut(library, 'scan', event.scan_id, new Date(event.scanned_at).toISOString(), event)
       }
       if (stored > 0) wake()
     },
