@@ -12,8 +12,13 @@ const codeOf = (error: unknown) => (error as { code?: string } | null)?.code
 /** A publish no stream took: "503" (no responders on the subject). */
 export const isMissingStream = (error: unknown): boolean => codeOf(error) === '503'
 
-/** A pull from a consumer, or a consumer of a stream, that does not exist: "404" (consumer / stream not found). */
-export const isMissingConsumer = (error: unknown): boolean => codeOf(error) === '404'
+/**
+ * A pull from a consumer, or a consumer of a stream, that does not exist: "404" (consumer /
+ * stream not found), or "409 consumer deleted" when it went during the pull (the next pull would
+ * only say 404 seconds later).
+ */
+export const isMissingConsumer = (error: unknown): boolean =>
+  codeOf(error) === '404' || (codeOf(error) === '409' && (error as Error).message === 'consumer deleted')
 
 /**
  * What a publisher calls after a failed publish: a broker that lost its JetStream store (restarted

@@ -1,17 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
-import { AckPolicy, connect, DiscardPolicy, type JetStreamManager, type NatsConnection } from 'nats'
-import { startNats, type NatsServer } from '../../test/harness/nats'
+import { afterEach, beforeAll, describe, expect, it } from 'bun:test'
+import { AckPolicy, DiscardPolicy, type JetStreamManager, type NatsConnection } from 'nats'
 import { waitUntil } from '../../test/harness/ports'
 import { skipReason } from '../../test/harness/servers'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { createScanRelay } from '@lr/platform/scan-relay'
-import { ensureScanBatchStream, ensureScanStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_STREAM } from '@lr/platform/scan-stream-config'
+import { SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_STREAM } from '@lr/platform/scan-stream-config'
 import type { ScanEvent } from '@lr/proto'
 import { installLogger, log } from '@lr/platform/log'
+import { event as scanOf, useScanStreams } from './scan-streams.fixture'
 
-const event = (n: number, code = `Code${n % 3}`): ScanEvent => ({
-  scan_id: `scan-${n}`, code, scanned_at: 1_736_510_400_000 + n, user_agent: 'UA', visitor_id: 'a'.repeat(64), country: 'DE',
-})
+/** Scan n, of one of three codes. */
+const event = (n: number): ScanEvent => scanOf(n, `Code${n % 3}`)
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => event(from + i))
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value))
 
@@ -19,9 +18,10 @@ const skip = skipReason('nats-server')
 if (skip) describe.skip(`scan relay SCAN_BATCHES -> SCANS (${skip})`, () => {})
 else
   describe('scan relay SCAN_BATCHES -> SCANS (real nats-server -js)', () => {
-    let server: NatsServer
+    const streams = useScanStreams()
     let nc: NatsConnection
     let jsm: JetStreamManager
+    beforeAll(() => void ({ nc, jsm } = streams))
 
     /** Every message of SCANS: subject, Nats-Msg-Id and body, in stream order. */
     async function relayed(): Promise<{ subject: string; id: string; scan: ScanEvent }[]> {
@@ -36,20 +36,6 @@ else
     const relayedCount = async () => (await jsm.streams.info(SCAN_STREAM)).state.messages
     const ids = (scans: { scan: ScanEvent }[]) => scans.map((s) => s.scan.scan_id).sort()
 
-    beforeAll(async () => {
-      server = await startNats({ jetstream: true })
-      nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
-      jsm = await nc.jetstreamManager()
-    })
-    afterAll(async () => {
-      await nc?.close()
-      await server?.stop()
-    })
-    beforeEach(async () => {
-      for (const stream of [SCAN_STREAM, SCAN_BATCH_STREAM]) await jsm.streams.delete(stream).catch(() => false)
-      await ensureScanStream(jsm)
-      await ensureScanBatchStream(jsm)
-    })
     afterEach(() => jsm.consumers.delete(SCAN_BATCH_STREAM, 'scans-relay').catch(() => false))
 
     it('puts every scan of every batch on scans.<code> as a message of its own, Nats-Msg-Id = scan_id, and acknowledges the batches', async () => {

@@ -1,56 +1,32 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
-import { connect, type JetStreamManager, type NatsConnection, StorageType } from 'nats'
-import { startNats, type NatsServer } from '../../test/harness/nats'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
+import { type JetStreamManager, type NatsConnection, StorageType } from 'nats'
+import type { NatsServer } from '../../test/harness/nats'
 import { waitUntil } from '../../test/harness/ports'
 import { skipReason } from '../../test/harness/servers'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { createJetStreamScanSource } from '@lr/platform/scan-stream-source'
-import { ensureScanBatchStream, ensureScanStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_STREAM } from '@lr/platform/scan-stream-config'
+import { ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_STREAM } from '@lr/platform/scan-stream-config'
 import type { ScanEvent } from '@lr/proto'
 import { openScanSpool } from '@lr/platform/scan-spool'
 import { installLogger, log } from '@lr/platform/log'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { event, ids, range, useScanStreams } from './scan-streams.fixture'
 
-const event = (n: number, code = 'Code0001'): ScanEvent => ({
-  scan_id: `scan-${n}`, code, scanned_at: 1_736_510_400_000 + n, user_agent: 'UA', visitor_id: 'a'.repeat(64), country: 'DE',
-})
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => event(from + i))
-const ids = (events: unknown[]) => events.map((e) => (e as ScanEvent).scan_id)
-
+// The streams and the resolver's publisher; the analytics side is scan-stream-source.test.ts.
 const skip = skipReason('nats-server')
 if (skip) describe.skip(`scan stream on JetStream (${skip})`, () => {})
 else
   describe('scan stream on JetStream (real nats-server -js)', () => {
+    const streams = useScanStreams()
     let server: NatsServer
     let nc: NatsConnection
     let jsm: JetStreamManager
-    /** Every scan of every batch message in SCAN_BATCHES, in stream order. */
-    async function storedScans(): Promise<ScanEvent[]> {
-      const { first_seq, last_seq, messages } = (await jsm.streams.info(SCAN_BATCH_STREAM)).state
-      if (messages === 0) return []
-      const scans: ScanEvent[] = []
-      for (let seq = first_seq; seq <= last_seq; seq++) scans.push(...(await jsm.streams.getMessage(SCAN_BATCH_STREAM, { seq })).json<ScanEvent[]>())
-      return scans
-    }
+    beforeAll(() => void ({ server, nc, jsm } = streams))
+    const storedScans = () => streams.storedScans()
     const stored = async () => (await storedScans()).length
     const batches = async () => (await jsm.streams.info(SCAN_BATCH_STREAM)).state.messages
-
-    beforeAll(async () => {
-      server = await startNats({ jetstream: true })
-      nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
-      jsm = await nc.jetstreamManager()
-    })
-    afterAll(async () => {
-      await nc?.close()
-      await server?.stop()
-    })
-    beforeEach(async () => {
-      for (const stream of [SCAN_STREAM, SCAN_BATCH_STREAM]) await jsm.streams.delete(stream).catch(() => false)
-      await ensureScanStream(jsm)
-      await ensureScanBatchStream(jsm)
-    })
 
     describe('ensureScanStream, ensureScanBatchStream', () => {
       it('creates SCANS on scans.> and SCAN_BATCHES on scan-batches, with file storage and a two-minute duplicate window', async () => {
@@ -154,14 +130,18 @@ else
           const source = createJetStreamScanSource(nc, { retryMs: 50 })
           await source.start(async (events) => void ids(events).forEach((id) => seen.add(id)))
           const publisher = createJetStreamScanPublisher(nc, { timeoutMs: 500, retryMs: 50 })
-          for (const e of range(1, 5)) publisher.publish(e)
-          await waitUntil(() => seen.size === 5, 5_000, 'the first five scans')
-          if (lost === 'consumer') await jsm.consumers.delete(SCAN_BATCH_STREAM, 'analytics')
-          else await jsm.streams.delete(SCAN_BATCH_STREAM)
-          for (const e of range(6, 10)) publisher.publish(e)
-          await waitUntil(() => seen.size === 10, 10_000, 'the scans published after the loss')
-          await source.stop()
-          publisher.close()
+          try {
+            for (const e of range(1, 5)) publisher.publish(e)
+            await waitUntil(() => seen.size === 5, 5_000, 'the first five scans')
+            if (lost === 'consumer') await jsm.consumers.delete(SCAN_BATCH_STREAM, 'analytics')
+            else await jsm.streams.delete(SCAN_BATCH_STREAM)
+            for (const e of range(6, 10)) publisher.publish(e)
+            await waitUntil(() => seen.size === 10, 10_000, 'the scans published after the loss')
+          } finally {
+            // Stopped whatever happened: a source left running keeps the ingest lease from the next test's.
+            await source.stop()
+            publisher.close()
+          }
           expect([...seen].sort()).toEqual(ids(range(1, 10)).sort())
           await jsm.consumers.delete(SCAN_BATCH_STREAM, 'analytics').catch(() => false)
         }, 20_000)
@@ -236,120 +216,4 @@ else
       }, 30_000)
     })
 
-    describe('createJetStreamScanSource', () => {
-      let consumed: unknown[]
-      const collect = async (events: unknown[]) => void consumed.push(...events)
-      beforeEach(() => {
-        consumed = []
-      })
-      afterEach(() => jsm.consumers.delete(SCAN_BATCH_STREAM, 'analytics').catch(() => false))
-
-      async function publishAll(events: ScanEvent[]) {
-        const publisher = createJetStreamScanPublisher(nc)
-        for (const e of events) publisher.publish(e)
-        await publisher.flush()
-      }
-
-      it('applies every scan, also those stored before it started, and acknowledges them', async () => {
-        await publishAll(range(1, 5))
-        const source = createJetStreamScanSource(nc)
-        await source.start(collect)
-        await publishAll(range(6, 10))
-        await waitUntil(() => consumed.length === 10, 5_000, 'ten scans')
-        await source.stop()
-        expect(ids(consumed)).toEqual(ids(range(1, 10)))
-        const info = await jsm.consumers.info(SCAN_BATCH_STREAM, 'analytics')
-        expect([info.num_pending, info.num_ack_pending]).toEqual([0, 0])
-      })
-
-      it('hands the scans a crashed consumer held to another within 5 s', async () => {
-        // The crashed replica: its own connection, a store that never commits, no stop() at all.
-        const doomed = await connect({ servers: server.url })
-        const stuck = createJetStreamScanSource(doomed)
-        let held = 0
-        await stuck.start(async (events) => {
-          held += events.length
-          await new Promise(() => undefined)
-        })
-        await publishAll(range(1, 50))
-        await waitUntil(() => held > 0, 5_000, 'the doomed consumer to hold scans')
-        const survivor = createJetStreamScanSource(nc)
-        await survivor.start(collect)
-        const crashedAt = performance.now()
-        await doomed.close() // its process is gone: no ack, no nak, no in-progress ack any more
-        await waitUntil(() => new Set(ids(consumed)).size === 50, 5_000, 'every held scan on the survivor')
-        expect(performance.now() - crashedAt).toBeLessThan(5_000)
-        await survivor.stop()
-      }, 15_000)
-
-      it('keeps scans it holds longer than the ack wait (a slow store) without a redelivery', async () => {
-        const slowSource = createJetStreamScanSource(nc, { ackWaitMs: 1_000 })
-        const applied: string[] = []
-        await slowSource.start(async (events) => {
-          await Bun.sleep(2_500)
-          applied.push(...ids(events))
-        })
-        await publishAll(range(1, 5))
-        await waitUntil(() => applied.length >= 5, 10_000, 'the slow batch')
-        await Bun.sleep(1_500)
-        await slowSource.stop()
-        expect(applied.sort()).toEqual(ids(range(1, 5)).sort())
-        const info = await jsm.consumers.info(SCAN_BATCH_STREAM, 'analytics')
-        expect(info.num_redelivered).toBe(0)
-      }, 20_000)
-
-      it('resumes after a stop with exactly the scans published meanwhile', async () => {
-        const first = createJetStreamScanSource(nc)
-        await first.start(collect)
-        await publishAll(range(1, 20))
-        await waitUntil(() => consumed.length === 20, 5_000, 'twenty scans')
-        await first.stop()
-        await publishAll(range(21, 30))
-        const second = createJetStreamScanSource(nc)
-        await second.start(collect)
-        await waitUntil(() => consumed.length >= 30, 5_000, 'thirty scans')
-        await Bun.sleep(200)
-        await second.stop()
-        expect(ids(consumed)).toEqual(ids(range(1, 30)))
-      })
-
-      it('delivers a batch again when applying it failed', async () => {
-        let attempts = 0
-        const source = createJetStreamScanSource(nc, { retryMs: 50 })
-        await source.start(async (events) => {
-          if (++attempts === 1) throw new Error('store busy')
-          consumed.push(...events)
-        })
-        await publishAll([event(1)])
-        await waitUntil(() => consumed.length === 1, 5_000, 'the redelivered scan')
-        await source.stop()
-        expect([attempts, ids(consumed)]).toEqual([2, ['scan-1']])
-      })
-
-      it('hands a malformed message (not JSON, or not an array) over as null, so it is acknowledged with its batch', async () => {
-        const source = createJetStreamScanSource(nc)
-        await source.start(collect)
-        await nc.jetstream().publish(SCAN_BATCH_SUBJECT, new TextEncoder().encode('{not json'))
-        await nc.jetstream().publish(SCAN_BATCH_SUBJECT, new TextEncoder().encode(JSON.stringify(event(1))))
-        await waitUntil(() => consumed.length === 2, 5_000, 'the malformed messages')
-        await source.stop()
-        expect(consumed).toEqual([null, null])
-        expect((await jsm.consumers.info(SCAN_BATCH_STREAM, 'analytics')).num_ack_pending).toBe(0)
-      })
-
-      it('applies up to maxBatch scans in one call, from as many messages as it takes', async () => {
-        const calls: number[] = []
-        await publishAll(range(1, 2000)) // batches of up to 500 scans
-        const source = createJetStreamScanSource(nc, { maxBatch: 1000 })
-        await source.start(async (events) => {
-          calls.push(events.length)
-          consumed.push(...events)
-        })
-        await waitUntil(() => consumed.length === 2000, 5_000, 'every scan')
-        await source.stop()
-        expect(ids(consumed)).toEqual(ids(range(1, 2000)))
-        expect(calls.length).toBeLessThan(2000 / 500 + 1)
-        expect(Math.max(...calls)).toBeLessThanOrEqual(1000 + 499)
-      })
-    })
   })
