@@ -19,15 +19,24 @@ export function limitsOf(r: { expires_at?: number | null; max_scans?: number | n
   return limits
 }
 
+/** The kind's own fields: presented after the shared ones, and only when set. */
+const OWN_FIELDS = new Set(['code', 'redirect_rules', 'pending_change', 'expires_at', 'max_scans', 'fallback_url'])
+
 /**
  * The record as answered: short_url added; the kind's own fields only when set (redirect_rules
- * absent when empty, pending_change when none, the expiry fields when not set).
+ * absent when empty, pending_change when none, the expiry fields when not set). Built key by key
+ * in the stored order: a list page presents 100 records, and rest/spread copies of each were
+ * 10 % of the list's profile (issue 14).
  */
-function presented(shortBaseUrl: string, { code, redirect_rules, pending_change, expires_at, max_scans, fallback_url, ...rest }: StoredDynamic): DynamicRecord {
-  return {
-    code, short_url: `${shortBaseUrl}/${code}`, ...rest,
-    ...rulesOf({ redirect_rules }), ...(pending_change ? { pending_change } : {}), ...limitsOf({ expires_at, max_scans, fallback_url }),
-  }
+function presented(shortBaseUrl: string, stored: StoredDynamic): DynamicRecord {
+  const record: Record<string, unknown> = { code: stored.code, short_url: `${shortBaseUrl}/${stored.code}` }
+  for (const key in stored) if (!OWN_FIELDS.has(key)) record[key] = stored[key as keyof StoredDynamic]
+  if (stored.redirect_rules?.length) record.redirect_rules = stored.redirect_rules
+  if (stored.pending_change) record.pending_change = stored.pending_change
+  if (stored.expires_at != null) record.expires_at = stored.expires_at
+  if (stored.max_scans != null) record.max_scans = stored.max_scans
+  if (stored.fallback_url != null) record.fallback_url = stored.fallback_url
+  return record as unknown as DynamicRecord
 }
 
 /** The kind's own body rules: device rules' URLs as destination_url's; fallback_url too (null, a PATCH clearing it, stays null). */
