@@ -1,7 +1,7 @@
-import { AckPolicy, ConsumerEvents, type ConsumerMessages, DeliverPolicy, DiscardPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos, RetentionPolicy, StorageType } from 'nats'
+import { AckPolicy, ConsumerEvents, type ConsumerMessages, DeliverPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos } from 'nats'
+import { durableStream, ensureStream } from './jetstream-streams'
 import { type RecordEvent, type RecordEventSink, recordEventSubject } from '@lr/proto'
 import { errorFields, log } from './log'
-import { isMissingStream } from './jetstream-faults'
 
 /**
  * Record events with TRANSPORT=nats (docs/decisions.md "Webhooks"): the JetStream stream
@@ -9,26 +9,9 @@ import { isMissingStream } from './jetstream-faults'
  * the webhooks worker's durable consumer. Its own entry, so importing proto never pulls `nats`.
  */
 export const RECORD_EVENT_STREAM = 'RECORD_EVENTS'
-const SUBJECTS = ['record-events.>']
-/** Events stay this long for a consumer that is away (the webhooks worker down), then the oldest go. */
-export const RECORD_EVENT_MAX_AGE_MS = 7 * 24 * 3600_000
 
-/** Creates the stream, or leaves the one that exists; safe from every process. */
-export async function ensureRecordEventStream(jsm: JetStreamManager): Promise<void> {
-  await jsm.streams.add({
-    name: RECORD_EVENT_STREAM,
-    subjects: SUBJECTS,
-    storage: StorageType.File,
-    retention: RetentionPolicy.Limits,
-    discard: DiscardPolicy.Old,
-    duplicate_window: nanos(2 * 60_000),
-    max_age: nanos(RECORD_EVENT_MAX_AGE_MS),
-  }).catch(async (error) => {
-    await jsm.streams.info(RECORD_EVENT_STREAM).catch(() => {
-      throw error
-    })
-  })
-}
+/** Creates the stream (events stay 7 days for a webhooks worker that is away), or aligns the one that exists; safe from every process. */
+export const ensureRecordEventStream = (jsm: JetStreamManager) => ensureStream(jsm, durableStream(RECORD_EVENT_STREAM, ['record-events.>']))
 
 /**
  * The sink of services/records and services/dynamic with TRANSPORT=nats: publishes each event
@@ -37,7 +20,7 @@ export async function ensureRecordEventStream(jsm: JetStreamManager): Promise<vo
  */
 export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutMs?: number } = {}): RecordEventSink {
   const js = nc.jetstream({ timeout: opts.timeoutMs ?? 5000 })
-  let ready: Promise<void> | undefined
+  let ready: Promise<unknown> | undefined
   const ensure = () => (ready ??= nc.jetstreamManager().then(ensureRecordEventStream).catch((error) => {
     ready = undefined
     throw error
@@ -48,10 +31,10 @@ export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutM
     try {
       await publish(event)
     } catch (error) {
-      if (!isMissingStream(error)) throw error
-      // The stream went (a broker restarted without its store, or deleted by hand): made again, then this event.
-      ready = undefined
-      await ensure()
+      // A stream that went (a broker restarted without its store, or deleted by hand) is made
+      // again and this event follows; on any other failure the stream is there and the error stands.
+      const made = await nc.jetstreamManager().then(ensureRecordEventStream).catch(() => false)
+      if (!made) throw error
       await publish(event)
     }
   }

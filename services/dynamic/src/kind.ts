@@ -10,14 +10,18 @@ export const entryOf = (r: StoredDynamic, deleted = false): ResolverEntry =>
 /** The approved device rules of a record, as a ResolverEntry carries them: absent when none. */
 export const rulesOf = (r: Pick<StoredDynamic, 'redirect_rules'>) => (r.redirect_rules?.length ? { redirect_rules: r.redirect_rules } : {})
 
-/** The expiry fields a ResolverEntry carries: only those set (null and absent alike are none). */
-export function limitsOf(r: { expires_at?: number | null; max_scans?: number | null; fallback_url?: string | null }): Pick<ResolverEntry, 'expires_at' | 'max_scans' | 'fallback_url'> {
-  const limits: Pick<ResolverEntry, 'expires_at' | 'max_scans' | 'fallback_url'> = {}
-  if (r.expires_at != null) limits.expires_at = r.expires_at
-  if (r.max_scans != null) limits.max_scans = r.max_scans
-  if (r.fallback_url != null) limits.fallback_url = r.fallback_url
-  return limits
+type Limits = Pick<ResolverEntry, 'expires_at' | 'max_scans' | 'fallback_url'>
+
+/** Sets on `target` the expiry fields of `r` that are set (null and absent alike are none). */
+function addLimits<T extends Limits>(target: T, r: { expires_at?: number | null; max_scans?: number | null; fallback_url?: string | null }): T {
+  if (r.expires_at != null) target.expires_at = r.expires_at
+  if (r.max_scans != null) target.max_scans = r.max_scans
+  if (r.fallback_url != null) target.fallback_url = r.fallback_url
+  return target
 }
+
+/** The expiry fields a ResolverEntry carries: only those set. */
+export const limitsOf = (r: Parameters<typeof addLimits>[1]): Limits => addLimits({}, r)
 
 /** The kind's own fields: presented after the shared ones, and only when set. */
 const OWN_FIELDS = new Set(['code', 'redirect_rules', 'pending_change', 'expires_at', 'max_scans', 'fallback_url'])
@@ -33,10 +37,7 @@ function presented(shortBaseUrl: string, stored: StoredDynamic): DynamicRecord {
   for (const key in stored) if (!OWN_FIELDS.has(key)) record[key] = stored[key as keyof StoredDynamic]
   if (stored.redirect_rules?.length) record.redirect_rules = stored.redirect_rules
   if (stored.pending_change) record.pending_change = stored.pending_change
-  if (stored.expires_at != null) record.expires_at = stored.expires_at
-  if (stored.max_scans != null) record.max_scans = stored.max_scans
-  if (stored.fallback_url != null) record.fallback_url = stored.fallback_url
-  return record as unknown as DynamicRecord
+  return addLimits(record as Limits, stored) as unknown as DynamicRecord
 }
 
 /** The kind's own body rules: device rules' URLs as destination_url's; fallback_url too (null, a PATCH clearing it, stays null). */
