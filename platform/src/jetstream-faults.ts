@@ -9,6 +9,9 @@ import { errorFields, log } from './log'
  */
 const codeOf = (error: unknown) => (error as { code?: string } | null)?.code
 
+/** A publish no stream took: "503" (no responders on the subject). */
+export const isMissingStream = (error: unknown): boolean => codeOf(error) === '503'
+
 /**
  * A pull from a consumer, or a consumer of a stream, that does not exist: "404" (consumer /
  * stream not found), or "409 consumer deleted" when it went during the pull (the next pull would

@@ -1,5 +1,6 @@
 import { AckPolicy, ConsumerEvents, type ConsumerMessages, DeliverPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos } from 'nats'
 import { durableStream, ensureStream } from './jetstream-streams'
+import { isMissingStream } from './jetstream-faults'
 import { type RecordEvent, type RecordEventSink, recordEventSubject } from '@lr/proto'
 import { errorFields, log } from './log'
 
@@ -32,9 +33,10 @@ export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutM
       await publish(event)
     } catch (error) {
       // A stream that went (a broker restarted without its store, or deleted by hand) is made
-      // again and this event follows; on any other failure the stream is there and the error stands.
+      // again, here or by the webhooks worker, and this event follows. "No responders" says it
+      // went; a plain subscriber on the subject turns that into a timeout, hence the check.
       const made = await nc.jetstreamManager().then(ensureRecordEventStream).catch(() => false)
-      if (!made) throw error
+      if (!made && !isMissingStream(error)) throw error
       await publish(event)
     }
   }
