@@ -75,9 +75,10 @@ else
       const js = bus.connection.jetstream()
       const again = new TextEncoder().encode(JSON.stringify([nth(3, 'down')]))
       await js.publish(SCAN_BATCH_SUBJECT, again)
-      await js.publish(SCAN_BATCH_SUBJECT, again, { msgID: 'another-id' })
-      await waitUntil(async () => (await (await bus.connection.jetstreamManager()).consumers.info(SCAN_BATCH_STREAM, 'analytics')).num_pending === 0, 5_000, 'the consumer to catch up')
-      await Bun.sleep(200)
+      const { seq } = await js.publish(SCAN_BATCH_SUBJECT, again, { msgID: 'another-id' })
+      // Both messages applied and acknowledged (not merely delivered), then the total is read.
+      const jsm = await bus.connection.jetstreamManager()
+      await waitUntil(async () => (await jsm.consumers.info(SCAN_BATCH_STREAM, 'analytics')).ack_floor.stream_seq >= seq, 5_000, 'the consumer to apply both')
       expect((await total()).total_scans).toBe(26)
     })
 
