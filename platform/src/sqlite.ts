@@ -13,8 +13,32 @@ export function openSqlite(path: string): Database {
   const db = new Database(path, { create: true, strict: true })
   // busy_timeout first: a file two processes open at once (the key claims of records and
   // dynamic) has one of them wait on the other's switch to WAL instead of failing "locked".
-  db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;')
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  switchToWal(db)
+  db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;')
   return db
+}
+
+const BUSY_TIMEOUT_MS = 5000
+
+/**
+ * The switch to WAL takes the file's exclusive lock from a shared one. When two connections
+ * both hold the shared lock and both ask for it, SQLite answers one SQLITE_BUSY at once, without
+ * its busy handler (waiting could deadlock), so the busy timeout does not cover this step: it
+ * retries itself, for as long as the busy timeout would wait (a CI run saw "database is locked"
+ * from six processes opening one new file).
+ */
+function switchToWal(db: Database): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS
+  for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL')
+      return
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error
+      Bun.sleepSync(wait)
+    }
+  }
 }
 
 /**
