@@ -1,4 +1,5 @@
 import type { Bus, ExportChunk } from '@lr/proto'
+import { bulkOutput } from '@lr/platform/bulk-gc'
 
 const encoder = new TextEncoder()
 
@@ -17,6 +18,8 @@ export async function csvResponse(bus: Bus, subject: string, payload: object, fi
     async pull(controller) {
       const page = await bus.request<ExportChunk>(subject, { ...payload, cursor })
       controller.enqueue(encoder.encode(page.csv))
+      // The parsed reply and its bytes are this process's garbage (platform/src/bulk-gc.ts).
+      bulkOutput(page.csv.length)
       cursor = page.next_cursor
       if (!cursor) controller.close()
     },

@@ -1,0 +1,28 @@
+/**
+ * Bytes of bulk output (CSV export chunks) after which this thread runs a full collection.
+ *
+ * Why: an export chunk is a few hundred KiB of strings and buffers, made and dropped several
+ * times over (rows, cells, the chunk, the bus's JSON copy, the response bytes), and JSC frees
+ * them only at its next collection, which its heuristics put off while the heap grows: a 1M-row
+ * export peaked at 270 MB RSS against 180 MB for 100k rows, i.e. with the row count
+ * (bench/ANALYSIS.md, "Sixth session"). An asynchronous `Bun.gc(false)` or an eden collection
+ * left the peak where it was or raised it; a synchronous full one after every few MiB holds it
+ * at what one such stretch allocates, whatever the row count. Measured cost: ~3 ms of this
+ * thread per collection (a small live heap), one per ~18,000 exported rows.
+ */
+export const BULK_GC_BYTES = 4 * 1024 * 1024
+
+let produced = 0
+
+/**
+ * Counts `bytes` of bulk output made on this thread (UTF-16 units of a string are close enough)
+ * and collects once their sum passes BULK_GC_BYTES. One counter per thread: in one process the
+ * service that formats a chunk and the gateway that streams it both count it, as both allocate
+ * copies of it.
+ */
+export function bulkOutput(bytes: number): void {
+  produced += bytes
+  if (produced < BULK_GC_BYTES) return
+  produced = 0
+  Bun.gc(true)
+}
