@@ -1,6 +1,6 @@
 import { AppError, type Config, type Principal } from '@lr/proto'
 import {
-  createFailoverLimiter, createMemoryLimiter, createRedisClient, createRedisLimiter, type LimitPolicy, limitMessage,
+  createFailoverLimiter, createMemoryLimiter, createRedisLimiter, type LimitPolicy, limitMessage,
   rateLimitHeaders, type RateLimiter,
 } from './limiter'
 import { rateLimited } from '@lr/platform/metrics'
@@ -45,6 +45,8 @@ export async function createAdmission(config: Config): Promise<Admission> {
     const limiter = createMemoryLimiter()
     return { admit: admitWith(limiter, policies), optional: {}, close: () => limiter.close() }
   }
+  // Loaded here, not at the top: a gateway on LIMITER=memory (and `bun start`) never loads ioredis.
+  const { createRedisClient } = await import('./limiter/redis-client')
   const limiter = createFailoverLimiter(createRedisLimiter(createRedisClient(config.REDIS_URL)), createMemoryLimiter())
   return {
     admit: admitWith(limiter, policies),

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import type Redis from 'ioredis'
 import { type RedisServer, startRedis } from '../../../test/harness/redis'
 import { skipReason } from '../../../test/harness/servers'
-import { createFailoverLimiter, createMemoryLimiter, createRedisClient, createRedisLimiter, type LimitPolicy } from '../../src/limiter'
+import { createFailoverLimiter, createMemoryLimiter, createRedisLimiter, type LimitPolicy } from '../../src/limiter'
+import { createRedisClient } from '../../src/limiter/redis-client'
 import { connected } from './redis-ready'
 
 const skip = skipReason('redis-server')

@@ -46,6 +46,9 @@ export const tombstoneOf = (idField: string, stored: Record<string, unknown>): T
  * inserted (`list`) and where it last changed (`changes`: its insert, an update, its delete).
  * Cores: createSqliteLibraryStore (`@lr/library-records/sqlite`), createMongoLibraryStore (`/mongo`).
  */
+/** A record as `exportPage` reads it: `style` is its JSON text. */
+export type Exported<R extends RecordBase> = Omit<R, 'style'> & { style: string }
+
 export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
   /**
    * Stores the records under `library`, all or nothing. The store enforces that an id is unique
@@ -68,6 +71,14 @@ export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
    * A position this store could not have issued is AppError('bad_request').
    */
   list(library: string, options: ListOptions): Promise<Page<R>>
+
+  /**
+   * Optional, for the CSV export: the page `list` gives with no filter, each record's `style`
+   * left as the JSON text the store holds, which is the export's cell as it stands: no parse
+   * and re-serialisation per row (a tenth of a SQLite export's time). A store that holds style
+   * as a document leaves it out, and the export reads `list`.
+   */
+  exportPage?(library: string, options: { limit: number; after?: string }): Promise<Page<Exported<R>>>
 
   /**
    * A page of the library's changes, oldest change first: every record once, at the position of

@@ -143,9 +143,12 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
     async exportPage(principal: Principal, cursor: string | null): Promise<ExportChunk> {
       // The gateway loops over these cursors itself, never showing one to a client: plain ones (platform/src/cursor.ts).
       const after = cursor === null ? undefined : decodeCursor(cursor)
+      const library = libraryOf(principal)
       const read = async (limit: number) => {
-        const page = await store.list(libraryOf(principal), { limit, after })
-        return { items: page.items.map(kind.present), next: page.next }
+        // A store's export form keeps style as JSON text, which present() copies as it is and
+        // csvCell writes as it is: the same cell as the parsed style's JSON.
+        const page = store.exportPage ? await store.exportPage(library, { limit, after }) : await store.list(library, { limit, after })
+        return { items: page.items.map((record) => kind.present(record as R)), next: page.next }
       }
       const maxBytes = Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2))
       return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null, maxBytes)

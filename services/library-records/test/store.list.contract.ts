@@ -101,6 +101,23 @@ export function listContract<R extends RecordBase>(fixture: StoreFixture<R>, cur
       expect(ids((await store.list(A, { limit: 10, status: 'active', updatedSince: 1_700_000_003 })).items)).toEqual(ids([record(4), record(6)]))
     })
 
+    it('exportPage, where the store has one, walks the same pages as list, style as the JSON text of the listed style', async () => {
+      if (!store.exportPage) return expect(store.exportPage).toBeUndefined() // a store that holds style as a document: the export reads list
+      await store.insertMany(A, range(1, 5))
+      await store.insertMany(B, range(6, 6))
+      await store.delete(A, idOf(fixture, record(2)), 1_800_000_000)
+      let after: string | undefined
+      for (let page = 0; page < 10; page++) {
+        const listed = await store.list(A, { limit: 2, after })
+        const exported = await store.exportPage(A, { limit: 2, after })
+        expect(exported).toEqual({ items: listed.items.map((r) => ({ ...r, style: JSON.stringify(r.style) })), next: listed.next })
+        expect(exported.items.map((r) => Object.keys(r))).toEqual(listed.items.map((r) => Object.keys(r)))
+        if (listed.next === null) return expect(page).toBe(1)
+        after = listed.next
+      }
+      throw new Error('paging did not end')
+    })
+
     it('rejects a position the store could not have issued with bad_request', async () => {
       const error = await store.list(A, { limit: 2, after: 'f'.repeat(40) }).catch((e) => e)
       expect(error).toBeInstanceOf(AppError)

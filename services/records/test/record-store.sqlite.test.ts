@@ -21,6 +21,16 @@ describe('RecordStore on SQLite', () => {
   })
 })
 
+describe('RecordStore on SQLite, the export read', () => {
+  it('hands each style over as the JSON text it holds (the contract compares the pages with list)', async () => {
+    const db = openSqlite(':memory:')
+    const store = createSqliteRecordStore(db)
+    await store.insertMany(A, [record(1)])
+    expect((await store.exportPage!(A, { limit: 10 })).items.map((r) => r.style)).toEqual([JSON.stringify(record(1).style)])
+    db.close()
+  })
+})
+
 describe('SQLite record store receipts', () => {
   receiptContract(async () => {
     const db = openSqlite(':memory:')

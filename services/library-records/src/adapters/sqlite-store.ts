@@ -3,7 +3,7 @@ import { type ListOptions, type Receipt, StoreConflict, type Tombstone } from '@
 import { sqliteReceipts } from '@lr/platform/idempotency-sqlite'
 import { addMissingColumns, seqOf } from '@lr/platform/sqlite'
 import { isFiltered } from '../list-order'
-import { type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
+import { type Exported, type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
 import { filteredPage, tagSchemaOf } from './sqlite-list'
 
 /** Where one kind of record lives in SQLite. */
@@ -77,16 +77,19 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   // Built key by key in the row's order (the ETag hashes the JSON, so the order stays): a kind's
   // own field that is not set is left out, as it was when stored. Never `delete` a key instead:
   // that turns every record into a slow dictionary object (list pages measured 2x slower).
-  const toRecord = (row: Row) => {
+  const toRecord = (row: Row) => recordOf(row, false) as R
+  /** The record, or with `styleAsText` its export form (LibraryStore.exportPage). */
+  const recordOf = (row: Row, styleAsText: boolean) => {
     const record: Record<string, unknown> = {}
     for (const key in row) {
       const value = row[key]
       if (key === 'seq' || key === 'rev' || key === 'deleted_at') continue
-      if (key === 'style' || key === 'tags') record[key] = JSON.parse(value as string)
+      if (key === 'style') record[key] = styleAsText ? value : JSON.parse(value as string)
+      else if (key === 'tags') record[key] = value === '[]' ? [] : JSON.parse(value as string)
       else if (!ownFields.has(key)) record[key] = value
       else if (value != null) record[key] = extra[key] === 'json' ? JSON.parse(value as string) : value
     }
-    return record as unknown as R
+    return record
   }
   /** A kind's own field as its column holds it. */
   const columnOf = (field: string, value: unknown) =>
@@ -171,6 +174,11 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
       const after = options.after === undefined ? 0 : seqOf(options.after)
       const rows = page.all({ library, after, since: options.updatedSince ?? null, status: options.status ?? null, pending: pendingOf(options), limit: options.limit + 1 })
       return pageOf(rows, options.limit, 'seq', toRecord)
+    },
+
+    async exportPage(library, { limit, after }) {
+      const rows = page.all({ library, after: after === undefined ? 0 : seqOf(after), since: null, status: null, pending: null, limit: limit + 1 })
+      return pageOf(rows, limit, 'seq', (row) => recordOf(row, true) as Exported<R>)
     },
 
     async changes(library, options: ListOptions) {
