@@ -35,6 +35,9 @@ export interface Versioned<R> {
 export const tombstoneOf = (idField: string, stored: Record<string, unknown>): Tombstone =>
   ({ [idField]: stored[idField] as string, deleted_at: stored.deleted_at as number, updated_at: stored.updated_at as number })
 
+/** A record as `exportPage` reads it: `style` is its JSON text. */
+export type Exported<R extends RecordBase> = Omit<R, 'style'> & { style: string }
+
 /**
  * Persistence of one kind of library record, `R` as stored, `P` the fields a PATCH may change.
  * Every record is stored under its library (`libraryOf(principal)`) and every call is scoped by
@@ -46,9 +49,6 @@ export const tombstoneOf = (idField: string, stored: Record<string, unknown>): T
  * inserted (`list`) and where it last changed (`changes`: its insert, an update, its delete).
  * Cores: createSqliteLibraryStore (`@lr/library-records/sqlite`), createMongoLibraryStore (`/mongo`).
  */
-/** A record as `exportPage` reads it: `style` is its JSON text. */
-export type Exported<R extends RecordBase> = Omit<R, 'style'> & { style: string }
-
 export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
   /**
    * Stores the records under `library`, all or nothing. The store enforces that an id is unique
