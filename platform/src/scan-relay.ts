@@ -1,6 +1,6 @@
 import { createInbox, headers, type JetStreamManager, type Msg, type NatsConnection } from 'nats'
 import { scanSubject } from '@lr/proto'
-import { createJetStreamScanSource } from './scan-stream-source'
+import { createJetStreamScanSource, type JetStreamSourceOptions } from './scan-stream-source'
 import { ensureScanStream, SCAN_BATCH_STREAM, SCAN_STREAM } from './scan-stream-config'
 
 const LEGACY_CONSUMER = 'analytics'
@@ -16,6 +16,8 @@ export interface ScanRelayOptions {
   timeoutMs?: number
   /** Redelivery delay of batches whose scans were not all stored. Default 1000 ms. */
   retryMs?: number
+  /** Where the consumer's lag goes (JetStreamSourceOptions.reportLag). Default: this thread's gauges. */
+  reportLag?: JetStreamSourceOptions['reportLag']
 }
 
 export interface ScanRelay {
@@ -52,7 +54,7 @@ async function warnOfLegacyConsumer(jsm: JetStreamManager): Promise<void> {
 }
 
 export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {}): ScanRelay {
-  const { durable = 'scans-relay', maxInFlight = 4000, timeoutMs = 5000, retryMs = 1000 } = opts
+  const { durable = 'scans-relay', maxInFlight = 4000, timeoutMs = 5000, retryMs = 1000, reportLag } = opts
   const inbox = createInbox()
   // The scans of the current round awaiting a PubAck, by the last token of their reply subject.
   const awaiting = new Set<string>()
@@ -106,7 +108,7 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
     }
   }
 
-  const source = createJetStreamScanSource(nc, { durable, singleWriter: false, maxBatch: maxInFlight, ackWaitMs: Math.max(3_000, timeoutMs * 2), retryMs })
+  const source = createJetStreamScanSource(nc, { durable, singleWriter: false, maxBatch: maxInFlight, ackWaitMs: Math.max(3_000, timeoutMs * 2), retryMs, reportLag })
   return {
     async start() {
       const jsm = await nc.jetstreamManager()

@@ -34,6 +34,26 @@ export interface JetStreamSourceOptions {
   retryMs?: number
   /** Lifetime of one pull request: bounds how long `stop` waits. Default 1000 ms (the server's minimum). */
   pullExpiresMs?: number
+  /**
+   * Where the consumer's lag goes every lagEveryMs. Default: this thread's gauges
+   * lr_jetstream_consumer_pending / _ack_pending; a source in a Worker hands it to the thread
+   * that serves /metrics (scan-relay-in-worker.ts).
+   */
+  reportLag?: (lag: ConsumerLag) => void
+}
+
+/** A durable consumer's lag: messages not yet delivered, and delivered but not acknowledged. */
+export interface ConsumerLag {
+  stream: string
+  consumer: string
+  pending: number
+  ackPending: number
+}
+
+/** Sets a consumer's lag on this thread's gauges. */
+export function recordLag({ stream, consumer, pending, ackPending }: ConsumerLag): void {
+  consumerPending.set({ stream, consumer }, pending)
+  consumerAckPending.set({ stream, consumer }, ackPending)
 }
 
 const consumerConfig = (durable: string, maxAckPending: number, ackWaitMs: number): Partial<ConsumerConfig> => ({
@@ -71,7 +91,7 @@ async function ensureConsumer(jsm: JetStreamManager, config: Partial<ConsumerCon
  * the server would only hand out again after ack_wait).
  */
 export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSourceOptions = {}): ScanSource {
-  const { durable = 'analytics', maxBatch = 1000, maxFetch = 100, maxAckPending = 2_000, ackWaitMs = 3_000, retryMs = 1000, pullExpiresMs = 1000, lagEveryMs = 5_000, leaseTtlMs = 2_500, singleWriter = true } = opts
+  const { durable = 'analytics', maxBatch = 1000, maxFetch = 100, maxAckPending = 2_000, ackWaitMs = 3_000, retryMs = 1000, pullExpiresMs = 1000, lagEveryMs = 5_000, leaseTtlMs = 2_500, singleWriter = true, reportLag = recordLag } = opts
   let lease: IngestLease | undefined
   const mayPull = () => !singleWriter || lease?.held() === true
   let applying: JsMsg[] = []
@@ -176,10 +196,10 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
         for (const msg of waiting) msg.working()
       }, ackWaitMs / 2)
       const readLag = () =>
-        consumer.info(false).then((info) => {
-          consumerPending.set({ stream: SCAN_BATCH_STREAM, consumer: durable }, info.num_pending)
-          consumerAckPending.set({ stream: SCAN_BATCH_STREAM, consumer: durable }, info.num_ack_pending)
-        }, () => undefined)
+        consumer.info(false).then(
+          (info) => reportLag({ stream: SCAN_BATCH_STREAM, consumer: durable, pending: info.num_pending, ackPending: info.num_ack_pending }),
+          () => undefined,
+        )
       void readLag()
       lag = setInterval(readLag, lagEveryMs)
     },

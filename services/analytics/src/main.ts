@@ -1,18 +1,18 @@
 import { runServiceProcess } from '@lr/platform/service-process'
 import { createJetStreamScanSource } from '@lr/platform/scan-stream'
-import { createScanRelay } from '@lr/platform/scan-relay'
+import { startScanRelayInWorker } from '@lr/platform/scan-relay-in-worker'
 import { startAnalytics } from './start'
 
 // Process entry of the analytics service when TRANSPORT=nats: config, NATS bus (queue
 // `analytics`), store, the durable consumer `analytics` of the SCAN_BATCHES stream, and the relay
 // that copies each batch's scans to the public SCANS stream one per message (its own durable
-// consumer `scans-relay`; SCAN_RELAY=0 leaves it out); on SIGTERM/SIGINT stop both (what is not done goes back to the
-// stream), unsubscribe, close bus and store, exit 0. Scan batches are applied in this thread.
+// consumer `scans-relay`, in a Worker of its own; SCAN_RELAY=0 leaves it out); on SIGTERM/SIGINT
+// stop both (what is not done goes back to the stream), unsubscribe, close bus and store, exit 0.
+// Scan batches are applied in this thread.
 await runServiceProcess('analytics', async (ctx, { connection }) => {
   const analytics = await startAnalytics(ctx, { source: createJetStreamScanSource(connection) })
   if (ctx.config.SCAN_RELAY === 0) return analytics
-  const relay = createScanRelay(connection)
-  await relay.start().catch(async (error) => {
+  const relay = await startScanRelayInWorker(ctx.config).catch(async (error) => {
     await analytics.stop()
     throw error
   })

@@ -1,0 +1,45 @@
+import type { Config } from '@lr/proto'
+import { log } from './log'
+import { type ConsumerLag, recordLag } from './scan-stream-source'
+
+export type RelayRequest = { type: 'start'; config: Config } | { type: 'stop' }
+export type RelayReply = { type: 'started' | 'stopped' } | { type: 'failed'; message: string } | { type: 'lag'; lag: ConsumerLag }
+
+/**
+ * The scan relay (scan-relay.ts) of an analytics process, on a thread of its own: in the
+ * analytics thread it halved ingestion, the two sharing one event loop (scenario 6: 68k scans/s
+ * applied with the relay there, 132k/s without it; bench/ANALYSIS.md, "Sixth session"). The
+ * worker keeps a NATS connection of its own and hands its consumer's lag to this thread's
+ * gauges, so /metrics shows `scans-relay` as before. Resolves once the relay runs (its stream
+ * and consumer made); rejects with the worker's reason when it cannot start.
+ */
+export async function startScanRelayInWorker(config: Config): Promise<{ stop(): Promise<void> }> {
+  const worker = new Worker(new URL('./scan-relay-worker.ts', import.meta.url).href)
+  let answer: ((reply: RelayReply) => void) | undefined
+  let stopping = false
+  worker.onmessage = ({ data }: MessageEvent<RelayReply>) => (data.type === 'lag' ? recordLag(data.lag) : answer?.(data))
+  // A relay that died would leave SCANS unfed while analytics goes on: the process ends with one
+  // line, and its supervisor (Kubernetes) starts it again; the relay resumes from its consumer.
+  worker.onerror = (event) => {
+    if (stopping) return
+    log().error({ error: event.message }, 'the scan relay worker failed: exiting')
+    process.exit(1)
+  }
+  const ask = (request: RelayRequest) =>
+    new Promise<RelayReply>((resolve) => {
+      answer = resolve
+      worker.postMessage(request)
+    })
+  const started = await ask({ type: 'start', config })
+  if (started.type === 'failed') {
+    worker.terminate()
+    throw new Error(`the scan relay did not start: ${started.message}`)
+  }
+  return {
+    async stop() {
+      stopping = true
+      await ask({ type: 'stop' })
+      worker.terminate()
+    },
+  }
+}

@@ -1,0 +1,34 @@
+import { connect, type NatsConnection } from 'nats'
+import type { Config } from '@lr/proto'
+import { startLogging } from './log'
+import { createScanRelay, type ScanRelay } from './scan-relay'
+import type { RelayReply, RelayRequest } from './scan-relay-in-worker'
+
+/**
+ * Worker side of startScanRelayInWorker: the relay on a NATS connection of its own, its lag
+ * handed to the thread that serves /metrics, its log lines as the analytics process's.
+ */
+declare const self: Worker
+let nc: NatsConnection | undefined
+let relay: ScanRelay | undefined
+const reply = (message: RelayReply) => self.postMessage(message)
+
+async function start(config: Config): Promise<void> {
+  startLogging('analytics', config.LOG_LEVEL)
+  try {
+    nc = await connect({ servers: config.NATS_URL, name: 'analytics-relay', maxReconnectAttempts: -1, reconnectTimeWait: 250 })
+    relay = createScanRelay(nc, { reportLag: (lag) => reply({ type: 'lag', lag }) })
+    await relay.start()
+    reply({ type: 'started' })
+  } catch (error) {
+    await nc?.close()
+    reply({ type: 'failed', message: error instanceof Error ? error.message : String(error) })
+  }
+}
+
+self.onmessage = async ({ data }: MessageEvent<RelayRequest>) => {
+  if (data.type === 'start') return start(data.config)
+  await relay?.stop()
+  await nc?.close()
+  reply({ type: 'stopped' })
+}

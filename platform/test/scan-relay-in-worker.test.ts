@@ -1,0 +1,48 @@
+import { beforeAll, describe, expect, it } from 'bun:test'
+import type { JetStreamManager, NatsConnection } from 'nats'
+import { loadConfig } from '@lr/proto'
+import { waitUntil } from '../../test/harness/ports'
+import { skipReason } from '../../test/harness/servers'
+import { sample } from '../../test/harness/metrics'
+import { metricsResponse } from '@lr/platform/metrics'
+import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
+import { startScanRelayInWorker } from '@lr/platform/scan-relay-in-worker'
+import { SCAN_BATCH_STREAM, SCAN_STREAM } from '@lr/platform/scan-stream-config'
+import { ids, range, useScanStreams } from './scan-streams.fixture'
+
+const skip = skipReason('nats-server')
+if (skip) describe.skip(`scan relay in a Worker (${skip})`, () => {})
+else
+  describe('scan relay in a Worker (real nats-server -js)', () => {
+    const streams = useScanStreams()
+    let nc: NatsConnection
+    let jsm: JetStreamManager
+    beforeAll(() => void ({ nc, jsm } = streams))
+    const relayedIds = async () => {
+      const { first_seq, last_seq, messages } = (await jsm.streams.info(SCAN_STREAM)).state
+      const out: string[] = []
+      for (let seq = first_seq; messages > 0 && seq <= last_seq; seq++) out.push((await jsm.streams.getMessage(SCAN_STREAM, { seq })).header.get('Nats-Msg-Id'))
+      return out.sort()
+    }
+
+    it('relays every batch to SCANS from its own thread, reports its lag to this thread\'s metrics, and stops', async () => {
+      const relay = await startScanRelayInWorker(loadConfig({ TRANSPORT: 'nats', NATS_URL: streams.server.url, LOG_LEVEL: 'warn' }))
+      const publisher = createJetStreamScanPublisher(nc)
+      for (const e of range(1, 300)) publisher.publish(e)
+      await publisher.flush()
+      await waitUntil(async () => (await jsm.streams.info(SCAN_STREAM)).state.messages === 300, 10_000, 'every scan in SCANS')
+      // The worker's first lag reading comes at start; the gauge lives on this thread.
+      const series = `lr_jetstream_consumer_pending{stream="${SCAN_BATCH_STREAM}",consumer="scans-relay"}`
+      await waitUntil(async () => sample(await (await metricsResponse()).text(), series) !== undefined, 5_000, 'the relay lag on this thread')
+      await relay.stop()
+      expect(await relayedIds()).toEqual(ids(range(1, 300)).sort())
+      const info = await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')
+      expect([info.num_pending, info.num_ack_pending]).toEqual([0, 0])
+      publisher.close()
+    })
+
+    it('rejects with the reason when the relay cannot start', async () => {
+      const config = loadConfig({ TRANSPORT: 'nats', NATS_URL: 'nats://127.0.0.1:1', LOG_LEVEL: 'warn' })
+      await expect(startScanRelayInWorker(config)).rejects.toThrow(/the scan relay did not start: .+/)
+    })
+  })
