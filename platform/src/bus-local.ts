@@ -24,6 +24,8 @@ interface Subscriber {
   queue?: string
 }
 
+const subscriberFailed = (sub: Subscriber, error: unknown) => log().error({ pattern: sub.pattern, ...errorFields(error) }, 'bus subscriber failed')
+
 /**
  * The in-process adapter: every payload, reply and event travels as a JSON copy, under the same
  * size limit as NATS; queue groups share events as NATS shares them (one member each).
@@ -81,6 +83,19 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
     return found
   }
 
+  /**
+   * Hands an event to one subscriber; a failure, thrown or rejected, is logged. A handler that
+   * returns no promise (the scan sources: one event per redirect) costs no promise here.
+   */
+  function deliver(sub: Subscriber, event: unknown, subject: string): void {
+    try {
+      const done = sub.handler(event, subject)
+      if (done instanceof Promise) done.catch((error) => subscriberFailed(sub, error))
+    } catch (error) {
+      subscriberFailed(sub, error)
+    }
+  }
+
   /** The subscribers an event reaches: every one without a queue, and one member of each queue group. */
   function recipients(subject: string): Subscriber[] {
     const { plain: out, groups: matched } = matchesOf(subject)
@@ -118,11 +133,7 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
       const sent = JSON.stringify(event)
       for (const sub of targets) {
         // Events are delivered after the publisher moves on, as over NATS.
-        queueMicrotask(() => {
-          Promise.resolve(sub.handler(parse(sent), subject)).catch((error) =>
-            log().error({ pattern: sub.pattern, ...errorFields(error) }, 'bus subscriber failed'),
-          )
-        })
+        queueMicrotask(() => deliver(sub, parse(sent), subject))
       }
     },
 

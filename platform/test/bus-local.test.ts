@@ -1,6 +1,7 @@
 import { createLocalBus } from '@lr/platform/bus-local'
 import { subjectMatches } from '@lr/platform/bus-handler'
 import { describe, expect, it } from 'bun:test'
+import { installLogger, log } from '@lr/platform/log'
 import { busContract, CONTRACT_MAX_PAYLOAD } from './bus.contract'
 
 // One in-process bus is the transport; each "connection" is the same bus.
@@ -17,6 +18,34 @@ describe('the in-process bus after close', () => {
     await bus.close()
     expect(await bus.ping()).toBe(false)
     expect(await bus.request('t.v1.echo', {}).catch((error) => error.status)).toBe(503)
+  })
+})
+
+describe('the in-process bus, a failing subscriber', () => {
+  it('logs a handler that throws and one that rejects, and still delivers the event to the others', async () => {
+    const lines: { msg: string; pattern?: string }[] = []
+    const capture = (fields: object, msg: string) => void lines.push({ ...fields, msg })
+    const logger = { error: capture, warn: capture, info: capture, debug: capture, child: () => logger }
+    const previous = log()
+    installLogger(logger)
+    try {
+      const bus = createLocalBus()
+      const seen: unknown[] = []
+      bus.subscribe('e.*', () => {
+        throw new Error('sync')
+      })
+      bus.subscribe('e.>', async () => {
+        throw new Error('async')
+      })
+      bus.subscribe('e.x', (event) => void seen.push(event))
+      await bus.publish('e.x', { n: 1 })
+      await Bun.sleep(0)
+      expect(seen).toEqual([{ n: 1 }])
+      expect(lines.map((l) => [l.msg, l.pattern]).sort()).toEqual([['bus subscriber failed', 'e.*'], ['bus subscriber failed', 'e.>']])
+      await bus.close()
+    } finally {
+      installLogger(previous)
+    }
   })
 })
 
