@@ -135,7 +135,7 @@ function report(m: Machine, seconds: number): string {
     '',
     `- ${settings.quick ? '**BENCH_QUICK=1** (smoke run, small sizes)' : 'full run'}; wrk \`-t1 --latency\`, ${settings.seconds} s per measured run after a ${settings.warmup} s warm-up;`,
     `  ${settings.connections} connections for throughput (scenarios 1-3), 1 connection for batch latency (4).`,
-    '- The product runs as `bun run gateway/src/main.ts` (TRANSPORT=memory, a fresh DATA_DIR, SQLite) or as every',
+    '- The product runs as `bun run standalone/src/main.ts` (what `bun start` runs: TRANSPORT=memory, a fresh DATA_DIR, SQLite) or as every',
     '  process of deploy/local/processes.ts over a private `nats-server -js`. `LIMIT_*` are set to 10^9 so the limiter',
     '  does all its work on every request but admits all of them (the default limits of docs/decisions.md §1, 5 req/s per key, would make',
     '  every throughput run a 429 run).',
