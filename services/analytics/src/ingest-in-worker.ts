@@ -1,4 +1,5 @@
 import type { ApplyScans, Config } from '@lr/proto'
+import { secondsSince, storeDuration } from '@lr/platform/metrics'
 
 /** `events` is the batch as JSON text: a string crosses to a worker far cheaper than 1000 objects. */
 export interface IngestRequest { type: 'ingest'; id: number; events: string }
@@ -35,12 +36,20 @@ export async function ingestInWorker(config: Config): Promise<{ apply: ApplyScan
     })
   await roundTrip({ type: 'open', config })
   return {
-    apply: (events) =>
-      new Promise<void>((resolve, reject) => {
+    apply: (events) => {
+      const started = performance.now()
+      // The Worker's own store metrics stay in its thread, which no /metrics reads: the batch's
+      // write is timed here instead, as this thread waits for it.
+      const observe = (outcome: 'ok' | 'error') => storeDuration.observe({ store: 'analytics', operation: 'applyScans', outcome }, secondsSince(started))
+      return new Promise<void>((resolve, reject) => {
         const id = next++
-        waiting.set(id, { resolve, reject })
+        waiting.set(id, {
+          resolve: () => (observe('ok'), resolve()),
+          reject: (error) => (observe('error'), reject(error)),
+        })
         worker.postMessage({ type: 'ingest', id, events: JSON.stringify(events) } satisfies IngestRequest)
-      }),
+      })
+    },
     async close() {
       await roundTrip({ type: 'close' })
       worker.terminate()

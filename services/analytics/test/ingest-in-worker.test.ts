@@ -6,6 +6,8 @@ import { loadConfig } from '@lr/proto'
 import { ALL_TIME } from '../src/days'
 import { ingestInWorker } from '../src/ingest-in-worker'
 import { openAnalyticsStore } from '../src/start'
+import { metricsResponse } from '@lr/platform/metrics'
+import { sample } from '../../../test/harness/metrics'
 
 const event = (n: number, visitor = 'a') => ({
   scan_id: `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`,
@@ -33,6 +35,9 @@ describe('ingestInWorker', () => {
       expect(breakdown.devices).toEqual([{ device: 'mobile', scans: 3 }])
       await worker.apply([event(1), event(4)]) // scan 1 again: applied once
       expect((await reader.store.breakdown('Code0001', ALL_TIME)).total_scans).toBe(4)
+      // The writes are timed on this thread, the one whose /metrics is served.
+      const series = 'lr_store_operation_duration_seconds_count{store="analytics",operation="applyScans",outcome="ok"}'
+      expect(sample(await (await metricsResponse()).text(), series)).toBeGreaterThanOrEqual(2)
     } finally {
       await worker.close()
       await reader.close()
