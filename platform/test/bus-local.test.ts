@@ -1,7 +1,7 @@
 import { createLocalBus } from '@lr/platform/bus-local'
 import { subjectMatches } from '@lr/platform/bus-handler'
 import { describe, expect, it } from 'bun:test'
-import { installLogger, log } from '@lr/platform/log'
+import { captureLog } from './log-capture'
 import { busContract, CONTRACT_MAX_PAYLOAD } from './bus.contract'
 
 // One in-process bus is the transport; each "connection" is the same bus.
@@ -23,11 +23,7 @@ describe('the in-process bus after close', () => {
 
 describe('the in-process bus, a failing subscriber', () => {
   it('logs a handler that throws and one that rejects, and still delivers the event to the others', async () => {
-    const lines: { msg: string; pattern?: string }[] = []
-    const capture = (fields: object, msg: string) => void lines.push({ ...fields, msg })
-    const logger = { error: capture, warn: capture, info: capture, debug: capture, child: () => logger }
-    const previous = log()
-    installLogger(logger)
+    const { lines, restore } = captureLog()
     try {
       const bus = createLocalBus()
       const seen: unknown[] = []
@@ -44,7 +40,7 @@ describe('the in-process bus, a failing subscriber', () => {
       expect(lines.map((l) => [l.msg, l.pattern]).sort()).toEqual([['bus subscriber failed', 'e.*'], ['bus subscriber failed', 'e.>']])
       await bus.close()
     } finally {
-      installLogger(previous)
+      restore()
     }
   })
 })

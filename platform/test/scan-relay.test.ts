@@ -6,7 +6,7 @@ import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher
 import { createScanRelay } from '@lr/platform/scan-relay'
 import { SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_STREAM } from '@lr/platform/scan-stream-config'
 import type { ScanEvent } from '@lr/proto'
-import { installLogger, log } from '@lr/platform/log'
+import { captureLog } from './log-capture'
 import { event as scanOf, useScanStreams } from './scan-streams.fixture'
 
 /** Scan n, of one of three codes. */
@@ -136,11 +136,7 @@ else
     })
 
     it('warns at start while the consumer analytics of SCANS, left from before SCAN_BATCHES, exists', async () => {
-      const lines: { msg: string; pending?: number }[] = []
-      const capture = (fields: object, msg: string) => void lines.push({ ...fields, msg })
-      const logger = { error: capture, warn: capture, info: capture, debug: capture, child: () => logger }
-      const previous = log()
-      installLogger(logger)
+      const { lines, restore } = captureLog()
       try {
         const quiet = createScanRelay(nc)
         await quiet.start()
@@ -155,7 +151,7 @@ else
         expect(warned.map((l) => l.pending)).toEqual([1])
         expect(warned[0]!.msg).toContain('nats consumer rm SCANS analytics')
       } finally {
-        installLogger(previous)
+        restore()
         await jsm.consumers.delete(SCAN_STREAM, 'analytics').catch(() => false)
       }
     })

@@ -8,7 +8,7 @@ import { createJetStreamScanSource } from '@lr/platform/scan-stream-source'
 import { ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_STREAM } from '@lr/platform/scan-stream-config'
 import type { ScanEvent } from '@lr/proto'
 import { openScanSpool } from '@lr/platform/scan-spool'
-import { installLogger, log } from '@lr/platform/log'
+import { captureLog } from './log-capture'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -178,11 +178,7 @@ else
       }, 90_000)
 
       it('drops and counts only beyond the spool\'s bound, and logs every drop in a count', async () => {
-        const lines: Record<string, any>[] = []
-        const capture = (fields: object, msg: string) => void lines.push({ ...fields, msg })
-        const logger = { error: capture, warn: capture, info: capture, debug: capture, child: () => logger }
-        const previous = log()
-        installLogger(logger)
+        const { lines, restore } = captureLog()
         const spool = openScanSpool(dir, { maxBytes: 20 * 1024, segmentBytes: 4 * 1024 })
         const publisher = createJetStreamScanPublisher(nc, { maxBuffer: 10, timeoutMs: 500, retryMs: 50, spool })
         await server.down()
@@ -196,7 +192,7 @@ else
         await waitUntil(() => publisher.pending() === 0, 20_000, 'the held scans to be published')
         expect(await stored()).toBe(kept)
         publisher.close()
-        installLogger(previous)
+        restore()
         const reported = lines.filter((l) => l.msg.startsWith('scans dropped')).reduce((sum, l) => sum + l.dropped, 0)
         expect(reported).toBe(publisher.dropped())
       }, 30_000)
