@@ -147,6 +147,9 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   // (No sequence yet: the table never had a row, so nothing matches and rev 0 is never stored.)
 
   const pendingOf = (options: ListOptions) => (options.pending === undefined ? null : options.pending ? 1 : 0)
+  /** The rows of an unfiltered page in insert order (list and exportPage), one more than the limit when more follow. */
+  const seqPage = (library: string, options: ListOptions) =>
+    page.all({ library, after: options.after === undefined ? 0 : seqOf(options.after), since: options.updatedSince ?? null, status: options.status ?? null, pending: pendingOf(options), limit: options.limit + 1 })
 
   function pageOf<T>(rows: Row[], limit: number, position: 'seq' | 'rev', map: (row: Row) => T) {
     const more = rows.length > limit
@@ -171,14 +174,11 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
         const { rows, next } = filteredPage(db, table, FIELDS, urlField, library, options, PENDING)
         return { items: rows.map(toRecord), next }
       }
-      const after = options.after === undefined ? 0 : seqOf(options.after)
-      const rows = page.all({ library, after, since: options.updatedSince ?? null, status: options.status ?? null, pending: pendingOf(options), limit: options.limit + 1 })
-      return pageOf(rows, options.limit, 'seq', toRecord)
+      return pageOf(seqPage(library, options), options.limit, 'seq', toRecord)
     },
 
-    async exportPage(library, { limit, after }) {
-      const rows = page.all({ library, after: after === undefined ? 0 : seqOf(after), since: null, status: null, pending: null, limit: limit + 1 })
-      return pageOf(rows, limit, 'seq', (row) => recordOf(row, true) as Exported<R>)
+    async exportPage(library, options) {
+      return pageOf(seqPage(library, options), options.limit, 'seq', (row) => recordOf(row, true) as Exported<R>)
     },
 
     async changes(library, options: ListOptions) {
