@@ -75,12 +75,14 @@ export function startLoad(targets: Targets, key: string, codes: string[]): Load 
 }
 
 /**
- * A long response (the CSV export of every record), to be in flight when its gateway gets
- * SIGTERM; a response cut short rejects while its body is read.
+ * A long response (the CSV export of every record), in flight when its gateway gets SIGTERM:
+ * its body is read only once `readAfter` resolves (the SIGTERM sent), so a fast export cannot
+ * finish before it; a response cut short rejects while its body is read.
  */
-export async function slowExport(api: string, key: string): Promise<{ status: number | string; rows: number; finishedAt: number }> {
+export async function slowExport(api: string, key: string, readAfter: Promise<void>): Promise<{ status: number | string; rows: number; finishedAt: number }> {
   try {
     const response = await fetch(`${api}/v1/qrcodes/export`, { headers: { 'x-api-key': key } })
+    await readAfter
     const body = await response.text()
     return { status: response.status, rows: body.split('\n').length - 1, finishedAt: performance.now() }
   } catch (error) {

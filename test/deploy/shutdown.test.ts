@@ -107,11 +107,14 @@ else
           const old = running.get(name)!
           const next = await startReplica(name, env)
           await next.ready()
-          const inFlight = name === 'gateway' ? slowExport(old.base, key) : undefined
+          const sigterm = Promise.withResolvers<void>()
+          const inFlight = name === 'gateway' ? slowExport(old.base, key, sigterm.promise) : undefined
           running.set(name, next) // the Service's endpoints: new requests go to the new replica
           if (HTTP.has(name)) await Bun.sleep(PRESTOP_MS)
           if (name === 'gateway') gatewaySigterm = performance.now()
-          exits[name] = await old.terminate()
+          const exited = old.terminate()
+          sigterm.resolve()
+          exits[name] = await exited
           exported = (await inFlight) ?? exported
         }
         await Bun.sleep(200)
