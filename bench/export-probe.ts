@@ -3,6 +3,7 @@
 import { adminIn, newDataDir, startOneProcess } from './product'
 import { download, seed } from './scenarios/export'
 import { rmSync } from 'node:fs'
+import { fmt } from './report'
 
 const [what = 'static', ...sizes] = process.argv.slice(2)
 for (const size of sizes.map(Number)) {
@@ -15,7 +16,7 @@ for (const size of sizes.map(Number)) {
     const product = await startOneProcess(dataDir)
     try {
       const got = await download(product, what === 'static' ? '/v1/qrcodes/export' : '/v1/dynqrcodes/export', key)
-      console.log(`${what} ${size}: ${Math.round(got.rows / got.seconds)} rows/s, start ${(got.start / 1e6).toFixed(0)} MB, peak ${(got.hwm / 1e6).toFixed(0)} MB`)
+      console.log(`${what} ${size}: ${Math.round(got.rows / got.seconds)} rows/s, start ${fmt.mb(got.start)}, peak ${fmt.mb(got.hwm)} (MiB, as the bench reports)`)
     } finally {
       await product.stop()
     }

@@ -1,13 +1,10 @@
-/** The part of geoip-country this module uses: a lookup in the GeoLite2 country database it ships. */
-interface GeoIp {
-  lookup(ip: string): { country: string } | null
-}
+import { type GeoDatabase, openGeoDatabase } from './geo-database'
 
-let geoip: GeoIp | undefined
-/** Loaded on first use (a synchronous read of ~8 MB, ~30 ms), not at import; preloadGeoIp() does it at start-up. */
-const database = (): GeoIp => (geoip ??= require('geoip-country') as GeoIp)
+let geo: GeoDatabase | undefined
+/** Opened on first use (two read-only mappings, no read of the files), or by preloadGeoIp() at start-up. */
+const database = (): GeoDatabase => (geo ??= openGeoDatabase())
 
-/** Loads the embedded country database now, so the first scan does not pay for it. */
+/** Opens the embedded country database now, so a missing data file fails the start, not a scan. */
 export function preloadGeoIp(): void {
   database()
 }
@@ -43,15 +40,12 @@ export function clientAddress(request: Request, server: AddressSource | undefine
  * ISO 3166-1 alpha-2 country of a scan, or `unknown` (docs/decisions.md §5). Behind a trusted proxy
  * CF-IPCountry decides when sent (`XX`: Cloudflare does not know, `T1`: Tor, both `unknown`);
  * otherwise the address is looked up in the GeoLite2 database embedded in geoip-country
- * (nothing is downloaded at run time); `unknown` when neither answers (private addresses too).
+ * (read in place by ./geo-database; nothing is downloaded at run time); `unknown` when neither
+ * answers (private addresses and text that is no address too).
  */
 export function countryOf(headers: Headers, address: string | null, trustProxy: boolean): string {
   const header = trustProxy ? headers.get('cf-ipcountry')?.trim().toUpperCase() : undefined
   if (header) return /^[A-Z]{2}$/.test(header) && header !== 'XX' && header !== 'T1' ? header : 'unknown'
   if (!address) return 'unknown'
-  try {
-    return database().lookup(address)?.country || 'unknown'
-  } catch {
-    return 'unknown'
-  }
+  return database().country(address) ?? 'unknown'
 }
