@@ -4,6 +4,12 @@ import { AppError, type Config, type Page } from '@lr/proto'
 /** The 400 for a cursor (or store position) this API did not issue, or issued for another list. */
 export const badCursor = () => new AppError('bad_request', 'cursor is not one this API issued')
 
+/** A list position of the SQLite stores (their seq as hex) back to the seq, or a 400. 13 hex digits reach 2^52. */
+export function seqOf(position: string): number {
+  if (!/^[0-9a-f]{1,13}$/.test(position)) throw badCursor()
+  return Number.parseInt(position, 16)
+}
+
 // Internal cursors: between two of our processes only (the gateway and an export, analytics and
 // the dynamic directory), never shown to a client. Plain base64url of the position.
 export const encodeCursor = (position: string) => Buffer.from(position, 'utf8').toString('base64url')

@@ -1,7 +1,9 @@
 import { Database } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { badCursor } from './cursor'
+
+/** Where the SQLite store `name` lives under DATA_DIR. */
+export const sqlitePathOf = (dataDir: string, name: string): string => `${dataDir}/${name}.sqlite`
 
 /**
  * Opens an embedded SQLite file for one service's store (":memory:" for tests).
@@ -52,10 +54,4 @@ export function addMissingColumns(db: Database, table: string, columns: Record<s
   const missing = Object.keys(columns).filter((name) => !present.has(name))
   for (const name of missing) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${columns[name]}`)
   return missing
-}
-
-/** A list position of the SQLite stores (their seq as hex) back to the seq, or a 400. 13 hex digits reach 2^52. */
-export function seqOf(position: string): number {
-  if (!/^[0-9a-f]{1,13}$/.test(position)) throw badCursor()
-  return Number.parseInt(position, 16)
 }

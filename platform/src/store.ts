@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { Connection } from 'mongoose'
 import type { Config } from '@lr/proto'
-import { openSqlite } from './sqlite'
+import { openSqlite, sqlitePathOf } from './sqlite'
 import { withStoreMetrics } from './store-metrics'
 
 /** A store a service opened, and how to release what the opening acquired. */
@@ -31,7 +31,7 @@ export async function openServiceStore<S extends object>(config: Config, mongo: 
 
 async function openStore<S>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S>> {
   if (config.STORE === 'sqlite') {
-    const db = openSqlite(`${config.DATA_DIR}/${adapters.name}.sqlite`)
+    const db = openSqlite(sqlitePathOf(config.DATA_DIR, adapters.name))
     return { store: adapters.sqlite(db), close: async () => db.close() }
   }
   const create = await adapters.mongo()

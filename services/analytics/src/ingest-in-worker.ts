@@ -1,46 +1,58 @@
-import type { ApplyScans, Config } from '@lr/proto'
+import type { ApplyScans } from '@lr/proto'
+import { log } from '@lr/platform/log'
 import { secondsSince, storeDuration } from '@lr/platform/metrics'
+import { type IngestResult, MALFORMED_DROPPED } from './ingest'
+import { ANALYTICS_STORE } from './ports'
 
 /** `events` is the batch as JSON text: a string crosses to a worker far cheaper than 1000 objects. */
 export interface IngestRequest { type: 'ingest'; id: number; events: string }
-export type IngestReply = { id: number; applied: number } | { id: number; error: string }
+export type IngestReply = ({ id: number } & IngestResult) | { id: number; error: string }
+export type WorkerControl = { type: 'open'; dataDir: string } | { type: 'close' }
+export type WorkerControlReply = { type: 'opened' | 'closed'; error?: string }
 
 /**
  * One-process mode: scan batches are applied by a Worker, so the SQLite writes of ingestion run
  * on the second core instead of the thread that answers redirects and API calls (the benchmark's
  * profile: three quarters of the resolver's busy time was ingestion). Each batch resolves once
  * the worker committed it, exactly like an in-thread apply, so the scan source's retry and
- * stop semantics are unchanged.
+ * stop semantics are unchanged. The Worker writes `analytics.sqlite` under `dataDir` (STORE=sqlite
+ * only); a malformed event it drops is logged here, where the process's logger is.
  */
-export async function ingestInWorker(config: Config): Promise<{ apply: ApplyScans; close(): Promise<void> }> {
+export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplyScans; close(): Promise<void> }> {
   const worker = new Worker(new URL('./ingest-worker.ts', import.meta.url).href)
   const waiting = new Map<number, { resolve(): void; reject(error: Error): void }>()
   let next = 0
-  let control: (() => void) | undefined
-  worker.onmessage = ({ data }: MessageEvent<IngestReply | { type: 'opened' | 'closed' }>) => {
-    if ('type' in data) return control?.()
+  let control: ((reply: WorkerControlReply) => void) | undefined
+  worker.onmessage = ({ data }: MessageEvent<IngestReply | WorkerControlReply>) => {
+    if ('type' in data) return control?.(data)
     const pending = waiting.get(data.id)
     waiting.delete(data.id)
-    if ('error' in data) pending?.reject(new Error(`scan ingestion failed: ${data.error}`))
-    else pending?.resolve()
+    if ('error' in data) return pending?.reject(new Error(`scan ingestion failed: ${data.error}`))
+    if (data.malformed > 0) log().error({ dropped: data.malformed }, MALFORMED_DROPPED)
+    pending?.resolve()
   }
   // A dead worker must not leave batches waiting forever: the scan source retries what failed.
   worker.onerror = (event) => {
     for (const pending of waiting.values()) pending.reject(new Error(`scan ingestion worker failed: ${event.message}`))
     waiting.clear()
   }
-  const roundTrip = (message: object) =>
-    new Promise<void>((resolve) => {
-      control = resolve
+  const roundTrip = (message: WorkerControl) =>
+    new Promise<void>((resolve, reject) => {
+      control = (reply) => (reply.error ? reject(new Error(`scan ingestion worker: ${reply.error}`)) : resolve())
       worker.postMessage(message)
     })
-  await roundTrip({ type: 'open', config })
+  try {
+    await roundTrip({ type: 'open', dataDir })
+  } catch (error) {
+    worker.terminate()
+    throw error
+  }
   return {
     apply: (events) => {
       const started = performance.now()
       // The Worker's own store metrics stay in its thread, which no /metrics reads: the batch's
       // write is timed here instead, as this thread waits for it.
-      const observe = (outcome: 'ok' | 'error') => storeDuration.observe({ store: 'analytics', operation: 'applyScans', outcome }, secondsSince(started))
+      const observe = (outcome: 'ok' | 'error') => storeDuration.observe({ store: ANALYTICS_STORE, operation: 'applyScans', outcome }, secondsSince(started))
       return new Promise<void>((resolve, reject) => {
         const id = next++
         waiting.set(id, {

@@ -1,34 +1,47 @@
-import type { Config } from '@lr/proto'
-import { createAnalyticsService } from './service'
-import { openAnalyticsStore } from './start'
-import type { IngestReply, IngestRequest } from './ingest-in-worker'
+import type { Database } from 'bun:sqlite'
+import { openSqlite, sqlitePathOf } from '@lr/platform/sqlite'
+import { createSqliteScanWrites } from './adapters/analytics-writes.sqlite'
+import { createSqliteFallbacks } from './adapters/analytics-fallbacks.sqlite'
+import { createAgentCache } from './enrich'
+import { createScanIngest } from './ingest'
+import { ANALYTICS_STORE } from './ports'
+import type { IngestReply, IngestRequest, WorkerControl, WorkerControlReply } from './ingest-in-worker'
 
 /**
  * Worker side of ingestInWorker: its own connection to the analytics SQLite file (WAL lets the
- * main thread read while this one writes) and the same `ingest` the service runs elsewhere.
+ * main thread read while this one writes) and the same ingest code the service runs elsewhere.
+ *
+ * It loads only the write path: the store's writes, the event's schema, the user-agent parser.
+ * A Worker is a VM of its own, and every module it loads is resident twice; through the service
+ * and the contract index it loaded TypeBox's every schema, pino, prom-client and fast-csv, about
+ * 8 MiB more of the product's RSS. Logging and metrics stay on the main thread, which gets each
+ * batch's outcome (ingest-in-worker.ts).
  */
 declare const self: Worker
-let ingest: ((events: unknown[]) => Promise<number>) | undefined
-let close: (() => Promise<void>) | undefined
+let db: Database | undefined
+let ingest: ReturnType<typeof createScanIngest> | undefined
 
-const queries = () => {
-  throw new Error('the ingestion worker answers no queries')
+const control = (message: WorkerControl): WorkerControlReply => {
+  if (message.type === 'open') {
+    db = openSqlite(sqlitePathOf(message.dataDir, ANALYTICS_STORE))
+    ingest = createScanIngest({ ...createSqliteScanWrites(db), ...createSqliteFallbacks(db) }, createAgentCache())
+  } else db?.close()
+  return { type: message.type === 'open' ? 'opened' : 'closed' }
 }
 
-self.onmessage = async ({ data }: MessageEvent<IngestRequest | { type: 'open'; config: Config } | { type: 'close' }>) => {
-  if (data.type === 'open') {
-    const opened = await openAnalyticsStore(data.config)
-    close = opened.close
-    ingest = createAnalyticsService({ store: opened.store, directory: { liveCodes: queries, find: queries } }).ingest
-    return self.postMessage({ type: 'opened' })
-  }
-  if (data.type === 'close') {
-    await close?.()
-    return self.postMessage({ type: 'closed' })
+self.onmessage = async ({ data }: MessageEvent<IngestRequest | WorkerControl>) => {
+  if (data.type !== 'ingest') {
+    let reply: WorkerControlReply
+    try {
+      reply = control(data)
+    } catch (error) {
+      reply = { type: data.type === 'open' ? 'opened' : 'closed', error: (error as Error)?.message ?? String(error) }
+    }
+    return self.postMessage(reply)
   }
   let reply: IngestReply
   try {
-    reply = { id: data.id, applied: await ingest!(JSON.parse(data.events)) }
+    reply = { id: data.id, ...(await ingest!(JSON.parse(data.events))) }
   } catch (error) {
     reply = { id: data.id, error: (error as Error)?.message ?? String(error) }
   }

@@ -2,6 +2,9 @@ import type { Page, Principal } from '@lr/proto'
 import type { CodeBreakdown, CodeSummary } from '@lr/proto'
 import type { DayRange } from './days'
 
+/** The analytics store's name: its SQLite file under DATA_DIR (analytics.sqlite) and its metrics label. */
+export const ANALYTICS_STORE = 'analytics'
+
 /** A scan as analytics keeps it: the event, enriched; `scanned_at` in epoch milliseconds. No address. */
 export interface StoredScan {
   scan_id: string

@@ -1,12 +1,12 @@
 import { log } from '@lr/platform/log'
-import { AppError, checkOf, isIssuableCode, type Principal } from '@lr/proto'
+import { AppError, isIssuableCode, type Principal } from '@lr/proto'
 import { type AnalyticsSummary, type CodeBreakdown, SCAN_EXPORT_COLUMNS, type ScanCount, type ScanRow } from '@lr/proto'
 import { csvChunk } from '@lr/platform/csv'
 import type { ExportChunk } from '@lr/proto'
-import { ScanEvent } from '@lr/proto'
-import { parseDayRange } from './days'
+import { parseDayRange } from './day-query'
 import { type Agent, createAgentCache } from './enrich'
-import type { AnalyticsStore, CodeDirectory, FallbackScan, StoredScan } from './ports'
+import { createScanIngest, MALFORMED_DROPPED } from './ingest'
+import type { AnalyticsStore, CodeDirectory, StoredScan } from './ports'
 import { ALL_TIME } from './days'
 import { decodeScanCursor } from './position'
 
@@ -30,6 +30,7 @@ const rowOf = ({ scanned_at, ...scan }: StoredScan): ScanRow => ({ ...scan, scan
 /** Scan ingestion and the analytics of a library's dynamic codes. */
 export function createAnalyticsService(deps: AnalyticsDeps) {
   const { store, directory, agentOf = createAgentCache(), exportPageSize = EXPORT_PAGE_SIZE } = deps
+  const ingestBatch = createScanIngest(store, agentOf)
 
   /** The code of this library, soft-deleted included (its history is kept); else 404. */
   async function owned(principal: Principal, code: string): Promise<void> {
@@ -43,27 +44,9 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
      * Resolves with how many were new; rejects only when the store does.
      */
     async ingest(events: unknown[]): Promise<number> {
-      const scans: StoredScan[] = []
-      const fallbacks: FallbackScan[] = []
-      let malformed = 0
-      for (const event of events) {
-        if (!checkOf(ScanEvent).Check(event)) {
-          malformed++
-          continue
-        }
-        const { device, os, browser, bot } = agentOf(event.user_agent)
-        if (bot) continue
-        const { scan_id, code, scanned_at, country, visitor_id } = event
-        if (event.outcome === 'fallback') {
-          fallbacks.push({ scan_id, code, scanned_at })
-          continue
-        }
-        scans.push({ scan_id, code, scanned_at, country, device, os, browser, visitor_id })
-      }
-      if (malformed > 0) log().error({ dropped: malformed }, 'dropped malformed scan events')
-      // Fallbacks first: a batch whose scans fail is redelivered whole, and both are idempotent.
-      const fresh = fallbacks.length === 0 ? 0 : await store.applyFallbacks(fallbacks)
-      return fresh + (await store.applyScans(scans))
+      const { applied, malformed } = await ingestBatch(events)
+      if (malformed > 0) log().error({ dropped: malformed }, MALFORMED_DROPPED)
+      return applied
     },
 
     /** Totals of every live code of the library over `from`/`to`, zeros included. */

@@ -5,14 +5,14 @@ import { type OpenedStore, openServiceStore } from '@lr/platform/store'
 import { createSqliteAnalyticsStore } from './adapters/analytics-store.sqlite'
 import { createBusCodeDirectory } from './adapters/code-directory.bus'
 import { serveAnalytics } from './handlers'
-import type { AnalyticsStore, CodeDirectory } from './ports'
+import { ANALYTICS_STORE, type AnalyticsStore, type CodeDirectory } from './ports'
 import { ingestInWorker } from './ingest-in-worker'
 import { createAnalyticsService } from './service'
 
 /** Opens the store config.STORE names (`${DATA_DIR}/analytics.sqlite`, or Mongo); see openServiceStore. */
 export const openAnalyticsStore = (config: Config, mongo?: Connection): Promise<OpenedStore<AnalyticsStore>> =>
   openServiceStore(config, mongo, {
-    name: 'analytics',
+    name: ANALYTICS_STORE,
     sqlite: createSqliteAnalyticsStore,
     mongo: async () => (await import('./adapters/analytics-store.mongo')).createMongoAnalyticsStore,
   })
@@ -25,7 +25,7 @@ export interface AnalyticsOptions {
    * or events of the in-process bus (standalone).
    */
   source: ScanSource
-  /** Where scan batches are written: this thread (default) or a Worker (see ingestInWorker). */
+  /** Where scan batches are written: this thread (default) or a Worker (see ingestInWorker; STORE=sqlite only). */
   ingest?: 'in-thread' | 'worker'
 }
 
@@ -39,7 +39,7 @@ export async function startAnalytics(ctx: ServiceContext, opts: AnalyticsOptions
   const directory = opts.directory ?? createBusCodeDirectory(ctx.bus)
   const service = createAnalyticsService({ store, directory })
   const { source } = opts
-  const worker = opts.ingest === 'worker' ? await ingestInWorker(ctx.config) : undefined
+  const worker = opts.ingest === 'worker' ? await ingestInWorker(ctx.config.DATA_DIR) : undefined
   try {
     await source.start(worker?.apply ?? ((events) => service.ingest(events).then(() => undefined)))
   } catch (error) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { coversAll, dayOf, msRange, parseDayRange } from '../src/days'
+import { coversAll, dayOf, msRange } from '../src/days'
+import { parseDayRange } from '../src/day-query'
 import { failure } from './fixtures'
 
 const badRequest = (message: string) => ({ code: 'bad_request' as const, message })

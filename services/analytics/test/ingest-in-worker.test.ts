@@ -8,6 +8,7 @@ import { ingestInWorker } from '../src/ingest-in-worker'
 import { openAnalyticsStore } from '../src/start'
 import { metricsResponse } from '@lr/platform/metrics'
 import { sample } from '../../../test/harness/metrics'
+import { captureLog } from '../../../platform/test/log-capture'
 
 const event = (n: number, visitor = 'a') => ({
   scan_id: `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`,
@@ -26,7 +27,7 @@ describe('ingestInWorker', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
     dirs.push(dir)
     const config = loadConfig({ DATA_DIR: dir })
-    const worker = await ingestInWorker(config)
+    const worker = await ingestInWorker(dir)
     const reader = await openAnalyticsStore(config)
     try {
       await worker.apply([event(1), event(2, 'b'), event(3)])
@@ -42,5 +43,30 @@ describe('ingestInWorker', () => {
       await worker.close()
       await reader.close()
     }
+  })
+
+  it('drops malformed events, logs how many on this thread, and stores the rest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
+    dirs.push(dir)
+    const worker = await ingestInWorker(dir)
+    const reader = await openAnalyticsStore(loadConfig({ DATA_DIR: dir }))
+    const logged = captureLog()
+    try {
+      await worker.apply([event(1), { ...event(2), visitor_id: 'not-a-hash' }, { code: 'Code0001' }])
+      expect((await reader.store.breakdown('Code0001', ALL_TIME)).total_scans).toBe(1)
+      expect(logged.lines.filter((line) => line.msg === 'dropped malformed scan events')).toEqual([{ msg: 'dropped malformed scan events', dropped: 2 }])
+    } finally {
+      logged.restore()
+      await worker.close()
+      await reader.close()
+    }
+  })
+
+  it('fails to start, with the reason, when the database cannot be opened', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
+    dirs.push(dir)
+    const notADirectory = join(dir, 'file')
+    await Bun.write(notADirectory, 'x')
+    await expect(ingestInWorker(notADirectory)).rejects.toThrow(/^scan ingestion worker: /)
   })
 })

@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { createSqliteLibraryStore, type SqliteKind } from '@lr/library-records/sqlite'
-import { seqOf } from '@lr/platform/sqlite'
+import { seqOf } from '@lr/platform/cursor'
 import { limitsOf, rulesOf } from '../kind'
 import { DYNAMIC_OWN_FIELDS, type DynamicPatch, type DynamicStore, type StoredDynamic } from '../ports'
 

@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { ListOptions } from '@lr/proto'
-import { seqOf } from '@lr/platform/sqlite'
+import { seqOf } from '@lr/platform/cursor'
 import { parseSortPosition, sortOrderOf, sortPositionText } from '../list-order'
 
 /**
