@@ -1,5 +1,5 @@
 import { AppError } from '@lr/proto'
-import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type EventHandler, type Handler } from '@lr/proto'
+import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type EventHandler, type Handler, type Reply } from '@lr/proto'
 import { dataBytesOf, observeRound, replyWithin, requestTooLarge, runHandler, subjectMatches, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { currentRequestId } from './request-context'
@@ -12,6 +12,36 @@ import { currentRequestId } from './request-context'
  */
 const encoder = new TextEncoder()
 const parse = (text: string | undefined) => (text === undefined ? undefined : JSON.parse(text))
+
+/** Bytes the envelope `{"ok":true,"data":...}` adds around the data's JSON text. */
+const ENVELOPE_BYTES = 20
+
+/**
+ * The JSON copy of a flat reply, made without its text, or undefined when the reply is not flat
+ * or might be over `max`. Flat: a plain object whose values are strings, finite numbers other
+ * than -0, booleans or null (an export chunk: its CSV and a cursor). Its JSON copy is exactly a
+ * shallow copy, since strings are immutable; writing and parsing the text cost a fifth of a
+ * one-process export (the profile: 9 % stringify, 10 % parse, for 130 KB of CSV per chunk).
+ * The size limit holds by a bound: JSON text takes at most 6 bytes per UTF-16 unit (a `\u00XX`
+ * escape); a reply that might be over it takes the exact path, which measures its text.
+ */
+function flatCopyWithin(data: unknown, max: number): object | undefined {
+  if (data === null || typeof data !== 'object' || Object.getPrototypeOf(data) !== Object.prototype) return undefined
+  const copy: Record<string, unknown> = {}
+  let bound = ENVELOPE_BYTES + 2
+  for (const key of Object.keys(data)) {
+    const value = (data as Record<string, unknown>)[key]
+    if (typeof value === 'string') bound += 6 * value.length + 2
+    else if (typeof value === 'number') {
+      if (!Number.isFinite(value) || Object.is(value, -0)) return undefined
+      bound += 24
+    } else if (typeof value === 'boolean' || value === null) bound += 5
+    else return undefined
+    bound += 6 * key.length + 4
+    copy[key] = value
+  }
+  return bound <= max ? copy : undefined
+}
 
 export interface LocalBusOptions {
   /** BUS_MAX_PAYLOAD_BYTES: the largest request or reply; default DEFAULT_MAX_PAYLOAD. */
@@ -38,8 +68,13 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
   const groups = new Map<string, { members: Subscriber[]; turn: number }>()
   let closed = false
 
-  /** One request as NATS would carry it: a copy in, the reply's JSON text out, the request id alongside. */
-  async function replyText(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<string> {
+  /**
+   * One request as NATS would carry it: a copy in, the reply's JSON text out, the request id
+   * alongside. With `flat`, a flat reply comes out as its copy instead (flatCopyWithin).
+   */
+  async function replyText(subject: string, payload: unknown, opts?: { timeoutMs?: number }, flat?: false): Promise<string>
+  async function replyText(subject: string, payload: unknown, opts: { timeoutMs?: number } | undefined, flat: true): Promise<string | Reply<unknown>>
+  async function replyText(subject: string, payload: unknown, opts?: { timeoutMs?: number }, flat = false): Promise<string | Reply<unknown>> {
     if (closed) throw new AppError('unavailable', 'message bus is closed', { retryAfter: 1 })
     const sent = payload === undefined ? undefined : JSON.stringify(payload)
     // UTF-8 never takes more than 3 bytes per UTF-16 unit: count exactly only near the limit.
@@ -56,7 +91,8 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
     })
     try {
       const reply = await Promise.race([runHandler(handler, parse(sent), subject, currentRequestId()), timeout])
-      return replyWithin(JSON.stringify(reply), maxPayload, subject)
+      const copy = flat && reply.ok ? flatCopyWithin(reply.data, maxPayload) : undefined
+      return copy ? { ok: true, data: copy } : replyWithin(JSON.stringify(reply), maxPayload, subject)
     } finally {
       clearTimeout(timer)
     }
@@ -109,7 +145,10 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
     maxPayload,
 
     request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T> {
-      return observeRound(subject, async () => unwrapReply(parse(await replyText(subject, payload, opts))) as T)
+      return observeRound(subject, async () => {
+        const reply = await replyText(subject, payload, opts, true)
+        return unwrapReply(typeof reply === 'string' ? parse(reply) : reply) as T
+      })
     },
 
     requestJson(subject, payload, opts) {

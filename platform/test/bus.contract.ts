@@ -12,6 +12,21 @@ const failure = (request: Promise<unknown>) =>
 /** The maxPayload the contract's buses are built with: small, so a test can cross it. */
 export const CONTRACT_MAX_PAYLOAD = 64 * 1024
 
+class Stamp {
+  toJSON() {
+    return 'stamped'
+  }
+}
+/** Replies of one level of values, some of which JSON changes on the way; t.v1.flat answers each by name. */
+const flatReplies: Record<string, unknown> = {
+  csv: { csv: 'id,"name"\r\n1,"a ""b"" ✓"\r\n', next_cursor: null, rows: 2, done: false },
+  changed: { zero: -0, nan: Number.NaN, inf: Number.POSITIVE_INFINITY, gone: undefined, date: new Date(0), stamp: new Stamp(), [Symbol('s')]: 1 },
+  instance: Object.assign(new Stamp(), { a: 1 }),
+  // Under the limit as characters, over it as JSON text: every control character is a 6-byte escape.
+  escapes: { csv: '\u0001'.repeat(Math.floor(CONTRACT_MAX_PAYLOAD / 5)) },
+  quotes: { csv: '"'.repeat(CONTRACT_MAX_PAYLOAD / 2) },
+}
+
 /** The behaviour every Bus adapter must share; `connect` makes clients on one transport, each with maxPayload CONTRACT_MAX_PAYLOAD. */
 export function busContract(name: string, setup: () => Promise<{ connect(): Promise<Bus>; teardown(): Promise<void> }>) {
   describe(`Bus contract: ${name}`, () => {
@@ -31,6 +46,7 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
       replica.serve('t.v1.who', async () => 'replica', { queue: 't' })
       server.serve('t.v1.request-id', async () => ({ requestId: currentRequestId() ?? null }), { queue: 't' })
       server.serve('t.v1.big', async (p) => 'x'.repeat((p as { size: number }).size), { queue: 't' })
+      server.serve('t.v1.flat', async (p) => flatReplies[(p as { kind: string }).kind], { queue: 't' })
       server.serve('t.v1.mutate', async (p) => { (p as { list: number[] }).list.push(2); return p }, { queue: 't' })
       // serve() subscribes without waiting on the server; a ping's round trip means every
       // subscription sent before it is in place, so the first test cannot meet "no responders".
@@ -57,6 +73,18 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
       const error = await failure(client.requestJson('t.v1.fail', {}))
       expect([error.code, error.message]).toEqual(['not_found', 'no such thing'])
       expect((await failure(client.requestJson('t.v1.nobody', {}))).code).toBe('unavailable')
+    })
+
+    it('returns exactly what a JSON copy of the reply is, also for a reply of one level of values', async () => {
+      for (const kind of ['csv', 'changed', 'instance']) {
+        expect({ kind, reply: await client.request('t.v1.flat', { kind }) }).toEqual({ kind, reply: JSON.parse(JSON.stringify(flatReplies[kind])) })
+      }
+      expect(Object.is((await client.request<{ zero: number }>('t.v1.flat', { kind: 'changed' })).zero, 0)).toBe(true)
+      // Under the limit in characters but over it once escaped: measured as the text it travels as.
+      for (const kind of ['escapes', 'quotes']) {
+        const error = await failure(client.request('t.v1.flat', { kind }))
+        expect({ kind, code: error.code, tooLarge: error.message.includes('too large') }).toEqual({ kind, code: 'internal', tooLarge: true })
+      }
     })
 
     it('rebuilds an AppError thrown by the handler with its code and message', async () => {
