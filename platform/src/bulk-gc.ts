@@ -8,13 +8,14 @@
  * (bench/ANALYSIS.md, "Sixth session"). An asynchronous `Bun.gc(false)` or an eden collection
  * left the peak where it was or raised it; a synchronous full one after every few MiB holds it
  * at what one such stretch allocates, whatever the row count. Measured cost (1M-row export on
- * 2 cores): 9 ms of this thread per collection at the median, 15 ms at most, one per ~22,000
+ * 2 cores): 9 ms of this thread per collection at the median, 15 ms at most, one per ~27,000
  * record rows (twice as often in one process, where two count each chunk), a fifth of the
  * export's time: a pause other requests on this thread share while an export runs. The size
- * trades that time against the peak (one process, 1M rows, static / dynamic): 4 MiB 292k / 266k
- * rows/s at 109 / 108 MiB; 5 MiB 331k / 283k at 113 / 115; 6 MiB 315-330k / 290k at 115 / 118.
+ * trades that time against the peak (one process, 1M rows, static / dynamic; bench/ANALYSIS.md,
+ * "Seventh session"): 5 MiB, dynamic 291-298k rows/s at 110 MiB; 6 MiB 347k / 305-311k at
+ * 111 / 114 MiB; 8 MiB (measured before the gateway sent chunks as strings) 120 MiB.
  */
-export const BULK_GC_BYTES = 5 * 1024 * 1024
+export const BULK_GC_BYTES = 6 * 1024 * 1024
 
 let produced = 0
 
