@@ -8,7 +8,7 @@ import { ingestInWorker } from '../src/ingest-in-worker'
 import { openAnalyticsStore } from '../src/start'
 import { metricsResponse } from '@lr/platform/metrics'
 import { sample } from '../../../test/harness/metrics'
-import { captureLog } from '../../../platform/test/log-capture'
+import { captureLog } from '@lr/platform/testing/log-capture'
 
 const event = (n: number, visitor = 'a') => ({
   scan_id: `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`,
