@@ -17,15 +17,16 @@ const parse = (text: string | undefined) => (text === undefined ? undefined : JS
 const ENVELOPE_BYTES = 20
 
 /**
- * The JSON copy of a flat reply, made without its text, or undefined when the reply is not flat
- * or might be over `max`. Flat: a plain object whose values are strings, finite numbers other
- * than -0, booleans or null (an export chunk: its CSV and a cursor). Its JSON copy is exactly a
- * shallow copy, since strings are immutable; writing and parsing the text cost a fifth of a
- * one-process export (the profile: 9 % stringify, 10 % parse, for 130 KB of CSV per chunk).
- * The size limit holds by a bound: JSON text takes at most 6 bytes per UTF-16 unit (a `\u00XX`
- * escape); a reply that might be over it takes the exact path, which measures its text.
+ * The JSON copy of a flat value, made without its text, or undefined when the value is not flat
+ * or might be over `max` bytes as text. Flat: a plain object whose values are strings, finite
+ * numbers other than -0, booleans or null (an export chunk: its CSV and a cursor; a scan event).
+ * Its JSON copy is exactly a shallow copy, since strings are immutable; writing and parsing the
+ * text cost a fifth of a one-process export (the profile: 9 % stringify, 10 % parse, for 130 KB
+ * of CSV per chunk). The size limit holds by a bound: JSON text takes at most 6 bytes per UTF-16
+ * unit (a `\u00XX` escape); a value that might be over it takes the exact path, which measures
+ * its text.
  */
-function flatCopyWithin(data: unknown, max: number): object | undefined {
+function flatCopyWithin(data: unknown, max = Number.POSITIVE_INFINITY): Record<string, unknown> | undefined {
   if (data === null || typeof data !== 'object' || Object.getPrototypeOf(data) !== Object.prototype) return undefined
   const copy: Record<string, unknown> = {}
   let bound = ENVELOPE_BYTES + 2
@@ -168,12 +169,15 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
       if (closed) throw new AppError('unavailable', 'message bus is closed', { retryAfter: 1 })
       const targets = recipients(subject)
       if (targets.length === 0) return
-      // One text for every recipient, each parsing its own copy (as each NATS subscriber would).
-      const sent = JSON.stringify(event)
-      for (const sub of targets) {
-        // Events are delivered after the publisher moves on, as over NATS.
-        queueMicrotask(() => deliver(sub, parse(sent), subject))
+      // Events are delivered after the publisher moves on, as over NATS, each recipient with its
+      // own copy: of a flat event (a scan's, one per redirect) a shallow one, else a parse of one text.
+      const flat = flatCopyWithin(event)
+      if (flat) {
+        for (const sub of targets) queueMicrotask(() => deliver(sub, { ...flat }, subject))
+        return
       }
+      const sent = JSON.stringify(event)
+      for (const sub of targets) queueMicrotask(() => deliver(sub, parse(sent), subject))
     },
 
     subscribe(pattern, handler, opts) {

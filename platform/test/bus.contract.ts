@@ -164,6 +164,24 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
       expect([got.plain, got.a1 + got.a2, got.b]).toEqual([20, 20, 20])
     })
 
+    it('delivers exactly the JSON copy of an event, each subscriber its own, also of one level of values', async () => {
+      const seen: Record<string, unknown[]> = { a: [], b: [] }
+      const record = (who: string) => (event: unknown) => {
+        seen[who]!.push(structuredClone(event))
+        ;(event as Record<string, unknown>).touched = who // each subscriber's own copy: the other never sees this
+      }
+      const stops = [server.subscribe('flat.ev', record('a')), replica.subscribe('flat.ev', record('b'))]
+      await Promise.all([server.ping(), replica.ping()])
+      for (const kind of ['csv', 'changed', 'instance']) await client.publish('flat.ev', flatReplies[kind])
+      await client.ping()
+      for (let i = 0; i < 40 && seen.a!.length + seen.b!.length < 6; i++) await Bun.sleep(25)
+      for (const stop of stops) stop()
+      const expected = ['csv', 'changed', 'instance'].map((kind) => JSON.parse(JSON.stringify(flatReplies[kind])))
+      expect(seen).toEqual({ a: expected, b: expected })
+      expect(Object.is((seen.a![1] as { zero: number }).zero, 0)).toBe(true)
+      expect('touched' in (flatReplies.csv as object)).toBe(false) // nor does the publisher
+    })
+
     it('follows subscriptions made and ended between events on one subject, and gives each subscriber its own copy', async () => {
       const seen: Record<string, number[]> = { first: [], later: [], grouped: [] }
       const record = (who: string) => (event: unknown) => {
