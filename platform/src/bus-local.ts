@@ -173,7 +173,12 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
       // own copy: of a flat event (a scan's, one per redirect) a shallow one, else a parse of one text.
       const flat = flatCopyWithin(event)
       if (flat) {
-        for (const sub of targets) queueMicrotask(() => deliver(sub, { ...flat }, subject))
+        // Copies made now, before any subscriber runs; the last one gets the copy itself.
+        for (let i = 0; i < targets.length; i++) {
+          const sub = targets[i]!
+          const copy = i === targets.length - 1 ? flat : { ...flat }
+          queueMicrotask(() => deliver(sub, copy, subject))
+        }
         return
       }
       const sent = JSON.stringify(event)
