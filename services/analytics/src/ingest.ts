@@ -6,6 +6,8 @@ import type { AnalyticsStore, FallbackScan, StoredScan } from './ports'
 // Imports stay few on purpose: the one-process ingestion Worker loads this file, and every module
 // it loads is resident in that Worker's own heap (ingest-worker.ts).
 
+// The compiled check is made here, not with @lr/proto's checkOf, which would load the whole
+// contract index (every schema, TypeBox's Value module) into that Worker for one schema.
 const isScanEvent = TypeCompiler.Compile(ScanEvent)
 
 /** What the caller logs: `dropped` malformed events were not applied. */
