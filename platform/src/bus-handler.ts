@@ -28,6 +28,20 @@ export function runHandler(handler: Handler, payload: unknown, subject: string, 
   })
 }
 
+/**
+ * A handler's answer that is JSON text already (a list page kept by its service): the bus sends
+ * the text as the reply's data, where any other answer is serialised. A caller of `request` gets
+ * its parsed value, a caller of `requestJson` these bytes, as with any other answer.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** A reply as its JSON text, as every bus sends it: `{"ok":true,"data":...}` in this order (dataBytesOf). */
+export function encodeReply(reply: Reply<unknown>): string {
+  return reply.ok && reply.data instanceof JsonText ? `{"ok":true,"data":${reply.data.text}}` : JSON.stringify(reply)
+}
+
 /** The 413 for a request the bus cannot carry, before anything is sent. */
 export const requestTooLarge = (bytes: number, max: number) =>
   new AppError('payload_too_large', `request is too large to forward (${bytes} bytes; the bus carries at most ${max})`)

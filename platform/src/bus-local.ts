@@ -1,6 +1,6 @@
 import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type EventHandler, type Handler, type Reply } from '@lr/proto'
-import { dataBytesOf, observeRound, replyWithin, requestTooLarge, runHandler, subjectMatches, unwrapReply } from './bus-handler'
+import { dataBytesOf, encodeReply, observeRound, replyWithin, requestTooLarge, runHandler, subjectMatches, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { currentRequestId } from './request-context'
 
@@ -93,7 +93,7 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
     try {
       const reply = await Promise.race([runHandler(handler, parse(sent), subject, currentRequestId()), timeout])
       const copy = flat && reply.ok ? flatCopyWithin(reply.data, maxPayload) : undefined
-      return copy ? { ok: true, data: copy } : replyWithin(JSON.stringify(reply), maxPayload, subject)
+      return copy ? { ok: true, data: copy } : replyWithin(encodeReply(reply), maxPayload, subject)
     } finally {
       clearTimeout(timer)
     }

@@ -1,7 +1,7 @@
 import { connect, ErrorCode, Events, headers as natsHeaders, type NatsConnection, type NatsError, type Subscription } from 'nats'
 import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type Reply } from '@lr/proto'
-import { dataBytesOf, observeRound, replyWithin, REQUEST_ID_HEADER, requestTooLarge, runHandler, unwrapReply } from './bus-handler'
+import { dataBytesOf, encodeReply, observeRound, replyWithin, REQUEST_ID_HEADER, requestTooLarge, runHandler, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { currentRequestId } from './request-context'
 
@@ -165,7 +165,7 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
           }
           track(
             runHandler(handler, payload, subject, msg.headers?.get(REQUEST_ID_HEADER) || undefined).then((reply) => {
-              if (!msg.respond(encoder.encode(replyWithin(JSON.stringify(reply), maxPayload, subject)))) log().error({ subject }, 'bus request had no reply subject')
+              if (!msg.respond(encoder.encode(replyWithin(encodeReply(reply), maxPayload, subject)))) log().error({ subject }, 'bus request had no reply subject')
             }).catch((error) => log().error({ subject, ...errorFields(error) }, 'bus reply not sent')),
           )
         },

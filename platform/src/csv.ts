@@ -30,21 +30,37 @@ const cellFormatter = new FieldFormatter(new FormatterOptions({ rowDelimiter: '\
 /** A cell the formatter would change (quote it, double its quotes, drop NULs); most cells have none. */
 const NEEDS_FORMATTER = /[",\r\n\0]/
 
+/** Any cell csvCell would neutralise or the formatter would change: one test for the common cell that needs neither. */
+const SPECIAL = /^[=+\-@\t\r]|[",\r\n\0]/
+
+/** Cells a kind computes from its record instead of reading a field (dynamic's short_url). */
+export type DerivedCells<T> = { readonly [column: string]: (row: T) => unknown }
+
 /**
  * Formats rows as RFC 4180 CSV with fast-csv's cell formatter: UTF-8, CRLF after every row (so
  * chunks can be concatenated), quotes only where needed, each cell through csvCell, columns in
- * the given order. With `header` the column names come first, also when there are no rows.
+ * the given order. With `header` the column names come first, also when there are no rows. A
+ * column in `derived` is that function of the row, not the row's field of that name.
  */
-export function formatCsv<T extends object>(columns: readonly (keyof T & string)[], rows: readonly T[], opts: { header: boolean }): string {
+export function formatCsv<T extends object>(columns: readonly string[], rows: readonly T[], opts: { header: boolean; derived?: DerivedCells<T> }): string {
   // Cells and rows gathered in one array and joined once: a string built by += is a rope of
   // some 20,000 pieces per chunk, and flattening it cost more than formatting the cells.
   const parts: string[] = []
   if (opts.header) parts.push(columns.map((column, i) => cellFormatter.format(column, i, true)).join(','), '\r\n')
+  const derived = columns.map((column) => opts.derived?.[column])
   for (const row of rows) {
     for (let i = 0; i < columns.length; i++) {
-      const cell = csvCell(row[columns[i]!])
       if (i > 0) parts.push(',')
-      parts.push(NEEDS_FORMATTER.test(cell) ? cellFormatter.format(cell, i, false) : cell)
+      const get = derived[i]
+      const value = get === undefined ? (row as Record<string, unknown>)[columns[i]!] : get(row)
+      // The usual cells first (an export is a million rows of them): a string or a number that
+      // needs neither the neutralising nor the formatter is its own cell.
+      if (typeof value === 'string' && !SPECIAL.test(value)) parts.push(value)
+      else if (typeof value === 'number' && value >= 0) parts.push(String(value))
+      else {
+        const cell = csvCell(value)
+        parts.push(NEEDS_FORMATTER.test(cell) ? cellFormatter.format(cell, i, false) : cell)
+      }
     }
     parts.push('\r\n')
   }
@@ -64,15 +80,16 @@ export const CHUNK_MAX_BYTES = 512 * 1024
  * many, until they fit (a single row always does).
  */
 export async function csvChunk<T extends object>(
-  columns: readonly (keyof T & string)[],
+  columns: readonly string[],
   read: (limit: number) => Promise<Page<T>>,
   limit: number,
   first: boolean,
   maxBytes = CHUNK_MAX_BYTES,
+  derived?: DerivedCells<T>,
 ): Promise<{ csv: string; next_cursor: string | null }> {
   for (;;) {
     const page = await read(limit)
-    const csv = formatCsv(columns, page.items, { header: first })
+    const csv = formatCsv(columns, page.items, { header: first, derived })
     bulkOutput(csv.length)
     if (limit === 1 || Buffer.byteLength(csv) <= maxBytes) return { csv, next_cursor: nextCursor(page) }
     limit = Math.max(1, Math.floor(limit / 2))

@@ -111,6 +111,12 @@ export const webhookEndpointsDisabled = new Counter({
   help: 'Webhook endpoints disabled because every delivery to them failed for the retry window',
 })
 
+export const listCacheLookups = new Counter({
+  name: 'lr_list_cache_lookups_total',
+  help: 'List requests of a service by outcome: hit (answered from the kept reply), miss (read from the store)',
+  labelNames: ['kind', 'outcome'] as const,
+})
+
 /** GET /metrics: the registry in Prometheus' text format. */
 export async function metricsResponse(): Promise<Response> {
   return new Response(await register.metrics(), { headers: { 'content-type': register.contentType, 'cache-control': 'no-store' } })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { AppError, type Bus } from '@lr/proto'
+import { JsonText } from '@lr/platform/bus-handler'
 import { currentRequestId, withRequestId } from '@lr/platform/request-context'
 
 /** The AppError a request rejects with; fails the test if the request succeeds. */
@@ -47,6 +48,10 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
       server.serve('t.v1.request-id', async () => ({ requestId: currentRequestId() ?? null }), { queue: 't' })
       server.serve('t.v1.big', async (p) => 'x'.repeat((p as { size: number }).size), { queue: 't' })
       server.serve('t.v1.flat', async (p) => flatReplies[(p as { kind: string }).kind], { queue: 't' })
+      server.serve('t.v1.text', async (p) => {
+        const { text, size = 0 } = p as { text?: string; size?: number }
+        return new JsonText(text ?? JSON.stringify('x'.repeat(size)))
+      }, { queue: 't' })
       server.serve('t.v1.mutate', async (p) => { (p as { list: number[] }).list.push(2); return p }, { queue: 't' })
       // serve() subscribes without waiting on the server; a ping's round trip means every
       // subscription sent before it is in place, so the first test cannot meet "no responders".
@@ -73,6 +78,15 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
       const error = await failure(client.requestJson('t.v1.fail', {}))
       expect([error.code, error.message]).toEqual(['not_found', 'no such thing'])
       expect((await failure(client.requestJson('t.v1.nobody', {}))).code).toBe('unavailable')
+    })
+
+    it('sends a JsonText answer as the data\'s JSON text: requestJson gets those bytes, request their value', async () => {
+      const text = '{"items":[{"name":"naïve \\"q\\" ✓"}],"next_cursor":null}'
+      expect(new TextDecoder().decode(await client.requestJson('t.v1.text', { text }))).toBe(text)
+      expect(await client.request('t.v1.text', { text })).toEqual({ items: [{ name: 'naïve "q" ✓' }], next_cursor: null })
+      // Over the limit it is refused as any other reply is.
+      const error = await failure(client.request('t.v1.text', { size: CONTRACT_MAX_PAYLOAD }))
+      expect([error.code, error.message]).toEqual(['internal', expect.stringContaining('too large for the message bus')])
     })
 
     it('returns exactly what a JSON copy of the reply is, also for a reply of one level of values', async () => {

@@ -28,6 +28,16 @@ describe('csv helpers', () => {
     expect(await formatCsv(['a', 'b'], [], { header: false })).toBe('')
   })
 
+  it('writes a number as its text, neutralising a negative one as any other cell', () => {
+    expect(formatCsv(['a', 'b', 'c', 'd'], [{ a: 0, b: 1_700_000_000_123, c: -5, d: Number.NaN }], { header: false })).toBe("0,1700000000123,'-5,NaN\r\n")
+  })
+
+  it('writes a derived column as its function of the row, neutralised and quoted as any cell', () => {
+    const derived = { link: (row: { id: string }) => `https://s.test/${row.id}`, formula: (row: { id: string }) => `=${row.id},x` }
+    const csv = formatCsv(['id', 'link', 'formula'], [{ id: 'a1' }, { id: 'b2' }], { header: true, derived })
+    expect(csv).toBe(`id,link,formula\r\na1,https://s.test/a1,"'=a1,x"\r\nb2,https://s.test/b2,"'=b2,x"\r\n`)
+  })
+
   it('writes the columns in the given order, not the object\'s', async () => {
     expect(await formatCsv(['b', 'a'], [{ a: 1, b: 2 }], { header: true })).toBe('b,a\r\n2,1\r\n')
   })

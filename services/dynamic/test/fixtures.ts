@@ -36,6 +36,8 @@ export function countingStore(inner: DynamicStore) {
     libraryOfCode: count('libraryOfCode', inner.libraryOfCode),
     ping: count('ping', inner.ping),
     findReceipt: count('findReceipt', inner.findReceipt),
+    ...(inner.exportPage && { exportPage: count('exportPage', inner.exportPage) }),
+    ...(inner.changePosition && { changePosition: count('changePosition', inner.changePosition) }),
   }
   return { store, calls, total: () => Object.values(calls).reduce((a, b) => a + b, 0) }
 }

@@ -20,6 +20,16 @@ describe('CSV export', () => {
     )
   })
 
+  it('writes tags as words separated by spaces, and leaves out the fields only the API answers carry', async () => {
+    const { service } = setup()
+    const [r] = (await service.create(personal, {
+      destination_url: 'https://example.com/t', name: 'Tagged', tags: ['print', 'q4'], redirect_rules: [{ os: 'ios', destination_url: 'https://apps.example/ios' }],
+    })).created
+    expect((await service.exportPage(personal, null)).csv).toBe(
+      `${HEADER}${r!.code},${SHORT}/${r!.code},https://example.com/t,Tagged,active,,acct_a,{},${T0},${T0},print q4\r\n`,
+    )
+  })
+
   it('quotes cells holding commas or quotes and neutralises a formula', async () => {
     const { service } = setup()
     const [r] = (await service.create(writer, { destination_url: 'https://example.com/', name: '=SUM(1,2) "x"', style: { c: 'red' } })).created

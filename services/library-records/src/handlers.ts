@@ -1,4 +1,5 @@
 import { type Bus, decode, type Principal } from '@lr/proto'
+import { JsonText } from '@lr/platform/bus-handler'
 import { BodyRequest, ExportRequest, IdRequest, ListRequest, UpdateRequest } from '@lr/proto'
 
 /** The subjects of the shared lifecycle, as RECORDS_SUBJECTS and DYNAMIC_SUBJECTS name them. */
@@ -16,7 +17,8 @@ export interface LibrarySubjects {
 export interface LibraryOperations {
   create(principal: Principal, body: unknown, idempotencyKey?: string): Promise<unknown>
   batch(principal: Principal, body: unknown, idempotencyKey?: string): Promise<unknown>
-  list(principal: Principal, query: Record<string, string | string[]>): Promise<unknown>
+  /** `list`'s reply as JSON text (kept and reused where the store allows: list-cache.ts). */
+  listJson(principal: Principal, query: Record<string, string | string[]>): Promise<string>
   get(principal: Principal, id: string): Promise<unknown>
   update(principal: Principal, id: string, body: unknown, ifMatch?: string): Promise<unknown>
   delete(principal: Principal, id: string, ifMatch?: string): Promise<unknown>
@@ -37,7 +39,7 @@ export function serveLibrary(bus: Bus, subjects: LibrarySubjects, queue: string,
     }, opts),
     bus.serve(subjects.list, async (p) => {
       const { principal, query } = decode(ListRequest, p)
-      return service.list(principal, query)
+      return new JsonText(await service.listJson(principal, query))
     }, opts),
     bus.serve(subjects.get, async (p) => {
       const { principal, id } = decode(IdRequest, p)

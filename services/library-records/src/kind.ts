@@ -1,6 +1,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
 import type { FieldRules } from './field-rules'
-import type { RecordBase } from './ports'
+import type { Exported, RecordBase } from './ports'
+import type { DerivedCells } from '@lr/platform/csv'
 import type { RecordEventType } from '@lr/proto'
 
 /**
@@ -24,6 +25,12 @@ export interface RecordKind<R extends RecordBase, W, L extends string> {
   bodies: { create: TObject; batch: TSchema; patch: TObject }
   /** CSV columns of the export, in order. */
   exportColumns: readonly (keyof W & string)[]
+  /**
+   * The export's columns that are not stored fields, each as a function of the stored record
+   * (dynamic's short_url): an export formats stored records as they are read, without present()'s
+   * copy of each. Every other column is the stored field of its name, as present() answers it.
+   */
+  exportCells?: DerivedCells<R | Exported<R>>
   /** `count` new distinct ids. */
   newIds(count: number): string[]
   /** False for an id this kind could never have issued: it is not looked up. Default: any. */

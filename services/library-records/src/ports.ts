@@ -35,7 +35,10 @@ export interface Versioned<R> {
 export const tombstoneOf = (idField: string, stored: Record<string, unknown>): Tombstone =>
   ({ [idField]: stored[idField] as string, deleted_at: stored.deleted_at as number, updated_at: stored.updated_at as number })
 
-/** A record as `exportPage` reads it: `style` is its JSON text. */
+/**
+ * A record as `exportPage` reads it: `style` is its JSON text. It may carry more (a SQLite row
+ * keeps its position and its kind's own fields as column text): an export reads only its columns.
+ */
 export type Exported<R extends RecordBase> = Omit<R, 'style'> & { style: string }
 
 /**
@@ -88,6 +91,15 @@ export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
    * tombstones, whatever `status`.
    */
   changes(library: string, options: ListOptions): Promise<Page<R | Tombstone>>
+
+  /**
+   * Optional: a number that is different after any write to the library has committed (its
+   * newest change position), read from the store itself, so writes of other processes count.
+   * Only a store whose positions are drawn in commit order has it (SQLite's single writer): a
+   * list reply is then reused while the number stays (list-cache.ts). MongoDB's are not (two
+   * writers may commit out of draw order), so it leaves it out and every list reads the store.
+   */
+  changePosition?(library: string): Promise<number>
 
   /**
    * Applies the patch, sets updated_at and gives the record a new change position; the updated

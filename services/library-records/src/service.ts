@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Principal, REPLY_ENVELOPE_BYTES, type RecordEventSink, ReviewBody, type Status, type Tombstone } from '@lr/proto'
+import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Page, type Principal, REPLY_ENVELOPE_BYTES, type RecordEventSink, ReviewBody, type Status, type Tombstone } from '@lr/proto'
 import { createCursors, type Cursors, decodeCursor } from '@lr/platform/cursor'
 import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
 import { batchItems, checkBatch } from './batch'
@@ -8,10 +8,11 @@ import { compileBodyCheck } from './body-check'
 import { recordRules } from './field-rules'
 import { orBadRequest } from './fields'
 import { createInsert } from './insert'
+import { createListCache } from './list-cache'
 import type { RecordKind } from './kind'
 import { parseListQuery } from './list-query'
 import { checkReviewer } from './review'
-import type { LibraryStore, RecordBase, Versioned } from './ports'
+import type { Exported, LibraryStore, RecordBase, Versioned } from './ports'
 import { createWrites } from './write'
 import { withRecordEvents } from './events'
 
@@ -83,6 +84,29 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
   const writes = createWrites(kind, store, now, found)
   // What a cursor is sealed under: it opens only in the same library, kind and listing.
   const scopeOf = (principal: Principal, listing: string) => `${libraryOf(principal)}\n${kind.name}\n${listing}`
+  const listCache = createListCache(kind.name)
+
+  /**
+   * One page; cut shorter (with a next_cursor) when `limit` records would not fit one reply.
+   * With updated_since or include_deleted, the list of changes (tombstones included on request).
+   */
+  async function list(principal: Principal, query: ListQuery) {
+    const { options, changes, cursor, scope } = parseListQuery(query, { status: kind.statusFilter })
+    const sealedUnder = scopeOf(principal, scope)
+    if (cursor !== undefined) options.after = cursors.open(sealedUnder, cursor)
+    for (let limit = options.limit; ; ) {
+      const read = { ...options, limit }
+      const page = changes ? await store.changes(libraryOf(principal), read) : await store.list(libraryOf(principal), read)
+      const items = page.items.map((item) => (isTombstone(item) ? item : kind.present(item)))
+      // Measured only when the page could be too large: most pages cannot.
+      const bytes = items.length * RECORD_MAX_BYTES <= maxReplyBytes ? 0 : Buffer.byteLength(JSON.stringify(items))
+      if (bytes <= maxReplyBytes || limit === 1) {
+        const next_cursor = page.next === null ? null : cursors.seal(sealedUnder, page.next)
+        return { [kind.listKey]: items, next_cursor } as Record<L, (W | Tombstone)[]> & { next_cursor: string | null }
+      }
+      limit = Math.max(1, Math.min(limit - 1, Math.floor((limit * maxReplyBytes) / bytes)))
+    }
+  }
 
   return {
     async create(principal: Principal, body: unknown, idempotencyKey?: string) {
@@ -95,26 +119,26 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
       return insert(principal, `${kind.name}.batch`, body, idempotencyKey, items)
     },
 
+    list,
+
     /**
-     * One page; cut shorter (with a next_cursor) when `limit` records would not fit one reply.
-     * With updated_since or include_deleted, the list of changes (tombstones included on request).
+     * `list` as the JSON text of its reply (the bus sends it as it is: JsonText). Where the store
+     * has change positions the text is kept and answered again while the library's position
+     * stays (list-cache.ts), so a client polling an unchanged page costs one indexed read.
      */
-    async list(principal: Principal, query: ListQuery) {
-      const { options, changes, cursor, scope } = parseListQuery(query, { status: kind.statusFilter })
-      const sealedUnder = scopeOf(principal, scope)
-      if (cursor !== undefined) options.after = cursors.open(sealedUnder, cursor)
-      for (let limit = options.limit; ; ) {
-        const read = { ...options, limit }
-        const page = changes ? await store.changes(libraryOf(principal), read) : await store.list(libraryOf(principal), read)
-        const items = page.items.map((item) => (isTombstone(item) ? item : kind.present(item)))
-        // Measured only when the page could be too large: most pages cannot.
-        const bytes = items.length * RECORD_MAX_BYTES <= maxReplyBytes ? 0 : Buffer.byteLength(JSON.stringify(items))
-        if (bytes <= maxReplyBytes || limit === 1) {
-          const next_cursor = page.next === null ? null : cursors.seal(sealedUnder, page.next)
-          return { [kind.listKey]: items, next_cursor } as Record<L, (W | Tombstone)[]> & { next_cursor: string | null }
-        }
-        limit = Math.max(1, Math.min(limit - 1, Math.floor((limit * maxReplyBytes) / bytes)))
-      }
+    async listJson(principal: Principal, query: ListQuery): Promise<string> {
+      const library = libraryOf(principal)
+      // The position is read before the page: a write landing between the two leaves a kept
+      // reply newer than its position, which the next request finds moved (a miss), never older.
+      const position = store.changePosition ? await store.changePosition(library) : undefined
+      if (position === undefined) return JSON.stringify(await list(principal, query))
+      // Everything else a reply depends on is in the query (its cursor, filters and limit).
+      const key = `${library}\n${JSON.stringify(query)}`
+      const kept = listCache.get(key, position)
+      if (kept !== undefined) return kept
+      const text = JSON.stringify(await list(principal, query))
+      listCache.set(key, position, text)
+      return text
     },
 
     async get(principal: Principal, id: string): Promise<W> {
@@ -148,14 +172,12 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
       // The gateway loops over these cursors itself, never showing one to a client: plain ones (platform/src/cursor.ts).
       const after = cursor === null ? undefined : decodeCursor(cursor)
       const library = libraryOf(principal)
-      const read = async (limit: number) => {
-        // A store's export form keeps style as JSON text, which present() copies as it is and
-        // csvCell writes as it is: the same cell as the parsed style's JSON.
-        const page = store.exportPage ? await store.exportPage(library, { limit, after }) : await store.list(library, { limit, after })
-        return { items: page.items.map((record) => kind.present(record as R)), next: page.next }
-      }
+      // A store's export form keeps style as JSON text, which csvCell writes as it is: the same
+      // cell as the parsed style's JSON. Rows are formatted as read (RecordKind.exportCells).
+      const read = (limit: number): Promise<Page<R | Exported<R>>> =>
+        store.exportPage ? store.exportPage(library, { limit, after }) : store.list(library, { limit, after })
       const maxBytes = Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2))
-      return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null, maxBytes)
+      return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null, maxBytes, kind.exportCells)
     },
 
     /** The compiled body checks; each one's `schema` is the @lr/proto object the gateway documents. */
