@@ -133,6 +133,25 @@ export function accessSuite(stack: () => Stack, startDelayed: () => Promise<Stac
       ['an unknown field', { body: { ...valid, colour: 'red' } }, 400],
     ]
 
+    it('reads a body sent in chunks without a length, and answers 413 once one is over 1 MiB, storing nothing', async () => {
+      const chunked = (text: string) => new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(text)
+          for (let at = 0; at < bytes.length; at += 64 * 1024) controller.enqueue(bytes.subarray(at, at + 64 * 1024))
+          controller.close()
+        },
+      })
+      const send = (text: string) => stack().request('/v1/qrcodes', {
+        method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: chunked(text), duplex: 'half',
+      } as RequestInit)
+      const created = await send(JSON.stringify({ ...valid, name: 'chunked' }))
+      expect([created.status, (await created.json()).created[0].name]).toEqual([201, 'chunked'])
+      const before = await snapshot()
+      const large = await send(JSON.stringify({ ...valid, name: 'x'.repeat(1024 * 1024) }))
+      expect([large.status, await large.json()]).toEqual([413, { error: 'request body is larger than 1048576 bytes' }])
+      expect(await snapshot()).toEqual(before)
+    })
+
     for (const [route, method, path] of [['create', 'POST', '/v1/qrcodes'], ['batch', 'POST', '/v1/qrcodes/batch'], ['patch', 'PATCH', '']] as const) {
       for (const [what, opts, status] of cases) {
         it(`answers ${status} with a JSON error for ${what} on ${route}, leaving the library unchanged`, async () => {

@@ -9,6 +9,9 @@ async function readCapped(request: Request, limit: number): Promise<Uint8Array> 
   const declared = Number(request.headers.get('content-length') ?? NaN)
   if (declared > limit) throw new AppError('payload_too_large', `request body is larger than ${limit} bytes`)
   if (!request.body) return new Uint8Array()
+  // A declared length is what HTTP/1.1 framing reads, no more: read it whole, without a stream
+  // reader and its promise per chunk (6 % of a create's profile). Chunked bodies are counted.
+  if (Number.isSafeInteger(declared)) return new Uint8Array(await request.arrayBuffer())
   const chunks: Uint8Array[] = []
   let size = 0
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
