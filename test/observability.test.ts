@@ -29,6 +29,29 @@ function jsonLines(output: string): Record<string, any>[] {
     })
 }
 
+/**
+ * A list asked twice, then after a create: the second answer is the page the gateway kept (the
+ * service said unchanged), the third the new page the service sent (kept-pages.ts).
+ */
+async function keptPageCase(stack: Stack, member: Member, between: () => Promise<void> = async () => {}) {
+  const counts = async () => {
+    const metrics = await (await stack.request('/metrics')).text()
+    return { kept: sample(metrics, 'lr_list_pages_total{source="kept"}') ?? 0, sent: sample(metrics, 'lr_list_pages_total{source="sent"}') ?? 0 }
+  }
+  const names = async () => (await call(stack, 'GET', '/v1/qrcodes', { key: member.key })).body.qrcodes.map((r: { name: string }) => r.name)
+  const first = await names()
+  const before = await counts()
+  expect(await names()).toEqual(first)
+  const unchanged = await counts()
+  expect([unchanged.kept - before.kept, unchanged.sent - before.sent]).toEqual([1, 0])
+  await between()
+  expect((await call(stack, 'POST', '/v1/qrcodes', { key: member.key, body: { url: 'https://example.com/kept', name: 'after the kept page' } })).status).toBe(201)
+  await between()
+  expect(await names()).toEqual([...first, 'after the kept page'])
+  const changed = await counts()
+  expect([changed.kept - unchanged.kept, changed.sent - unchanged.sent]).toEqual([0, 1])
+}
+
 const skip = skipReason('nats-server')
 if (skip) describe.skip(`observability over NATS (${skip})`, () => {})
 else {
@@ -88,6 +111,12 @@ else {
       expect(sample(metrics, 'lr_rate_limited_total{reason="per_second"}')).toBeGreaterThanOrEqual(1)
       expect(sample(metrics, 'lr_bus_request_duration_seconds_count{subject="records.v1.list",outcome="ok"}')).toBeGreaterThanOrEqual(1)
       expect(sample(metrics, 'process_resident_memory_bytes')).toBeGreaterThan(0)
+    })
+
+    it('answers a list that did not change from the page the gateway kept, and the new page after a write', async () => {
+      await Bun.sleep(1100)
+      // A fresh key: this one's burst is 3 requests, and a token comes back each second.
+      await keptPageCase(stack, await freshMember(stack), () => Bun.sleep(1100))
     })
 
     it('serves metrics on the resolver port: answers by status and scans published', async () => {
@@ -157,5 +186,9 @@ describe('observability in one process', () => {
     expect(sample(metrics, 'lr_http_requests_total{server="api",route="/v1/qrcodes",method="GET",status="200"}')).toBeGreaterThanOrEqual(1)
     expect(sample(metrics, 'lr_bus_request_duration_seconds_count{subject="records.v1.list",outcome="ok"}')).toBeGreaterThanOrEqual(1)
     expect(sample(metrics, 'lr_store_operation_duration_seconds_count{store="records",operation="list",outcome="ok"}')).toBeGreaterThanOrEqual(1)
+  })
+
+  it('answers a list that did not change from the page the gateway kept, and the new page after a write', async () => {
+    await keptPageCase(stack, await freshMember(stack))
   })
 })

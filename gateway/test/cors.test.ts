@@ -8,7 +8,7 @@ installLogger(createLogger('gateway', 'warn'))
 
 const APP = 'https://app.example'
 const gatewayWith = (setting: string) => {
-  const { bus, requests } = scriptedBus({ [RECORDS_SUBJECTS.list]: () => ({ qrcodes: [], next_cursor: null }) })
+  const { bus, requests } = scriptedBus({ [RECORDS_SUBJECTS.list]: () => ({ tag: null, page: { qrcodes: [], next_cursor: null } }) }) // a page for a gateway that keeps pages (kept-list.ts)
   const app = createGateway({ bus, corsOrigins: setting })
   return { requests, send: (path: string, init: RequestInit = {}) => app.handle(new Request(`http://localhost${path}`, init)) }
 }

@@ -117,6 +117,12 @@ export const listCacheLookups = new Counter({
   labelNames: ['kind', 'outcome'] as const,
 })
 
+export const listPages = new Counter({
+  name: 'lr_list_pages_total',
+  help: 'List pages a gateway answered, by source: sent (the service sent the page), kept (unchanged since this gateway last answered it)',
+  labelNames: ['source'] as const,
+})
+
 /** GET /metrics: the registry in Prometheus' text format. */
 export async function metricsResponse(): Promise<Response> {
   return new Response(await register.metrics(), { headers: { 'content-type': register.contentType, 'cache-control': 'no-store' } })

@@ -6,7 +6,12 @@ import { ListQuery } from './paging'
 export const WithPrincipal = T.Object({ principal: Principal })
 /** A create; `idempotency_key` is the client's Idempotency-Key header, when sent. */
 export const BodyRequest = T.Object({ principal: Principal, body: T.Unknown(), idempotency_key: T.Optional(T.String()) })
-export const ListRequest = T.Object({ principal: Principal, query: ListQuery })
+/**
+ * `known`: sent by a gateway that keeps list pages, the tag of the one it holds for this library
+ * and query, or null. A request with it is answered as @lr/platform/kept-list says (the page and
+ * its tag, or unchanged); one without it with the page alone.
+ */
+export const ListRequest = T.Object({ principal: Principal, query: ListQuery, known: T.Optional(T.Union([T.String({ maxLength: 64 }), T.Null()])) })
 /** `if_match`: the client's If-Match header, forwarded on PATCH and DELETE (a stale tag is 412). */
 export const IdRequest = T.Object({ principal: Principal, id: T.String(), if_match: T.Optional(T.String()) })
 export const UpdateRequest = T.Object({ principal: Principal, id: T.String(), body: T.Unknown(), if_match: T.Optional(T.String()) })

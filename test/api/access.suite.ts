@@ -145,7 +145,7 @@ export function accessSuite(stack: () => Stack, startDelayed: () => Promise<Stac
         method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: chunked(text), duplex: 'half',
       } as RequestInit)
       const created = await send(JSON.stringify({ ...valid, name: 'chunked' }))
-      expect([created.status, (await created.json()).created[0].name]).toEqual([201, 'chunked'])
+      expect([created.status, ((await created.json()) as { created: { name: string }[] }).created[0]!.name]).toEqual([201, 'chunked'])
       const before = await snapshot()
       const large = await send(JSON.stringify({ ...valid, name: 'x'.repeat(1024 * 1024) }))
       expect([large.status, await large.json()]).toEqual([413, { error: 'request body is larger than 1048576 bytes' }])

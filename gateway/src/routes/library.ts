@@ -5,6 +5,7 @@ import { createRequest, ifMatchOf, principalOf } from '../context'
 import { tagged } from './etag'
 import { csvResponse } from './csv-stream'
 import { readyJson } from '../ready-json'
+import { createKeptPages } from '../kept-pages'
 import { doc, type OperationDoc, queryOf } from './openapi'
 
 const paging = 'Oldest first, stable while others insert: walking every page gives every record once. Page until `next_cursor` is null; `updated_since` fetches only what changed since a sync.'
@@ -48,9 +49,11 @@ export function libraryRoutes(bus: Bus, parts: LibraryParts) {
   // The id of a route's params or of a created record (one name for both). Elysia types the
   // params of a literal path only, and `one` is built.
   const idOf = (record: object) => (record as Record<string, string>)[id]!
+  const listPage = createKeptPages(bus)
   return new Elysia({ name: `library-routes ${prefix}`, prefix })
-    // A page of up to 1000 records: its JSON goes out as the service wrote it.
-    .get('', async ({ request }) => readyJson(await bus.requestJson(S.list, { principal: principalOf(request), query: queryOf(request) })),
+    // A page of up to 1000 records: its JSON goes out as the service wrote it (or as this
+    // gateway kept it, when the service says it has not changed: kept-pages.ts).
+    .get('', async ({ request }) => readyJson(await listPage(S.list, principalOf(request), queryOf(request))),
       { detail: docs.list })
     .post('', async ({ request, body, set }) => {
       set.status = 201

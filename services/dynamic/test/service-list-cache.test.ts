@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openSqlite } from '@lr/platform/sqlite'
+import { UNCHANGED_TEXT } from '@lr/platform/kept-list'
 import { createSqliteDynamicStore } from '../src/adapters/dynamic-store.sqlite'
 import { createDynamicService } from '../src/service'
 import { countingStore, otherPersonal, personal, setup, SHORT, T0 } from './fixtures'
@@ -75,6 +76,48 @@ describe('list replies kept while the library does not change', () => {
         team_id: null, created_by: 'acct_a', created_at: T0, updated_at: T0,
       }])
       expect(namesIn(await listed(service as never))).toEqual(['a', 'from elsewhere'])
+    })
+  })
+
+  describe('for a gateway that keeps pages (known)', () => {
+    const asGateway = async (service: ReturnType<typeof setup>['service'], known: string | null) => {
+      const text = await service.listJson(personal, {}, known)
+      if (text === UNCHANGED_TEXT) return 'unchanged' as const
+      return JSON.parse(text) as { tag: string | null; page: { dynqrcodes: { name: string }[] } }
+    }
+
+    it('sends the page with its tag, then unchanged for that tag until a write, then the new page with another', async () => {
+      const { service } = setup()
+      await service.create(personal, { destination_url: 'https://e.example/a', name: 'a' })
+      const first = await asGateway(service, null)
+      if (first === 'unchanged') throw new Error('a gateway that holds nothing got unchanged')
+      expect(first.page).toEqual(JSON.parse(await service.listJson(personal, {})))
+      expect(await asGateway(service, first.tag)).toBe('unchanged')
+      expect(await asGateway(service, 'other.tag')).toEqual(first)
+      await service.create(personal, { destination_url: 'https://e.example/b', name: 'b' })
+      const second = await asGateway(service, first.tag)
+      if (second === 'unchanged') throw new Error('unchanged after a write')
+      expect([namesIn(second.page), second.tag === first.tag]).toEqual([['a', 'b'], false])
+    })
+
+    it('answers unchanged from a service that did not keep the page itself (another replica) when the page is the same', async () => {
+      const { service, store } = setup()
+      await service.create(personal, { destination_url: 'https://e.example/a', name: 'a' })
+      const first = await asGateway(service, null)
+      const replica = createDynamicService({ store, now: () => T0, shortBaseUrl: SHORT })
+      expect(await asGateway(replica as never, (first as { tag: string }).tag)).toBe('unchanged')
+      const elsewhere = createDynamicService({ store, now: () => T0, shortBaseUrl: 'https://other.example' })
+      expect(await asGateway(elsewhere as never, (first as { tag: string }).tag)).not.toBe('unchanged')
+    })
+
+    it('never answers unchanged from a store without change positions: its tag is null', async () => {
+      const { store: inner } = setup()
+      const { changePosition: _, ...withoutPositions } = inner
+      const service = createDynamicService({ store: withoutPositions, now: () => T0, shortBaseUrl: SHORT })
+      await service.create(personal, { destination_url: 'https://e.example/a', name: 'a' })
+      const first = await asGateway(service as never, null)
+      expect(first).toEqual({ tag: null, page: expect.objectContaining({ dynqrcodes: [expect.objectContaining({ name: 'a' })] }) })
+      expect(await asGateway(service as never, null)).toEqual(first)
     })
   })
 

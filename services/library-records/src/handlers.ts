@@ -17,8 +17,8 @@ export interface LibrarySubjects {
 export interface LibraryOperations {
   create(principal: Principal, body: unknown, idempotencyKey?: string): Promise<unknown>
   batch(principal: Principal, body: unknown, idempotencyKey?: string): Promise<unknown>
-  /** `list`'s reply as JSON text (kept and reused where the store allows: list-cache.ts). */
-  listJson(principal: Principal, query: Record<string, string | string[]>): Promise<string>
+  /** `list`'s reply as JSON text (kept and reused where the store allows: list-cache.ts); with `known`, for a gateway that keeps pages. */
+  listJson(principal: Principal, query: Record<string, string | string[]>, known?: string | null): Promise<string>
   get(principal: Principal, id: string): Promise<unknown>
   update(principal: Principal, id: string, body: unknown, ifMatch?: string): Promise<unknown>
   delete(principal: Principal, id: string, ifMatch?: string): Promise<unknown>
@@ -38,8 +38,8 @@ export function serveLibrary(bus: Bus, subjects: LibrarySubjects, queue: string,
       return service.batch(principal, body, idempotency_key)
     }, opts),
     bus.serve(subjects.list, async (p) => {
-      const { principal, query } = decode(ListRequest, p)
-      return new JsonText(await service.listJson(principal, query))
+      const { principal, query, known } = decode(ListRequest, p)
+      return new JsonText(await service.listJson(principal, query, known))
     }, opts),
     bus.serve(subjects.get, async (p) => {
       const { principal, id } = decode(IdRequest, p)

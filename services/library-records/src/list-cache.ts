@@ -1,7 +1,16 @@
+import { pageTagOf } from '@lr/platform/kept-list'
+import { createLru } from '@lr/platform/lru'
 import { listCacheLookups } from '@lr/platform/metrics'
 
+/** A kept reply: its text, the position it was read at, and its tag for gateways (kept-list.ts). */
+export interface Kept {
+  position: number
+  text: string
+  tag: string
+}
+
 /** What one service keeps at most: entries, and characters of JSON text (about bytes: the text is mostly ASCII). */
-export const LIST_CACHE_LIMITS = { entries: 256, chars: 4 * 1024 * 1024 }
+export const LIST_CACHE_LIMITS = { entries: 256, budget: 2 * 1024 * 1024 }
 
 /**
  * List replies kept as their JSON text, each with the change position its library had before
@@ -12,43 +21,31 @@ export const LIST_CACHE_LIMITS = { entries: 256, chars: 4 * 1024 * 1024 }
  * used goes first; a reply over an eighth of the budget is not kept.
  */
 export function createListCache(kind: string, limits = LIST_CACHE_LIMITS) {
-  const kept = new Map<string, { position: number; text: string }>()
-  let chars = 0
-  const drop = (key: string) => {
-    chars -= kept.get(key)?.text.length ?? 0
-    kept.delete(key)
-  }
+  const kept = createLru<Kept>(limits, (entry) => entry.text.length)
   const hits = listCacheLookups.labels({ kind, outcome: 'hit' })
   const misses = listCacheLookups.labels({ kind, outcome: 'miss' })
 
   return {
     /** The reply kept for `key` if its library is still at `position`. */
-    get(key: string, position: number): string | undefined {
+    get(key: string, position: number): Kept | undefined {
       const entry = kept.get(key)
       if (entry?.position !== position) {
         misses.inc()
         return undefined
       }
       hits.inc()
-      kept.delete(key) // to the end: the most recently used
-      kept.set(key, entry)
-      return entry.text
+      return entry
     },
 
-    /** Keeps `text` for `key`, read at `position` (which the caller read before the page). */
-    set(key: string, position: number, text: string): void {
-      drop(key)
-      if (text.length > limits.chars / 8) return
-      kept.set(key, { position, text })
-      chars += text.length
-      for (const oldest of kept.keys()) {
-        if (kept.size <= limits.entries && chars <= limits.chars) break
-        drop(oldest)
-      }
+    /** Keeps `text` for `key`, read at `position` (which the caller read before the page), and answers it with its tag. */
+    set(key: string, position: number, text: string): Kept {
+      const entry = { position, text, tag: pageTagOf(position, text) }
+      kept.set(key, entry)
+      return entry
     },
 
     get size() {
-      return { entries: kept.size, chars }
+      return { entries: kept.size.entries, chars: kept.size.used }
     },
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Page, type Principal, REPLY_ENVELOPE_BYTES, type RecordEventSink, ReviewBody, type Status, type Tombstone } from '@lr/proto'
 import { createCursors, type Cursors, decodeCursor } from '@lr/platform/cursor'
 import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
+import { keptListText, UNCHANGED_TEXT } from '@lr/platform/kept-list'
 import { batchItems, checkBatch } from './batch'
 import { batchEnvelopeOf } from './batch-envelope'
 import { compileBodyCheck } from './body-check'
@@ -125,20 +126,24 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
      * `list` as the JSON text of its reply (the bus sends it as it is: JsonText). Where the store
      * has change positions the text is kept and answered again while the library's position
      * stays (list-cache.ts), so a client polling an unchanged page costs one indexed read.
+     * With `known` (a gateway's ListRequest, null when it holds nothing) the answer is for a
+     * gateway that keeps pages (@lr/platform/kept-list): unchanged when its tag is `known`.
      */
-    async listJson(principal: Principal, query: ListQuery): Promise<string> {
+    async listJson(principal: Principal, query: ListQuery, known?: string | null): Promise<string> {
       const library = libraryOf(principal)
       // The position is read before the page: a write landing between the two leaves a kept
       // reply newer than its position, which the next request finds moved (a miss), never older.
       const position = store.changePosition ? await store.changePosition(library) : undefined
-      if (position === undefined) return JSON.stringify(await list(principal, query))
-      // Everything else a reply depends on is in the query (its cursor, filters and limit).
-      const key = `${library}\n${JSON.stringify(query)}`
-      const kept = listCache.get(key, position)
-      if (kept !== undefined) return kept
-      const text = JSON.stringify(await list(principal, query))
-      listCache.set(key, position, text)
-      return text
+      let text: string
+      let tag: string | null = null
+      if (position === undefined) text = JSON.stringify(await list(principal, query))
+      else {
+        // Everything else a reply depends on is in the query (its cursor, filters and limit).
+        const key = `${library}\n${JSON.stringify(query)}`
+        ;({ text, tag } = listCache.get(key, position) ?? listCache.set(key, position, JSON.stringify(await list(principal, query))))
+      }
+      if (known === undefined) return text
+      return tag !== null && tag === known ? UNCHANGED_TEXT : keptListText(tag, text)
     },
 
     async get(principal: Principal, id: string): Promise<W> {

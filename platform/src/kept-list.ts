@@ -1,0 +1,32 @@
+/**
+ * List replies a gateway keeps and a service confirms (docs: README "Operations", list replies).
+ * A gateway that holds a page for a library and query sends its tag as ListRequest.known; the
+ * service answers `{"unchanged":true}` when its page is still that one, else the page with its
+ * tag: `{"tag":"<tag>","page":<page JSON>}` (tag null where the store has no change positions).
+ * A page then crosses the bus only when it changed. Built and read here only, so the gateway can
+ * cut the page's bytes out without parsing them (tags are [0-9a-z.], never escaped).
+ */
+
+/** The answer to a gateway whose kept page is still the page. */
+export const UNCHANGED_TEXT = '{"unchanged":true}'
+
+/** The tag of a page: the library's change position and a hash of the exact text. */
+export const pageTagOf = (position: number, text: string): string => `${position.toString(36)}.${Bun.hash(text).toString(36)}`
+
+/** A changed (or first) page for a gateway, as the service sends it. */
+export const keptListText = (tag: string | null, pageText: string): string => `{"tag":${tag === null ? 'null' : `"${tag}"`},"page":${pageText}}`
+
+const decoder = new TextDecoder()
+const UNCHANGED = new TextEncoder().encode(UNCHANGED_TEXT)
+const PAGE_KEY = '"page":'
+
+/** Reads a service's answer to ListRequest.known: unchanged, or the page's bytes (a view of `bytes`) and tag. */
+export function readKeptList(bytes: Uint8Array): { unchanged: true } | { unchanged: false; tag: string | null; page: Uint8Array } {
+  if (bytes.length === UNCHANGED.length && UNCHANGED.every((b, i) => bytes[i] === b)) return { unchanged: true }
+  // The head holds `{"tag":...,"page":`; a tag is at most a few dozen characters.
+  const head = decoder.decode(bytes.subarray(0, 128))
+  const at = head.indexOf(PAGE_KEY)
+  const tag = /^\{"tag":(?:"([0-9a-z.]{1,64})"|null),"page":/.exec(head)
+  if (at < 0 || !tag || bytes[bytes.length - 1] !== 0x7d) throw new Error('malformed list reply')
+  return { unchanged: false, tag: tag[1] ?? null, page: bytes.subarray(at + PAGE_KEY.length, bytes.length - 1) }
+}
