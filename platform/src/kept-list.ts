@@ -20,9 +20,16 @@ const decoder = new TextDecoder()
 const UNCHANGED = new TextEncoder().encode(UNCHANGED_TEXT)
 const PAGE_KEY = '"page":'
 
-/** Reads a service's answer to ListRequest.known: unchanged, or the page's bytes (a view of `bytes`) and tag. */
+const TAG_START = new TextEncoder().encode('{"tag":')
+
+/**
+ * Reads a service's answer to ListRequest.known: unchanged, or the page's bytes (a view of
+ * `bytes`) and tag. A service of a version before `known` answers the page alone, which reads as
+ * a page without a tag: a gateway may be upgraded before its services.
+ */
 export function readKeptList(bytes: Uint8Array): { unchanged: true } | { unchanged: false; tag: string | null; page: Uint8Array } {
   if (bytes.length === UNCHANGED.length && UNCHANGED.every((b, i) => bytes[i] === b)) return { unchanged: true }
+  if (!TAG_START.every((b, i) => bytes[i] === b)) return { unchanged: false, tag: null, page: bytes }
   // The head holds `{"tag":...,"page":`; a tag is at most a few dozen characters.
   const head = decoder.decode(bytes.subarray(0, 128))
   const at = head.indexOf(PAGE_KEY)

@@ -26,8 +26,14 @@ describe('kept list pages', () => {
     expect(pageTagOf(2 ** 52, 'x'.repeat(100_000))).toMatch(/^[0-9a-z]+\.[0-9a-z]+$/)
   })
 
-  it('refuses an answer of any other shape (a page alone, an older service)', () => {
-    for (const other of ['{"qrcodes":[],"next_cursor":null}', '{"tag":"bad tag","page":{}}', '{"tag":null,"page":{}]', '{}'])
+  it('reads the page alone (a service from before known) as a page without a tag', () => {
+    const page = '{"qrcodes":[],"next_cursor":null}'
+    const answer = readKeptList(bytes(page))
+    expect(answer).toEqual({ unchanged: false, tag: null, page: bytes(page) })
+  })
+
+  it('refuses a tagged answer of any other shape', () => {
+    for (const other of ['{"tag":"bad tag","page":{}}', '{"tag":null,"page":{}]', '{"tag":null}', '{"tag":"a.b","other":{}}'])
       expect(() => readKeptList(bytes(other))).toThrow('malformed list reply')
   })
 })
