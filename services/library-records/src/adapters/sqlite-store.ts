@@ -6,6 +6,7 @@ import { seqOf } from '@lr/platform/cursor'
 import { isFiltered } from '../list-order'
 import { type Exported, type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
 import { filteredPage, tagSchemaOf } from './sqlite-list'
+import { createGroupCommit } from './group-commit'
 
 /** Where one kind of record lives in SQLite. */
 export interface SqliteKind {
@@ -126,6 +127,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
     if (receipt) receipts.write(receipt)
   })
   const newestChange = db.prepare<{ position: number }, [string]>(`SELECT coalesce(max(rev), 0) AS position FROM ${table} WHERE library = ?`)
+  const commitTogether = createGroupCommit(db, insertAll)
   const getOne = db.prepare<Row & { rev: number }, { library: string; id: string }>(`SELECT rev, ${FIELDS} FROM ${table} WHERE ${LIVE}`)
   const page = db.prepare<Row, { library: string; after: number; since: number | null; status: string | null; pending: number | null; limit: number }>(
     `SELECT seq, ${FIELDS} FROM ${table}
@@ -167,8 +169,8 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   }
 
   return {
-    async insertMany(library, records, receipt) {
-      insertAll(library, records, receipt)
+    insertMany(library, records, receipt) {
+      return commitTogether(library, records, receipt)
     },
 
     findReceipt: receipts.findReceipt,
