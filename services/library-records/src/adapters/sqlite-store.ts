@@ -116,7 +116,8 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
      FROM (SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), coalesce((SELECT max(seq) FROM ${table}), 0)) + 1 AS n)`,
   )
   const receipts = sqliteReceipts(db)
-  const insertAll = db.transaction((library: string, records: R[], receipt?: Receipt) => {
+  // The rows of one insertMany (and its receipt), run inside a transaction by the group commit.
+  const insertRows = (library: string, records: R[], receipt?: Receipt) => {
     for (const record of records) {
       try {
         insert.run({ ...record, library, style: JSON.stringify(record.style), tags: JSON.stringify(record.tags ?? []), ...extraOf(record as unknown as Record<string, unknown>) } as never)
@@ -125,9 +126,9 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
       }
     }
     if (receipt) receipts.write(receipt)
-  })
+  }
   const newestChange = db.prepare<{ position: number }, [string]>(`SELECT coalesce(max(rev), 0) AS position FROM ${table} WHERE library = ?`)
-  const commitTogether = createGroupCommit(db, insertAll)
+  const commitTogether = createGroupCommit(db, insertRows)
   const getOne = db.prepare<Row & { rev: number }, { library: string; id: string }>(`SELECT rev, ${FIELDS} FROM ${table} WHERE ${LIVE}`)
   const page = db.prepare<Row, { library: string; after: number; since: number | null; status: string | null; pending: number | null; limit: number }>(
     `SELECT seq, ${FIELDS} FROM ${table}
