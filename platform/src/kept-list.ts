@@ -18,9 +18,9 @@ export const keptListText = (tag: string | null, pageText: string): string => `{
 
 const decoder = new TextDecoder()
 const UNCHANGED = new TextEncoder().encode(UNCHANGED_TEXT)
-const PAGE_KEY = '"page":'
-
 const TAG_START = new TextEncoder().encode('{"tag":')
+/** The head of a tagged answer, up to where the page begins. */
+const HEAD = /^\{"tag":(?:"([0-9a-z.]{1,64})"|null),"page":/
 
 /**
  * Reads a service's answer to ListRequest.known: unchanged, or the page's bytes (a view of
@@ -31,9 +31,8 @@ export function readKeptList(bytes: Uint8Array): { unchanged: true } | { unchang
   if (bytes.length === UNCHANGED.length && UNCHANGED.every((b, i) => bytes[i] === b)) return { unchanged: true }
   if (!TAG_START.every((b, i) => bytes[i] === b)) return { unchanged: false, tag: null, page: bytes }
   // The head holds `{"tag":...,"page":`; a tag is at most a few dozen characters.
-  const head = decoder.decode(bytes.subarray(0, 128))
-  const at = head.indexOf(PAGE_KEY)
-  const tag = /^\{"tag":(?:"([0-9a-z.]{1,64})"|null),"page":/.exec(head)
-  if (at < 0 || !tag || bytes[bytes.length - 1] !== 0x7d) throw new Error('malformed list reply')
-  return { unchanged: false, tag: tag[1] ?? null, page: bytes.subarray(at + PAGE_KEY.length, bytes.length - 1) }
+  const head = HEAD.exec(decoder.decode(bytes.subarray(0, 128)))
+  if (!head || bytes[bytes.length - 1] !== 0x7d) throw new Error('malformed list reply')
+  // The head is ASCII: its length in characters is its length in bytes.
+  return { unchanged: false, tag: head[1] ?? null, page: bytes.subarray(head[0].length, bytes.length - 1) }
 }
