@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'bun:test'
+import { FormatterOptions } from '@fast-csv/format'
+import { FieldFormatter } from '@fast-csv/format/build/src/formatter/FieldFormatter'
 import { csvChunk, csvCell, formatCsv, neutraliseCell } from '@lr/platform/csv'
 
 describe('csv helpers', () => {
@@ -22,6 +24,32 @@ describe('csv helpers', () => {
   it('quotes a cell holding a comma, a quote or a line break, doubling its quotes, and only those', () => {
     const rows = [{ a: 'x,y', b: 'say "hi"', c: 'one\ntwo', d: 'plain', e: 'n\0ul' }]
     expect(formatCsv(['a', 'b', 'c', 'd', 'e'], rows, { header: true })).toBe('a,b,c,d,e\r\n"x,y","say ""hi""","one\ntwo",plain,nul\r\n')
+  })
+
+  it("writes every cell as fast-csv's formatter writes its csvCell text (random cells, repeated ones too)", () => {
+    const formatter = new FieldFormatter(new FormatterOptions({ rowDelimiter: '\r\n' }))
+    // fast-csv also quotes a cell holding `|` (its pattern's character class); RFC 4180 does not ask for it, nor do we.
+    const reference = (value: unknown) => {
+      const cell = csvCell(value)
+      return /[",\r\n\0]/.test(cell) ? formatter.format(cell, 0, false) : cell
+    }
+    const alphabet = ['a', 'Z', '7', ' ', '"', ',', '\r', '\n', '\0', '=', '+', '-', '@', '\t', "'", 'é', '😀']
+    let seed = 7
+    const random = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) % n)
+    const text = () => Array.from({ length: random(8) }, () => alphabet[random(alphabet.length)]).join('')
+    const values = Array.from({ length: 4000 }, (_, i): unknown => {
+      switch (i % 7) {
+        case 0: return { style: text() }
+        case 1: return [text().replace(/\s/g, ''), 'tag']
+        case 2: return random(3) === 0 ? null : random(2) === 0 ? undefined : []
+        case 3: return random(2) === 0 ? -random(1000) : random(1000)
+        default: return text()
+      }
+    })
+    // Each value twice in a row and once more later: the formatter's memo of the last cell must not leak into the next.
+    const rows = values.flatMap((value, i) => [{ v: value, w: values[(i * 31) % values.length] }, { v: value, w: value }])
+    const expected = rows.map((row) => `${reference(row.v)},${reference(row.w)}\r\n`).join('')
+    expect(formatCsv(['v', 'w'], rows, { header: false })).toBe(expected)
   })
 
   it('answers an empty string for no rows and no header, so a chunk adds nothing', async () => {
