@@ -1,10 +1,11 @@
 // CPU time of each process of the NATS deployment under one API load, for the analysis (not part
 // of `bun run bench`): which process a request's cost sits in (bench/ANALYSIS.md, eighth session).
-//   bun run bench/procs-cpu.ts list|create [limit]
+//   bun run bench/procs-cpu.ts list|create|resolve [limit]
 import { readdirSync, readFileSync } from 'node:fs'
-import { startNatsProduct } from './product'
+import { api, startNatsProduct } from './product'
 import { apiFixture, CREATE_BODY } from './scenarios/api-fixture'
-import { wrk } from './wrk'
+import { DESTINATION } from './scenarios/resolver'
+import { BROWSER_UA, wrk } from './wrk'
 
 const [what = 'list', limit = '100'] = process.argv.slice(2)
 const SECONDS = 8
@@ -26,9 +27,15 @@ const product = await startNatsProduct()
 try {
   const fixture = await apiFixture(product)
   const headers = { 'x-api-key': fixture.key }
+  const resolveSpec = async () => {
+    const code = (await api(product, fixture.key, 'POST', '/v1/dynqrcodes', { destination_url: DESTINATION, name: 'Hot' })).json.created[0].code
+    return { url: `${product.short}/${code}`, connections: 64, headers: { 'user-agent': BROWSER_UA } }
+  }
   const spec = what === 'list'
     ? { url: `${product.api}/v1/dynqrcodes?limit=${limit}`, connections: 64, headers }
-    : { url: `${product.api}/v1/dynqrcodes`, connections: 64, headers, post: { body: JSON.stringify(CREATE_BODY) } }
+    : what === 'resolve'
+      ? await resolveSpec()
+      : { url: `${product.api}/v1/dynqrcodes`, connections: 64, headers, post: { body: JSON.stringify(CREATE_BODY) } }
   await wrk({ ...spec, seconds: 2 })
   const before = ticks()
   const result = await wrk({ ...spec, seconds: SECONDS })
