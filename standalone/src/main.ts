@@ -10,7 +10,7 @@ startLogging('standalone', config.LOG_LEVEL)
 const { product, server, short } = await startOrExit('standalone', async () => {
   const product = await startStandalone(config)
   const server = listening('PORT', config.PORT, () => product.gateway.listen({ port: config.PORT, hostname: '0.0.0.0' }))
-  const short = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', fetch: observeResolver(product.resolver.fetch) }))
+  const short = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', ...observeResolver(product.resolver.fetch) }))
   return { product, server, short }
 })
 log().info({ port: server.server?.port, short_port: short.port, store: config.STORE, data_dir: config.DATA_DIR }, `one process: API on :${server.server?.port}, short links on :${short.port}`)

@@ -22,7 +22,7 @@ const { bus, scans, resolver, server, health } = await startOrExit('resolver', a
   const spool = openScanSpool(config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
   const scans = createJetStreamScanPublisher(bus.connection, { spool })
   const resolver = createResolverFromConfig(bus, config, scans.publish)
-  const server = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', fetch: observeResolver(resolver.fetch) }))
+  const server = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', ...observeResolver(resolver.fetch) }))
   const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, { nats: () => bus.ping() })) : undefined
   return { bus, scans, resolver, server, health }
 })

@@ -4,12 +4,13 @@ import { httpDuration, httpRequests, metricsResponse, secondsSince } from '@lr/p
 type Fetch = (request: Request, server?: any) => Promise<Response>
 
 /**
- * The resolver's HTTP listener with metrics: every answer counted and timed by status
- * (lr_http_requests_total / lr_http_request_duration_seconds, server="resolver"), /metrics
- * served (a reserved word, never a code), and one log line per error answer (5xx). A 302 writes
- * no log line: at tens of thousands per second the scan stream is its record.
+ * The resolver's HTTP listener with metrics, as Bun.serve options: every answer counted and timed
+ * by status (lr_http_requests_total / lr_http_request_duration_seconds, server="resolver"),
+ * /metrics served (a reserved word, never a code) as a route Bun matches itself, so a redirect
+ * pays no check for it, and one log line per error answer (5xx). A 302 writes no log line: at
+ * tens of thousands per second the scan stream is its record.
  */
-export function observeResolver(fetch: Fetch): Fetch {
+export function observeResolver(fetch: Fetch): { routes: { '/metrics': () => Promise<Response> }; fetch: Fetch } {
   const children = new Map<number, { count: { inc(): void }; time: { observe(v: number): void } }>()
   const series = (request: Request, status: number) => {
     const key = status * 2 + (request.method === 'HEAD' ? 1 : 0)
@@ -21,9 +22,8 @@ export function observeResolver(fetch: Fetch): Fetch {
     }
     return child
   }
-  return async (request, server) => {
+  const observed: Fetch = async (request, server) => {
     const started = performance.now()
-    if (request.url.endsWith('/metrics') && new URL(request.url).pathname === '/metrics') return metricsResponse()
     let response: Response
     try {
       response = await fetch(request, server)
@@ -39,4 +39,5 @@ export function observeResolver(fetch: Fetch): Fetch {
       log().error({ method: request.method, route: '/:code', path: new URL(request.url).pathname, status: response.status, duration_ms: Math.round(seconds * 1e4) / 10 }, 'request')
     return response
   }
+  return { routes: { '/metrics': metricsResponse }, fetch: observed }
 }
