@@ -43,3 +43,28 @@ export async function describeMachine() {
 }
 
 export type Machine = Awaited<ReturnType<typeof describeMachine>>
+
+/** Busy and total clock ticks of every CPU since boot (/proc/stat's first line). */
+function cpuTicks(): { busy: number; total: number } {
+  const fields = read('/proc/stat').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  const total = fields.reduce((sum, n) => sum + n, 0)
+  // idle and iowait are the 4th and 5th fields.
+  return { busy: total - (fields[3] ?? 0) - (fields[4] ?? 0), total }
+}
+
+/**
+ * Waits until the machine is quiet: less than `busyAtMost` of its CPU busy over half a second,
+ * for at most `timeoutMs`; answers the busy share it last saw. What a scenario leaves behind
+ * (the relay copying the last scenario's scans to SCANS, a webhooks worker reading them) then
+ * does not run inside the next one's measurement.
+ */
+export async function machineQuiet(busyAtMost = 0.1, timeoutMs = 30_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const before = cpuTicks()
+    await Bun.sleep(500)
+    const after = cpuTicks()
+    const busy = (after.busy - before.busy) / Math.max(1, after.total - before.total)
+    if (busy <= busyAtMost || Date.now() >= deadline) return busy
+  }
+}

@@ -2,7 +2,7 @@
 // in the same run on this machine; prints the table and writes BENCHMARKS.md. See bench/README.md.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describeMachine, type Machine } from './machine'
+import { describeMachine, machineQuiet, type Machine } from './machine'
 import { ROOT } from './procs'
 import { startNatsProduct, startOneProcess, type Product } from './product'
 import { errorRow, markdownTable, type Row, textTable } from './report'
@@ -25,7 +25,8 @@ const wanted = (...scenarios: number[]) => !settings.only || scenarios.some((n) 
 
 /** Runs one scenario; a failure becomes an error row (and its output), never the end of the run. */
 async function attempt(order: number, scenario: string, body: () => Promise<Row[]>, product?: Product) {
-  log(`scenario ${scenario}`)
+  const busy = await machineQuiet()
+  log(`scenario ${scenario} (machine ${(busy * 100).toFixed(0)} % busy before it)`)
   try {
     const got = await body()
     rows.push(...got)
