@@ -70,12 +70,19 @@ export async function mongoPositions(conn: Connection, scope: string, leaseMs = 
           (error: mongo.MongoServerError) => (error.code === 11000 ? false : Promise.reject(error)), // another replica took it: next one
         )
         if (!taken) continue
-        // Only this writer updates its block, so the renewals need no atomic update.
-        const renew = setInterval(() => void blocks.updateOne({ _id: first, open: true }, { $set: { at: Date.now() } }).catch(() => undefined), Math.floor(leaseMs / 3))
+        // Only this writer updates its block, so the renewals need no atomic update. The release
+        // waits for a renewal still on its way: on a server whose update reads the document and
+        // writes it back whole (FerretDB), a renewal that read the block before the release wrote
+        // `open: false` would write the block open again, holding every reader back for good.
+        let renewing: Promise<unknown> = Promise.resolve()
+        const renew = setInterval(() => {
+          renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: Date.now() } }).catch(() => undefined)
+        }, Math.floor(leaseMs / 3))
         return {
           first,
           async release() {
             clearInterval(renew)
+            await renewing
             await blocks.updateOne({ _id: first }, { $set: { open: false } })
           },
         }
