@@ -87,6 +87,24 @@ describe.skipIf(Boolean(skip))('Mongo list positions', () => {
     }
   })
 
+  it('lets readers past a released block even when a renewal was on its way as it was released', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    try {
+      // A 9 ms lease renews every 3 ms: blocks held 0-4 ms are released now and then while a
+      // renewal is in flight, which must not write the block open again.
+      const positions = await mongoPositions(db.conn, 'things', 9)
+      for (let i = 0; i < 60; i++) {
+        const block = await positions.allocate(1)
+        await Bun.sleep(i % 5)
+        await block.release()
+        await Bun.sleep(4)
+        expect(await positions.horizon()).toBe(block.first)
+      }
+    } finally {
+      await db.cleanup()
+    }
+  })
+
   it('gives documents stored before positions existed positions after the taken ones, in ObjectId order', async () => {
     const db = await freshDatabase(url(), 'lr_positions_test')
     try {
