@@ -53,19 +53,11 @@ export const busHandlerDuration = new TallyHistogram(
   ['subject', 'outcome'],
   LATENCY_BUCKETS,
 )
-// Counted in a plain number on the resolver's hot path and handed to prom-client at scrape time.
-let published = 0
-let publishedReported = 0
+// A tally as well: counted on the resolver's hot path.
+export const scansPublished = new TallyCounter('lr_scans_published_total', 'Scans the resolver handed to the scan stream (acknowledged by it)', [])
+const published = scansPublished.labels({})
 /** One more scan handed on (acknowledged by JetStream, or published on the in-process bus). */
-export const countScanPublished = (scans = 1) => void (published += scans)
-export const scansPublished = new Counter({
-  name: 'lr_scans_published_total',
-  help: 'Scans the resolver handed to the scan stream (acknowledged by it)',
-  collect() {
-    this.inc(published - publishedReported)
-    publishedReported = published
-  },
-})
+export const countScanPublished = (scans = 1) => published.inc(scans)
 const bufferedSources = new Set<() => number>()
 /** Counts a publisher's held scans into lr_scans_buffered while it lives; returns the release. */
 export function trackBufferedScans(pending: () => number): () => void {
