@@ -1,8 +1,11 @@
 // CPU time of each process of the NATS deployment under one API load, for the analysis (not part
 // of `bun run bench`): which process a request's cost sits in (bench/ANALYSIS.md, eighth session).
-//   bun run bench/procs-cpu.ts list|create|resolve [limit]
+//   bun run bench/procs-cpu.ts list|create|resolve|ingest [limit | scans]
 import { readdirSync, readFileSync } from 'node:fs'
-import { api, startNatsProduct } from './product'
+import { join } from 'node:path'
+import { api, member, type Product, startNatsProduct } from './product'
+import { ROOT, runToEnd } from './procs'
+import { totalScans } from './scenarios/scans'
 import { apiFixture, CREATE_BODY } from './scenarios/api-fixture'
 import { DESTINATION } from './scenarios/resolver'
 import { BROWSER_UA, wrk } from './wrk'
@@ -23,8 +26,41 @@ const ticks = () =>
     }
   }))
 
-const product = await startNatsProduct()
-try {
+/** Clock ticks of each thread of the processes whose command line names analytics. */
+const threadTicks = () =>
+  Object.fromEntries(readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('analytics')) return []
+      return readdirSync(`/proc/${pid}/task`).map((tid) => {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        return [`  thread ${tid} ${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()} nice ${fields[16]}`, Number(fields[11]) + Number(fields[12])]
+      })
+    } catch {
+      return []
+    }
+  }))
+
+/** Scenario 6's load: CPU per scan in each process (and analytics' threads) from the first publish until analytics counts them all. */
+async function ingestLoad(product: Product) {
+  const scans = Number(process.argv[3] ?? 200_000)
+  const { key } = await member(product, 'ingest')
+  const code = (await api(product, key, 'POST', '/v1/dynqrcodes', { destination_url: DESTINATION, name: 'Ingest' })).json.created[0].code as string
+  const before = { ...ticks(), ...threadTicks() }
+  const started = performance.now()
+  const publisher = runToEnd(['bun', 'run', join(ROOT, 'bench/clients/publish-scans.ts'), product.env.NATS_URL!, code, String(scans)])
+  while ((await totalScans(product, key, code)) < scans) await Bun.sleep(20)
+  const seconds = (performance.now() - started) / 1000
+  const counted = { ...ticks(), ...threadTicks() }
+  console.log(`ingest: ${Math.round(scans / seconds)}/s (${seconds.toFixed(2)} s); published: ${(await publisher).stdout.trim()}`)
+  for (const [name, t] of Object.entries(counted)) {
+    const used = (t - (before[name] ?? 0)) / 100
+    if (used >= 0.05) console.log(`${used.toFixed(2)} s CPU, ${((used * 1e6) / scans).toFixed(1)} µs per scan: ${name}`)
+  }
+}
+
+/** An API or resolver load from wrk: CPU per request in each process. */
+async function wrkLoad(product: Product) {
   const fixture = await apiFixture(product)
   const headers = { 'x-api-key': fixture.key }
   const resolveSpec = async () => {
@@ -46,6 +82,11 @@ try {
     if (used >= 0.2) console.log(`${used.toFixed(2)} s CPU, ${((used * 1e6) / (result.rps * SECONDS)).toFixed(0)} µs per request: ${process}`)
   }
   await fixture.stop()
+}
+
+const product = await startNatsProduct()
+try {
+  await (what === 'ingest' ? ingestLoad(product) : wrkLoad(product))
 } finally {
   await product.stop()
 }

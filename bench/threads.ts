@@ -1,14 +1,15 @@
 // CPU time of each thread of the one-process product under the resolver load, for the analysis
 // (not part of `bun run bench`): on a machine whose neighbours steal CPU, the main thread's CPU
 // per redirect moves less between runs than redirects/s do.
-//   bun run bench/threads.ts [seconds]
+//   bun run bench/threads.ts [seconds] [resolve|create]
 import { readdirSync, readFileSync } from 'node:fs'
 import { api, startOneProcess } from './product'
-import { apiFixture } from './scenarios/api-fixture'
+import { apiFixture, CREATE_BODY } from './scenarios/api-fixture'
 import { DESTINATION } from './scenarios/resolver'
-import { BROWSER_UA, wrk } from './wrk'
+import { BROWSER_UA, wrk, type WrkRun } from './wrk'
 
 const seconds = Number(process.argv[2] ?? 10)
+const what = process.argv[3] ?? 'resolve'
 const product = await startOneProcess()
 try {
   const fixture = await apiFixture(product)
@@ -22,13 +23,16 @@ try {
       return [`${tid}:${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()}`, Number(fields[11]) + Number(fields[12])]
     }))
   const before = ticks()
-  const result = await wrk({ url: `${product.short}/${code}`, connections: 64, headers: { 'user-agent': BROWSER_UA }, seconds })
+  const spec: Omit<WrkRun, 'seconds'> = what === 'create'
+    ? { url: `${product.api}/v1/dynqrcodes`, connections: 64, headers: { 'x-api-key': fixture.key }, post: { body: JSON.stringify(CREATE_BODY) } }
+    : { url: `${product.short}/${code}`, connections: 64, headers: { 'user-agent': BROWSER_UA } }
+  const result = await wrk({ ...spec, seconds })
   const after = ticks()
   const redirects = result.rps * seconds
-  console.log(`resolve: ${Math.round(result.rps)}/s over ${seconds} s`)
+  console.log(`${what}: ${Math.round(result.rps)}/s over ${seconds} s`)
   for (const [thread, t] of Object.entries(after)) {
     const used = (t - (before[thread] ?? 0)) / 100
-    if (used >= 0.1) console.log(`${thread}: ${used.toFixed(2)} s CPU, ${((used * 1e6) / redirects).toFixed(1)} µs per redirect`)
+    if (used >= 0.1) console.log(`${thread}: ${used.toFixed(2)} s CPU, ${((used * 1e6) / redirects).toFixed(1)} µs per request`)
   }
   await fixture.stop()
 } finally {
