@@ -2,7 +2,7 @@ import type { Config } from '@lr/proto'
 import { log } from './log'
 import { type ConsumerLag, recordLag } from './scan-stream-source'
 
-export type RelayRequest = { type: 'start'; config: Config } | { type: 'stop' }
+export type RelayRequest = { type: 'start'; config: Config } | { type: 'stop' } | { type: 'giveWay'; behind: boolean }
 export type RelayReply = { type: 'started' | 'stopped' } | { type: 'failed'; message: string } | { type: 'lag'; lag: ConsumerLag }
 
 /**
@@ -13,7 +13,7 @@ export type RelayReply = { type: 'started' | 'stopped' } | { type: 'failed'; mes
  * gauges, so /metrics shows `scans-relay` as before. Resolves once the relay runs (its stream
  * and consumer made); rejects with the worker's reason when it cannot start.
  */
-export async function startScanRelayInWorker(config: Config): Promise<{ stop(): Promise<void> }> {
+export async function startScanRelayInWorker(config: Config): Promise<{ stop(): Promise<void>; giveWay(behind: boolean): void }> {
   const worker = new Worker(new URL('./scan-relay-worker.ts', import.meta.url).href)
   let answer: ((reply: RelayReply) => void) | undefined
   let stopping = false
@@ -36,6 +36,7 @@ export async function startScanRelayInWorker(config: Config): Promise<{ stop(): 
     throw new Error(`the scan relay did not start: ${started.message}`)
   }
   return {
+    giveWay: (behind) => worker.postMessage({ type: 'giveWay', behind } satisfies RelayRequest),
     async stop() {
       stopping = true
       await ask({ type: 'stop' })

@@ -28,6 +28,7 @@ async function start(config: Config): Promise<void> {
 
 self.onmessage = async ({ data }: MessageEvent<RelayRequest>) => {
   if (data.type === 'start') return start(data.config)
+  if (data.type === 'giveWay') return relay?.giveWay(data.behind)
   await relay?.stop()
   await nc?.close()
   reply({ type: 'stopped' })

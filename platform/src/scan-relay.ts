@@ -18,11 +18,19 @@ export interface ScanRelayOptions {
   retryMs?: number
   /** Where the consumer's lag goes (JetStreamSourceOptions.reportLag). Default: this thread's gauges. */
   reportLag?: JetStreamSourceOptions['reportLag']
+  /** Longest pause between pulls while ingestion is behind (ScanRelay.giveWay). Default 1000 ms. */
+  giveWayMs?: number
 }
 
 export interface ScanRelay {
   start(): Promise<void>
   stop(): Promise<void>
+  /**
+   * Told whether analytics' ingestion is behind (scans wait in SCAN_BATCHES for it). While it
+   * is, the relay pulls once per giveWayMs at most: where the two share a machine, the
+   * aggregates come first and SCANS catches up once the burst is applied (README "Scan events").
+   */
+  giveWay(behind: boolean): void
 }
 
 const encoder = new TextEncoder()
@@ -54,7 +62,25 @@ async function warnOfLegacyConsumer(jsm: JetStreamManager): Promise<void> {
 }
 
 export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {}): ScanRelay {
-  const { durable = 'scans-relay', maxInFlight = 4000, timeoutMs = 5000, retryMs = 1000, reportLag } = opts
+  const { durable = 'scans-relay', maxInFlight = 4000, timeoutMs = 5000, retryMs = 1000, reportLag, giveWayMs = 1000 } = opts
+  let ingestBehind = false
+  const giveWayWaiters = new Set<() => void>()
+  const resume = () => {
+    for (const wake of giveWayWaiters) wake()
+  }
+  /** Before each pull and each round: while ingestion is behind, wait until it caught up or giveWayMs passed. */
+  const pace = () =>
+    ingestBehind
+      ? new Promise<void>((resolve) => {
+          const wake = () => {
+            clearTimeout(timer)
+            giveWayWaiters.delete(wake)
+            resolve()
+          }
+          const timer = setTimeout(wake, giveWayMs)
+          giveWayWaiters.add(wake)
+        })
+      : undefined
   const inbox = createInbox()
   // The scans of the current round awaiting a PubAck, by the last token of their reply subject.
   const awaiting = new Set<string>()
@@ -108,7 +134,7 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
     }
   }
 
-  const source = createJetStreamScanSource(nc, { durable, singleWriter: false, maxBatch: maxInFlight, ackWaitMs: Math.max(3_000, timeoutMs * 2), retryMs, reportLag })
+  const source = createJetStreamScanSource(nc, { durable, singleWriter: false, maxBatch: maxInFlight, ackWaitMs: Math.max(3_000, timeoutMs * 2), retryMs, reportLag, pace })
   return {
     async start() {
       const jsm = await nc.jetstreamManager()
@@ -117,8 +143,14 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
       await source.start(relay)
     },
     async stop() {
+      ingestBehind = false
+      resume()
       await source.stop()
       replies.unsubscribe()
+    },
+    giveWay(behind) {
+      ingestBehind = behind
+      if (!behind) resume()
     },
   }
 }

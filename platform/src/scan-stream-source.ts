@@ -40,6 +40,17 @@ export interface JetStreamSourceOptions {
    * that serves /metrics (scan-relay-in-worker.ts).
    */
   reportLag?: (lag: ConsumerLag) => void
+  /**
+   * Told when this consumer falls behind (the oldest batch it has not applied was stored in the
+   * stream more than BEHIND_MS ago: `true`) and when it has applied all it was given (`false`).
+   * Analytics hands it to its relay (ScanRelay.giveWay).
+   */
+  onBacklog?: (behind: boolean) => void
+  /**
+   * Awaited before every pull and every call of `apply`: how the relay gives way to ingestion
+   * (ScanRelay.giveWay). Default: none.
+   */
+  pace?: () => Promise<void> | undefined
 }
 
 /** A durable consumer's lag: messages not yet delivered, and delivered but not acknowledged. */
@@ -55,6 +66,9 @@ export function recordLag({ stream, consumer, pending, ackPending }: ConsumerLag
   consumerPending.set({ stream, consumer }, pending)
   consumerAckPending.set({ stream, consumer }, ackPending)
 }
+
+/** How old the oldest unapplied batch may be before this consumer counts as behind (onBacklog). */
+const BEHIND_MS = 100
 
 const consumerConfig = (durable: string, maxAckPending: number, ackWaitMs: number): Partial<ConsumerConfig> => ({
   durable_name: durable,
@@ -91,7 +105,7 @@ async function ensureConsumer(jsm: JetStreamManager, config: Partial<ConsumerCon
  * the server would only hand out again after ack_wait).
  */
 export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSourceOptions = {}): ScanSource {
-  const { durable = 'analytics', maxBatch = 1000, maxFetch = 100, maxAckPending = 2_000, ackWaitMs = 3_000, retryMs = 1000, pullExpiresMs = 1000, lagEveryMs = 5_000, leaseTtlMs = 2_500, singleWriter = true, reportLag = recordLag } = opts
+  const { durable = 'analytics', maxBatch = 1000, maxFetch = 100, maxAckPending = 2_000, ackWaitMs = 3_000, retryMs = 1000, pullExpiresMs = 1000, lagEveryMs = 5_000, leaseTtlMs = 2_500, singleWriter = true, reportLag = recordLag, onBacklog, pace } = opts
   let lease: IngestLease | undefined
   const mayPull = () => !singleWriter || lease?.held() === true
   let applying: JsMsg[] = []
@@ -101,17 +115,30 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
   let pulling: Promise<void> | undefined
   let draining: Promise<void> | undefined
   let stopping = false
+  let behind = false
+  const noteBacklog = (now: boolean) => {
+    if (now !== behind) onBacklog?.((behind = now))
+  }
+  // A pull's worth of messages waiting is enough: the next pull waits for room, so a slow apply
+  // (or a relay giving way) leaves the rest in the stream rather than in this process's memory.
+  let room: (() => void) | undefined
+  const roomToPull = () => (waiting.length < maxFetch ? undefined : new Promise<void>((resolve) => (room = resolve)))
+  const makeRoom = () => {
+    if (room && (waiting.length < maxFetch || stopping)) room = void room()
+  }
 
   async function drain(apply: ApplyScans): Promise<void> {
     while (waiting.length > 0 && !stopping) {
       if (!mayPull()) {
         // Another replica applies scans now: what this one took goes back to the stream at once.
         for (const msg of waiting.splice(0)) msg.nak()
+        makeRoom()
         return
       }
       // Let the messages that arrived meanwhile in first: one transaction per batch, not per scan.
-      await new Promise((resolve) => setImmediate(resolve))
+      await (pace?.() ?? new Promise((resolve) => setImmediate(resolve)))
       if (stopping) return
+      if (onBacklog && waiting.length > 0) noteBacklog(Date.now() - waiting[0]!.info.timestampNanos / 1e6 > BEHIND_MS)
       const batch: JsMsg[] = []
       const events: unknown[] = []
       while (waiting.length > 0 && events.length < maxBatch) {
@@ -119,6 +146,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
         batch.push(msg)
         for (const event of scansOfBatch(msg)) events.push(event)
       }
+      makeRoom()
       applying = batch
       try {
         await apply(events)
@@ -137,6 +165,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
     if (draining) return
     draining = drain(apply).finally(() => {
       draining = undefined
+      if (waiting.length === 0) noteBacklog(false)
       if (waiting.length > 0 && !stopping) kick(apply)
     })
   }
@@ -156,6 +185,8 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
         await Bun.sleep(100)
         continue
       }
+      await roomToPull()
+      await pace?.()
       try {
         const messages = await consumer.fetch({ max_messages: maxFetch, expires: pullExpiresMs })
         for await (const msg of messages) {
@@ -206,6 +237,8 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
 
     async stop() {
       stopping = true
+      makeRoom()
+      if (behind) onBacklog?.((behind = false))
       clearInterval(lag)
       await pulling
       await draining

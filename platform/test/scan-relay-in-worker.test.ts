@@ -41,6 +41,21 @@ else
       publisher.close()
     })
 
+    it('gives way in its thread when told ingestion is behind', async () => {
+      const relay = await startScanRelayInWorker(loadConfig({ TRANSPORT: 'nats', NATS_URL: streams.server.url, LOG_LEVEL: 'warn' }))
+      relay.giveWay(true)
+      await Bun.sleep(100) // the message is in the worker before the scans are
+      const publisher = createJetStreamScanPublisher(nc)
+      for (const e of range(1, 50)) publisher.publish(e)
+      await publisher.flush()
+      await Bun.sleep(500) // within the worker's 1 s pause
+      expect((await jsm.streams.info(SCAN_STREAM)).state.messages).toBe(0)
+      relay.giveWay(false)
+      await waitUntil(async () => (await jsm.streams.info(SCAN_STREAM)).state.messages === 50, 5_000, 'every scan in SCANS')
+      await relay.stop()
+      publisher.close()
+    })
+
     it('rejects with the reason when the relay cannot start', async () => {
       const config = loadConfig({ TRANSPORT: 'nats', NATS_URL: 'nats://127.0.0.1:1', LOG_LEVEL: 'warn' })
       await expect(startScanRelayInWorker(config)).rejects.toThrow(/the scan relay did not start: .+/)

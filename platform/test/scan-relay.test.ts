@@ -57,6 +57,37 @@ else
       publisher.close()
     })
 
+    it('gives way while ingestion is behind, and relays at once when told it caught up', async () => {
+      const relay = createScanRelay(nc, { giveWayMs: 5_000 })
+      await relay.start()
+      relay.giveWay(true)
+      const publisher = createJetStreamScanPublisher(nc)
+      for (const e of range(1, 100)) publisher.publish(e)
+      await publisher.flush()
+      await Bun.sleep(700)
+      expect(await relayedCount()).toBe(0)
+      const resumedAt = performance.now()
+      relay.giveWay(false)
+      await waitUntil(async () => (await relayedCount()) === 100, 4_000, 'every scan in SCANS')
+      expect(performance.now() - resumedAt).toBeLessThan(4_000) // not the 5 s pause running out
+      await relay.stop()
+      publisher.close()
+    })
+
+    it('still relays, a round per giveWayMs, while ingestion stays behind', async () => {
+      const relay = createScanRelay(nc, { giveWayMs: 300 })
+      await relay.start()
+      relay.giveWay(true)
+      const publisher = createJetStreamScanPublisher(nc)
+      for (const e of range(1, 100)) publisher.publish(e)
+      await publisher.flush()
+      await waitUntil(async () => (await relayedCount()) === 100, 5_000, 'every scan in SCANS though never resumed')
+      const stopping = performance.now()
+      await relay.stop() // a relay giving way stops without waiting its pause out
+      expect(performance.now() - stopping).toBeLessThan(1_500)
+      publisher.close()
+    })
+
     it('stores a scan that comes in two batches (a batch relayed again after a crash) once', async () => {
       const js = nc.jetstream()
       await js.publish(SCAN_BATCH_SUBJECT, encode(range(1, 10)), { msgID: 'batch-a' })

@@ -121,6 +121,52 @@ else
         expect((await jsm.consumers.info(SCAN_BATCH_STREAM, 'analytics')).num_ack_pending).toBe(0)
       })
 
+      it('holds a pull\'s worth of messages while it applies slowly, leaving the rest in the stream', async () => {
+        const source = createJetStreamScanSource(nc, { maxFetch: 5, maxBatch: 1 })
+        await source.start(async (events) => {
+          await Bun.sleep(50)
+          consumed.push(...events)
+        })
+        for (let n = 1; n <= 30; n++) await publishAll([event(n)]) // thirty messages
+        await Bun.sleep(300)
+        const held = await jsm.consumers.info(SCAN_BATCH_STREAM, 'analytics')
+        await waitUntil(() => consumed.length === 30, 10_000, 'every scan')
+        await source.stop()
+        expect(held.num_ack_pending).toBeLessThanOrEqual(11) // one applying, five waiting, one pull's five
+        expect(held.num_pending).toBeGreaterThan(0)
+        expect(ids(consumed)).toEqual(ids(range(1, 30)))
+      })
+
+      it('says it is behind once its oldest unapplied batch waited over 100 ms, and caught up once all is applied', async () => {
+        const told: [boolean, number][] = []
+        const source = createJetStreamScanSource(nc, { onBacklog: (behind) => told.push([behind, consumed.length]) })
+        await source.start(async (events) => {
+          await Bun.sleep(300) // a store slower than the scans come
+          consumed.push(...events)
+        })
+        for (let n = 1; n <= 3; n++) await publishAll([event(n)]) // three messages
+        await waitUntil(() => consumed.length === 3, 10_000, 'three scans')
+        await waitUntil(() => told.length === 2, 2_000, 'caught up')
+        await source.stop()
+        // Behind while the second batch waited for the first; caught up after the last.
+        expect(told[0]![0]).toBe(true)
+        expect(told[0]![1]).toBeLessThan(3)
+        expect(told[1]).toEqual([false, 3])
+      })
+
+      it('never says it is behind while it keeps up', async () => {
+        const told: boolean[] = []
+        const source = createJetStreamScanSource(nc, { onBacklog: (behind) => told.push(behind) })
+        await source.start(collect)
+        for (let n = 1; n <= 20; n++) {
+          await publishAll([event(n)])
+          await Bun.sleep(10)
+        }
+        await waitUntil(() => consumed.length === 20, 5_000, 'twenty scans')
+        await source.stop()
+        expect(told).toEqual([])
+      })
+
       it('applies up to maxBatch scans in one call, from as many messages as it takes', async () => {
         const calls: number[] = []
         await publishAll(range(1, 2000)) // batches of up to 500 scans

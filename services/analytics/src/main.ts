@@ -10,12 +10,17 @@ import { startAnalytics } from './start'
 // stop both (what is not done goes back to the stream), unsubscribe, close bus and store, exit 0.
 // Scan batches are applied in this thread.
 await runServiceProcess('analytics', async (ctx, { connection }) => {
-  const analytics = await startAnalytics(ctx, { source: createJetStreamScanSource(connection) })
-  if (ctx.config.SCAN_RELAY === 0) return analytics
-  const relay = await startScanRelayInWorker(ctx.config).catch(async (error) => {
+  if (ctx.config.SCAN_RELAY === 0) return startAnalytics(ctx, { source: createJetStreamScanSource(connection) })
+  // The relay gives way to ingestion while ingestion is behind (ScanRelay.giveWay).
+  let relay: Awaited<ReturnType<typeof startScanRelayInWorker>> | undefined
+  let behind = false
+  const onBacklog = (now: boolean) => relay?.giveWay((behind = now))
+  const analytics = await startAnalytics(ctx, { source: createJetStreamScanSource(connection, { onBacklog }) })
+  relay = await startScanRelayInWorker(ctx.config).catch(async (error) => {
     await analytics.stop()
     throw error
   })
+  if (behind) relay.giveWay(true)
   return {
     ready: analytics.ready,
     async stop() {
