@@ -42,7 +42,8 @@ export interface JetStreamSourceOptions {
   reportLag?: (lag: ConsumerLag) => void
   /**
    * Told when this consumer falls behind (the oldest batch it has not applied was stored in the
-   * stream more than BEHIND_MS ago: `true`) and when it has applied all it was given (`false`).
+   * stream more than BEHIND_MS ago: `true`) and when it has applied all it was given or its
+   * store refuses scans (`false`: waiting then is no work for the CPU).
    * Analytics hands it to its relay (ScanRelay.giveWay).
    */
   onBacklog?: (behind: boolean) => void
@@ -116,6 +117,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
   let draining: Promise<void> | undefined
   let stopping = false
   let behind = false
+  let failing = false
   const noteBacklog = (now: boolean) => {
     if (now !== behind) onBacklog?.((behind = now))
   }
@@ -138,7 +140,8 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       // Let the messages that arrived meanwhile in first: one transaction per batch, not per scan.
       await (pace?.() ?? new Promise((resolve) => setImmediate(resolve)))
       if (stopping) return
-      if (onBacklog && waiting.length > 0) noteBacklog(Date.now() - waiting[0]!.info.timestampNanos / 1e6 > BEHIND_MS)
+      // A store that refuses scans is not a busy one: the relay need not wait for it.
+      if (onBacklog && waiting.length > 0) noteBacklog(!failing && Date.now() - waiting[0]!.info.timestampNanos / 1e6 > BEHIND_MS)
       const batch: JsMsg[] = []
       const events: unknown[] = []
       while (waiting.length > 0 && events.length < maxBatch) {
@@ -150,9 +153,12 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       applying = batch
       try {
         await apply(events)
+        failing = false
       } catch (error) {
         log().error({ scans: events.length, ...errorFields(error) }, 'scans not applied, redelivering')
         for (const msg of batch) msg.nak(retryMs)
+        failing = true
+        noteBacklog(false)
         continue
       } finally {
         applying = []

@@ -154,6 +154,22 @@ else
         expect(told[1]).toEqual([false, 3])
       })
 
+      it('does not say it is behind while its store refuses scans', async () => {
+        const told: boolean[] = []
+        let refusing = true
+        const source = createJetStreamScanSource(nc, { retryMs: 200, onBacklog: (behind) => told.push(behind) })
+        await source.start(async (events) => {
+          if (refusing) throw new Error('store down')
+          consumed.push(...events)
+        })
+        for (let n = 1; n <= 3; n++) await publishAll([event(n)])
+        await Bun.sleep(1_000) // redelivered every 200 ms, each time older than 100 ms
+        refusing = false
+        await waitUntil(() => consumed.length === 3, 5_000, 'three scans once the store is back')
+        await source.stop()
+        expect(told.filter((behind) => behind)).toEqual([])
+      })
+
       it('never says it is behind while it keeps up', async () => {
         const told: boolean[] = []
         const source = createJetStreamScanSource(nc, { onBacklog: (behind) => told.push(behind) })
