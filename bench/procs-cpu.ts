@@ -3,6 +3,7 @@
 //   bun run bench/procs-cpu.ts list|create|resolve|ingest [limit | scans]
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { connect } from 'nats'
 import { api, member, type Product, startNatsProduct } from './product'
 import { ROOT } from './procs'
 import { totalScans } from './scenarios/scans'
@@ -55,7 +56,10 @@ async function ingestLoad(product: Product) {
   const published = (await new Response(publisher.stdout).text()).trim()
   await publisher.exited
   const usage = { total: Number(publisher.resourceUsage()!.cpuTime.total) }
-  console.log(`ingest: ${Math.round(scans / seconds)}/s (${seconds.toFixed(2)} s); published: ${published}`)
+  const nc = await connect({ servers: product.env.NATS_URL })
+  const batches = (await (await nc.jetstreamManager()).streams.info('SCAN_BATCHES')).state.messages
+  await nc.close()
+  console.log(`ingest: ${Math.round(scans / seconds)}/s (${seconds.toFixed(2)} s) in ${batches} SCAN_BATCHES messages; published: ${published}`)
   console.log(`${(usage.total / 1e6).toFixed(2)} s CPU, ${(usage.total / scans).toFixed(1)} µs per scan: the publisher (its whole life, start included)`)
   for (const [name, t] of Object.entries(counted)) {
     const used = (t - (before[name] ?? 0)) / 100
