@@ -84,7 +84,10 @@ async function wrkLoad(product: Product) {
   const before = ticks()
   const result = await wrk({ ...spec, seconds: SECONDS })
   const after = ticks()
-  console.log(`${what}: ${Math.round(result.rps)}/s over ${SECONDS} s`)
+  const nc = await connect({ servers: product.env.NATS_URL })
+  const batches = (await (await nc.jetstreamManager()).streams.info('SCAN_BATCHES')).state
+  await nc.close()
+  console.log(`${what}: ${Math.round(result.rps)}/s over ${SECONDS} s; SCAN_BATCHES holds ${batches.messages} messages, ${Math.round(batches.bytes / 1024)} KiB`)
   for (const [process, t] of Object.entries(after)) {
     const used = (t - (before[process] ?? 0)) / 100
     if (used >= 0.2) console.log(`${used.toFixed(2)} s CPU, ${((used * 1e6) / (result.rps * SECONDS)).toFixed(0)} µs per request: ${process}`)

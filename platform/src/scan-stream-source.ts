@@ -193,6 +193,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       }
       await roomToPull()
       await pace?.()
+      if (stopping) return
       try {
         const messages = await consumer.fetch({ max_messages: maxFetch, expires: pullExpiresMs })
         for await (const msg of messages) {
