@@ -27,7 +27,7 @@ export interface ScanRelay {
   stop(): Promise<void>
   /**
    * Told whether analytics' ingestion is behind (scans wait in SCAN_BATCHES for it). While it
-   * is, the relay pulls once per giveWayMs at most: where the two share a machine, the
+   * is, the relay pulls and relays a round once per giveWayMs at most: where the two share a machine, the
    * aggregates come first and SCANS catches up once the burst is applied (README "Scan events").
    */
   giveWay(behind: boolean): void

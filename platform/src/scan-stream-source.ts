@@ -119,7 +119,9 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
   let behind = false
   let failing = false
   const noteBacklog = (now: boolean) => {
-    if (now !== behind) onBacklog?.((behind = now))
+    if (now === behind) return
+    behind = now
+    onBacklog?.(now)
   }
   // A pull's worth of messages waiting is enough: the next pull waits for room, so a slow apply
   // (or a relay giving way) leaves the rest in the stream rather than in this process's memory.
@@ -245,7 +247,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
     async stop() {
       stopping = true
       makeRoom()
-      if (behind) onBacklog?.((behind = false))
+      noteBacklog(false)
       clearInterval(lag)
       await pulling
       await draining

@@ -14,7 +14,10 @@ await runServiceProcess('analytics', async (ctx, { connection }) => {
   // The relay gives way to ingestion while ingestion is behind (ScanRelay.giveWay).
   let relay: Awaited<ReturnType<typeof startScanRelayInWorker>> | undefined
   let behind = false
-  const onBacklog = (now: boolean) => relay?.giveWay((behind = now))
+  const onBacklog = (now: boolean) => {
+    behind = now
+    relay?.giveWay(now)
+  }
   const analytics = await startAnalytics(ctx, { source: createJetStreamScanSource(connection, { onBacklog }) })
   relay = await startScanRelayInWorker(ctx.config).catch(async (error) => {
     await analytics.stop()
