@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { connect } from 'nats'
 import { api, member, type Product, startNatsProduct } from './product'
-import { ROOT } from './procs'
+import { cpuTicksOf, ROOT, threadTicks } from './procs'
 import { totalScans } from './scenarios/scans'
 import { apiFixture, CREATE_BODY } from './scenarios/api-fixture'
 import { DESTINATION } from './scenarios/resolver'
@@ -18,25 +18,19 @@ const SECONDS = 8
 const ticks = () =>
   Object.fromEntries(readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
       const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').slice(0, 90)
-      return [[`${pid} ${command}`, Number(fields[11]) + Number(fields[12])]]
+      return [[`${pid} ${command}`, cpuTicksOf(`/proc/${pid}/stat`)]]
     } catch {
       return [] // a process that ended meanwhile
     }
   }))
 
 /** Clock ticks of each thread of the processes whose command line names analytics. */
-const threadTicks = () =>
+const analyticsThreadTicks = () =>
   Object.fromEntries(readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('analytics')) return []
-      return readdirSync(`/proc/${pid}/task`).map((tid) => {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-        return [`  thread ${tid} ${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()} nice ${fields[16]}`, Number(fields[11]) + Number(fields[12])]
-      })
+      return Object.entries(threadTicks(pid)).map(([thread, t]) => [`  thread ${thread}`, t])
     } catch {
       return []
     }
@@ -47,12 +41,12 @@ async function ingestLoad(product: Product) {
   const scans = Number(process.argv[3] ?? 200_000)
   const { key } = await member(product, 'ingest')
   const code = (await api(product, key, 'POST', '/v1/dynqrcodes', { destination_url: DESTINATION, name: 'Ingest' })).json.created[0].code as string
-  const before = { ...ticks(), ...threadTicks() }
+  const before = { ...ticks(), ...analyticsThreadTicks() }
   const started = performance.now()
   const publisher = Bun.spawn(['bun', 'run', join(ROOT, 'bench/clients/publish-scans.ts'), product.env.NATS_URL!, code, String(scans)], { cwd: ROOT, stdout: 'pipe' })
   while ((await totalScans(product, key, code)) < scans) await Bun.sleep(20)
   const seconds = (performance.now() - started) / 1000
-  const counted = { ...ticks(), ...threadTicks() }
+  const counted = { ...ticks(), ...analyticsThreadTicks() }
   const published = (await new Response(publisher.stdout).text()).trim()
   await publisher.exited
   const usage = { total: Number(publisher.resourceUsage()!.cpuTime.total) }

@@ -1,8 +1,23 @@
 import type { Subprocess } from 'bun'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { waitUntil } from '../test/harness/ports'
 
 export const ROOT = join(import.meta.dir, '..')
+
+/** User + system clock ticks (1/100 s) in a /proc stat file: a process's or one of its threads'. */
+export function cpuTicksOf(statFile: string): number {
+  const stat = readFileSync(statFile, 'utf8')
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return Number(fields[11]) + Number(fields[12])
+}
+
+/** Clock ticks of each thread of a process, by "tid name" (for bench/threads.ts and procs-cpu.ts). */
+export function threadTicks(pid: number | string): Record<string, number> {
+  return Object.fromEntries(readdirSync(`/proc/${pid}/task`).map((tid) =>
+    [`${tid} ${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()}`, cpuTicksOf(`/proc/${pid}/task/${tid}/stat`)]))
+}
 
 /** A process the bench started, with its output kept for failure reports. */
 export interface Child {

@@ -2,7 +2,7 @@
 // (not part of `bun run bench`): on a machine whose neighbours steal CPU, the main thread's CPU
 // per redirect moves less between runs than redirects/s do.
 //   bun run bench/threads.ts [seconds] [resolve|create]
-import { readdirSync, readFileSync } from 'node:fs'
+import { threadTicks } from './procs'
 import { api, startOneProcess } from './product'
 import { apiFixture, CREATE_BODY } from './scenarios/api-fixture'
 import { DESTINATION } from './scenarios/resolver'
@@ -15,13 +15,7 @@ try {
   const fixture = await apiFixture(product)
   const code = (await api(product, fixture.key, 'POST', '/v1/dynqrcodes', { destination_url: DESTINATION, name: 'Hot' })).json.created[0].code
   const pid = product.gatewayPid
-  /** Clock ticks (1/100 s) of user + system time per thread, by "tid:name". */
-  const ticks = () =>
-    Object.fromEntries(readdirSync(`/proc/${pid}/task`).map((tid) => {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      return [`${tid}:${readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()}`, Number(fields[11]) + Number(fields[12])]
-    }))
+  const ticks = () => threadTicks(pid!)
   const before = ticks()
   const spec: Omit<WrkRun, 'seconds'> = what === 'create'
     ? { url: `${product.api}/v1/dynqrcodes`, connections: 64, headers: { 'x-api-key': fixture.key }, post: { body: JSON.stringify(CREATE_BODY) } }
