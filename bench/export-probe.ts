@@ -1,6 +1,9 @@
-// Probe: one static (or dynamic) export of N seeded rows, its rows/s and peak RSS (VmHWM).
+// Probe: one static (or dynamic) export of N seeded rows, its rows/s and peak RSS (VmHWM), and
+// the CPU time of the product's main thread (which answers every request) and of its other
+// threads (the export Worker, the collector's helpers) during the export.
 //   bun run bench/export-probe.ts static|dynamic N [N...]
 import { adminIn, newDataDir, startOneProcess } from './product'
+import { threadTicks } from './procs'
 import { download, seed } from './scenarios/export'
 import { rmSync } from 'node:fs'
 import { fmt } from './report'
@@ -15,8 +18,14 @@ for (const size of sizes.map(Number)) {
   for (let run = 0; run < 2; run++) {
     const product = await startOneProcess(dataDir)
     try {
+      const before = threadTicks(product.gatewayPid!)
       const got = await download(product, what === 'static' ? '/v1/qrcodes/export' : '/v1/dynqrcodes/export', key)
-      console.log(`${what} ${size}: ${Math.round(got.rows / got.seconds)} rows/s, start ${fmt.mb(got.start)}, peak ${fmt.mb(got.hwm)} (MiB, as the bench reports)`)
+      const after = threadTicks(product.gatewayPid!)
+      // The main thread is the one named after the process; threads that ended meanwhile are not counted.
+      const main = Object.keys(after).find((thread) => thread.split(' ')[0] === String(product.gatewayPid))!
+      const cpu = (threads: string[]) => threads.reduce((sum, t) => sum + after[t]! - (before[t] ?? 0), 0) / 100
+      console.log(`${what} ${size}: ${Math.round(got.rows / got.seconds)} rows/s, start ${fmt.mb(got.start)}, peak ${fmt.mb(got.hwm)} (MiB, as the bench reports); ` +
+        `CPU: main thread ${cpu([main]).toFixed(2)} s, other threads ${cpu(Object.keys(after).filter((t) => t !== main)).toFixed(2)} s`)
     } finally {
       await product.stop()
     }

@@ -117,6 +117,12 @@ export const listPages = new Counter({
   labelNames: ['source'] as const,
 })
 
+export const exportChunks = new Counter({
+  name: 'lr_export_chunks_total',
+  help: 'Record export chunks a service made, by where: ahead (its export Worker read it before it was asked), worker (read when asked), this_thread (no Worker, or the Worker failed)',
+  labelNames: ['kind', 'made'] as const,
+})
+
 /** GET /metrics: the registry in Prometheus' text format. */
 export async function metricsResponse(): Promise<Response> {
   return new Response(await register.metrics(), { headers: { 'content-type': register.contentType, 'cache-control': 'no-store' } })

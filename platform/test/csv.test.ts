@@ -60,9 +60,9 @@ describe('csv helpers', () => {
     expect(formatCsv(['a', 'b', 'c', 'd'], [{ a: 0, b: 1_700_000_000_123, c: -5, d: Number.NaN }], { header: false })).toBe("0,1700000000123,'-5,NaN\r\n")
   })
 
-  it('writes a derived column as its function of the row, neutralised and quoted as any cell', () => {
-    const derived = { link: (row: { id: string }) => `https://s.test/${row.id}`, formula: (row: { id: string }) => `=${row.id},x` }
-    const csv = formatCsv(['id', 'link', 'formula'], [{ id: 'a1' }, { id: 'b2' }], { header: true, derived })
+  it('writes a derived column as its prefix and field, neutralised and quoted as any cell', () => {
+    const derived = { link: { prefix: 'https://s.test/', field: 'id' }, formula: { prefix: '=', field: 'tail' } }
+    const csv = formatCsv(['id', 'link', 'formula'], [{ id: 'a1', tail: 'a1,x' }, { id: 'b2', tail: 'b2,x' }], { header: true, derived })
     expect(csv).toBe(`id,link,formula\r\na1,https://s.test/a1,"'=a1,x"\r\nb2,https://s.test/b2,"'=b2,x"\r\n`)
   })
 

@@ -70,7 +70,7 @@ export function dynamicKind({ shortBaseUrl, newCode, announce }: DynamicKindDeps
     newIds: (count) => drawCodes(newCode, count),
     isPossibleId: isIssuableCode,
     present: (record) => presented(shortBaseUrl, record),
-    exportCells: { short_url: (record) => `${shortBaseUrl}/${record.code}` },
+    exportCells: { short_url: { prefix: `${shortBaseUrl}/`, field: 'code' } },
     reviewed: ['destination_url', 'redirect_rules'],
     async changed(records, deleted) {
       // The write is done: a lost event only delays the resolvers until their cache refresh.

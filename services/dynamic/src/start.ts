@@ -2,7 +2,7 @@ import type { Connection } from 'mongoose'
 import { ANALYTICS_SUBJECTS, type Config, dynamicChangedSubject, type ScanCount } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
-import { libraryDeploymentOf, type LibraryStartOptions } from '@lr/library-records'
+import { exportWorkerOf, libraryDeploymentOf, type LibraryStartOptions } from '@lr/library-records'
 import { createSqliteDynamicStore } from './adapters/dynamic-store.sqlite'
 import { serveDynamic } from './handlers'
 import type { DynamicStore } from './ports'
@@ -26,9 +26,12 @@ export type StartDynamicOptions = LibraryStartOptions
 export async function startDynamic({ bus, config, mongo }: ServiceContext, opts: StartDynamicOptions = {}): Promise<RunningService> {
   const { store, close } = await openDynamicStore(config, mongo)
   const { close: releaseClaims, ...deployment } = libraryDeploymentOf(bus, config, opts)
+  // On SQLite, exports are read and formatted by a Worker (export-in-worker.ts).
+  const exportWorker = exportWorkerOf(store, 'dynamic')
   const service = createDynamicService({
     store,
     ...deployment,
+    exportWorker,
     shortBaseUrl: config.SHORT_BASE_URL,
     announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry),
     countScans: async (code) => (await bus.request<ScanCount>(ANALYTICS_SUBJECTS.count, { code })).scans,
@@ -38,6 +41,7 @@ export async function startDynamic({ bus, config, mongo }: ServiceContext, opts:
     ready: () => store.ping(),
     async stop() {
       unsubscribe()
+      await exportWorker?.close()
       await close()
       releaseClaims()
     },

@@ -1,7 +1,7 @@
 import { expect } from 'bun:test'
 import { AppError, type Principal } from '@lr/proto'
 import type { ResolverEntry } from '@lr/proto'
-import { openSqlite } from '@lr/platform/sqlite'
+import { type ExportMode, exportStoreFor } from '@lr/library-records/testing/export-modes'
 import { createSqliteDynamicStore } from '../src/adapters/dynamic-store.sqlite'
 import type { DynamicStore } from '../src/ports'
 import { createDynamicService, type DynamicDeps } from '../src/service'
@@ -38,17 +38,19 @@ export function countingStore(inner: DynamicStore) {
     findReceipt: count('findReceipt', inner.findReceipt),
     ...(inner.exportPage && { exportPage: count('exportPage', inner.exportPage) }),
     ...(inner.changePosition && { changePosition: count('changePosition', inner.changePosition) }),
+    exportFrom: inner.exportFrom,
   }
   return { store, calls, total: () => Object.values(calls).reduce((a, b) => a + b, 0) }
 }
 
 /**
  * A dynamic service over an in-memory SQLite store (counting its calls), a clock the test moves,
- * and the change events it announced.
+ * and the change events it announced; with the mode 'export worker', over a store on a file
+ * whose exports its Worker makes (closeExportStores after).
  */
-export function setup(deps: Partial<DynamicDeps> = {}) {
-  const db = openSqlite(':memory:')
-  const counted = countingStore(createSqliteDynamicStore(db))
+export function setup(deps: Partial<DynamicDeps> = {}, mode: ExportMode = 'this thread') {
+  const { db, store, exportWorker } = exportStoreFor(mode, 'dynamic', createSqliteDynamicStore)
+  const counted = countingStore(store)
   let clock = T0
   const announced: ResolverEntry[] = []
   const service = createDynamicService({
@@ -56,6 +58,7 @@ export function setup(deps: Partial<DynamicDeps> = {}) {
     now: () => clock,
     shortBaseUrl: SHORT,
     announce: async (entry) => void announced.push(entry),
+    exportWorker,
     ...deps,
   })
   return { service, store: counted.store, calls: counted.calls, announced, tick: (seconds: number) => void (clock += seconds), close: () => db.close() }

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'bun:test'
-import { badRequest, failure, otherPersonal, personal, setup, SHORT, T0, writer } from './fixtures'
+import { describeEachExportMode } from '@lr/library-records/testing/export-modes'
+import { badRequest, failure, otherPersonal, personal, setup as setupIn, SHORT, T0, writer } from './fixtures'
 
 const HEADER = 'code,short_url,destination_url,name,status,team_id,created_by,style,created_at,updated_at,tags\r\n'
 
-describe('CSV export', () => {
+// Each case once with the chunks made on the service's thread, once by its export Worker.
+describeEachExportMode('CSV export', setupIn, (setup) => {
   it('answers only the header row, with CRLF, for an empty library', async () => {
     const { service } = setup()
     expect(await service.exportPage(personal, null)).toEqual({ csv: HEADER, next_cursor: null })

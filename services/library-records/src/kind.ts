@@ -26,11 +26,11 @@ export interface RecordKind<R extends RecordBase, W, L extends string> {
   /** CSV columns of the export, in order. */
   exportColumns: readonly (keyof W & string)[]
   /**
-   * The export's columns that are not stored fields, each as a function of the stored record
-   * (dynamic's short_url): an export formats stored records as they are read, without present()'s
-   * copy of each. Every other column is the stored field of its name, as present() answers it.
+   * The export's columns that are not stored fields, each a prefix and a stored field (dynamic's
+   * short_url): an export formats stored records as they are read, without present()'s copy of
+   * each, and possibly in a Worker (export-in-worker.ts), which is why this is data. Every other column is the stored field of its name, as present() answers it.
    */
-  exportCells?: DerivedCells<R | Exported<R>>
+  exportCells?: DerivedCells
   /** `count` new distinct ids. */
   newIds(count: number): string[]
   /** False for an id this kind could never have issued: it is not looked up. Default: any. */

@@ -35,6 +35,25 @@ export interface Versioned<R> {
 export const tombstoneOf = (idField: string, stored: Record<string, unknown>): Tombstone =>
   ({ [idField]: stored[idField] as string, deleted_at: stored.deleted_at as number, updated_at: stored.updated_at as number })
 
+/** Where one kind of record lives in SQLite (the SQLite adapter's table and columns). */
+export interface SqliteKind {
+  table: string
+  idField: string
+  urlField: string
+  /**
+   * The kind's own optional fields: nullable columns, added to older tables (whose rows read
+   * NULL). NULL is absent from the record; a PATCH's null clears one. `json` ones hold JSON text.
+   * A `pending_change` among them enables ListOptions.pending.
+   */
+  extra?: OwnFields
+}
+
+/** Where a SQLite store's export form can be read from another thread: its file and its kind's table. */
+export interface SqliteExportSource {
+  path: string
+  kind: SqliteKind
+}
+
 /**
  * A record as `exportPage` reads it: `style` is its JSON text. It may carry more (a SQLite row
  * keeps its position and its kind's own fields as column text): an export reads only its columns.
@@ -82,6 +101,13 @@ export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
    * as a document leaves it out, and the export reads `list`.
    */
   exportPage?(library: string, options: { limit: number; after?: string }): Promise<Page<Exported<R>>>
+
+  /**
+   * Optional: where a Worker can read `exportPage` itself (a SQLite file and the kind's table), so
+   * an export is read and formatted off the thread that answers requests (export-in-worker.ts).
+   * Absent for Mongo and for an in-memory database.
+   */
+  readonly exportFrom?: SqliteExportSource
 
   /**
    * A page of the library's changes, oldest change first: every record once, at the position of

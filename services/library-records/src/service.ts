@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Page, type Principal, REPLY_ENVELOPE_BYTES, type RecordEventSink, ReviewBody, type Status, type Tombstone } from '@lr/proto'
-import { createCursors, type Cursors, decodeCursor } from '@lr/platform/cursor'
+import { createCursors, type Cursors, decodeCursor, encodeCursor, seqOf } from '@lr/platform/cursor'
+import { errorFields, log } from '@lr/platform/log'
+import { exportChunks } from '@lr/platform/metrics'
 import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
 import { keptListText, UNCHANGED_TEXT } from '@lr/platform/kept-list'
 import { batchItems, checkBatch } from './batch'
@@ -16,6 +18,7 @@ import { checkReviewer } from './review'
 import type { Exported, LibraryStore, RecordBase, Versioned } from './ports'
 import { createWrites } from './write'
 import { withRecordEvents } from './events'
+import type { ExportWorker } from './export-in-worker'
 
 /** The not-found answer of every record route: a record of another library is one that does not exist. */
 export const notFoundIn = (noun: string, id: string) => new AppError('not_found', `no ${noun} ${JSON.stringify(id.slice(0, 100))} in this library`)
@@ -47,6 +50,8 @@ export interface LibraryDeps<R extends RecordBase, P> {
   claims?: KeyClaims
   /** Where record events go (webhooks, docs/decisions.md "Webhooks"); none: no events. */
   events?: RecordEventSink
+  /** Makes export chunks off this thread (exportWorkerOf: a SQLite store on a file); none: this thread makes them. */
+  exportWorker?: ExportWorker
 }
 
 const isTombstone = (item: object): item is Tombstone => 'deleted_at' in item
@@ -65,7 +70,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
   deps: LibraryDeps<R, P>,
 ) {
   kind = withRecordEvents(kind, deps.events) // adds `emit` when there is a sink (webhooks)
-  const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES, claims } = deps
+  const { store, now, exportPageSize = EXPORT_PAGE_SIZE, maxReplyBytes = DEFAULT_MAX_PAYLOAD - REPLY_ENVELOPE_BYTES, claims, exportWorker } = deps
   const cursors = deps.cursors ?? createCursors(randomBytes(32).toString('hex'))
   const rules = { ...recordRules(kind.urlField), ...kind.fieldRules }
   const checkCreate = compileBodyCheck(kind.bodies.create, rules)
@@ -182,6 +187,18 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
       const read = (limit: number): Promise<Page<R | Exported<R>>> =>
         store.exportPage ? store.exportPage(library, { limit, after }) : store.list(library, { limit, after })
       const maxBytes = Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2))
+      if (exportWorker) {
+        const shape = { columns: kind.exportColumns, derived: kind.exportCells, limit: exportPageSize, maxBytes }
+        const request = { library, after: after === undefined ? 0 : seqOf(after), first: cursor === null, shape }
+        try {
+          const { csv, next, ahead } = await exportWorker.chunk(request)
+          exportChunks.inc({ kind: kind.name, made: ahead ? 'ahead' : 'worker' })
+          return { csv, next_cursor: next === null ? null : encodeCursor(next) }
+        } catch (error) {
+          log().error({ library, ...errorFields(error) }, 'export chunk not made by the export worker: making it on this thread')
+        }
+      }
+      exportChunks.inc({ kind: kind.name, made: 'this_thread' })
       return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null, maxBytes, kind.exportCells)
     },
 

@@ -2,7 +2,7 @@ import type { Connection } from 'mongoose'
 import type { Config } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
-import { libraryDeploymentOf, type LibraryStartOptions } from '@lr/library-records'
+import { exportWorkerOf, libraryDeploymentOf, type LibraryStartOptions } from '@lr/library-records'
 import { createSqliteRecordStore } from './adapters/record-store.sqlite'
 import { serveRecords } from './handlers'
 import type { RecordStore } from './ports'
@@ -23,12 +23,15 @@ export type StartRecordsOptions = LibraryStartOptions
 export async function startRecords({ bus, config, mongo }: ServiceContext, opts: StartRecordsOptions = {}): Promise<RunningService> {
   const { store, close } = await openRecordStore(config, mongo)
   const { close: releaseClaims, ...deployment } = libraryDeploymentOf(bus, config, opts)
-  const service = createRecordsService({ store, ...deployment })
+  // On SQLite, exports are read and formatted by a Worker (export-in-worker.ts).
+  const exportWorker = exportWorkerOf(store, 'records')
+  const service = createRecordsService({ store, ...deployment, exportWorker })
   const unsubscribe = serveRecords(bus, service)
   return {
     ready: () => store.ping(),
     async stop() {
       unsubscribe()
+      await exportWorker?.close()
       await close()
       releaseClaims()
     },

@@ -1,6 +1,6 @@
 import { expect } from 'bun:test'
 import { AppError, type Principal } from '@lr/proto'
-import { openSqlite } from '@lr/platform/sqlite'
+import { type ExportMode, exportStoreFor } from '@lr/library-records/testing/export-modes'
 import { createSqliteRecordStore } from '../src/adapters/record-store.sqlite'
 import { createRecordsService, type RecordsDeps } from '../src/service'
 
@@ -13,12 +13,14 @@ export const admin: Principal = { account_id: 'acct_adm', key_id: 'key_adm', sco
 /** The writer's own personal key: same account, other library. */
 export const writerPersonal: Principal = { ...writer, key_id: 'key_wp', scope: 'personal', team_id: null, role: 'owner' }
 
-/** A records service over an in-memory SQLite store and a clock the test moves. */
-export function setup(deps: Partial<RecordsDeps> = {}) {
-  const db = openSqlite(':memory:')
-  const store = createSqliteRecordStore(db)
+/**
+ * A records service over an in-memory SQLite store and a clock the test moves; with the mode
+ * 'export worker', over a store on a file whose exports its Worker makes (closeExportStores after).
+ */
+export function setup(deps: Partial<RecordsDeps> = {}, mode: ExportMode = 'this thread') {
+  const { db, store, exportWorker } = exportStoreFor(mode, 'records', createSqliteRecordStore)
   let clock = T0
-  const service = createRecordsService({ store, now: () => clock, ...deps })
+  const service = createRecordsService({ store, now: () => clock, exportWorker, ...deps })
   return { service, store, tick: (seconds: number) => void (clock += seconds), close: () => db.close() }
 }
 

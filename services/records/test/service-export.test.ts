@@ -1,16 +1,24 @@
 import { describe, expect, it } from 'bun:test'
-import { badRequest, failure, otherPersonal, personal, setup, T0, writer } from './fixtures'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createExportWorker } from '@lr/library-records'
+import { describeEachExportMode } from '@lr/library-records/testing/export-modes'
+import { exportChunks } from '@lr/platform/metrics'
+import { captureLog } from '@lr/platform/testing/log-capture'
+import { STATIC_SQLITE } from '../src/adapters/record-store.sqlite'
+import { badRequest, failure, otherPersonal, personal, setup as setupIn, T0, writer } from './fixtures'
 
 const HEADER = 'qr_id,name,url,status,team_id,created_by,style,created_at,updated_at,tags\r\n'
 
 /** Every chunk of an export, as the gateway would request them. */
-async function exportAll(service: ReturnType<typeof setup>['service'], principal = personal) {
+async function exportAll(service: ReturnType<typeof setupIn>['service'], principal = personal) {
   const chunks = [await service.exportPage(principal, null)]
   while (chunks.at(-1)!.next_cursor) chunks.push(await service.exportPage(principal, chunks.at(-1)!.next_cursor))
   return chunks
 }
 
-describe('CSV export', () => {
+// Each case once with the chunks made on the service's thread, once by its export Worker.
+describeEachExportMode('CSV export', setupIn, (setup) => {
   it('answers only the header row, with CRLF, for an empty library', async () => {
     const { service } = setup()
     expect(await service.exportPage(personal, null)).toEqual({ csv: HEADER, next_cursor: null })
@@ -66,3 +74,27 @@ describe('CSV export', () => {
     expect(await failure(service.exportPage(personal, '!!'))).toEqual(badRequest('cursor is not one this API issued'))
   })
 })
+
+describe('CSV export when the export worker cannot make a chunk', () => {
+  it('makes it on the service thread, logs why, and counts where it was made', async () => {
+    const broken = createExportWorker({ path: join(tmpdir(), 'lr-no-such-dir', 'records.sqlite'), kind: STATIC_SQLITE }, { store: 'records' })
+    const { service } = setupIn({ exportWorker: broken })
+    const [mine] = (await service.create(personal, { url: 'https://example.com/a', name: 'Plain' })).created
+    const before = await madeOnThisThread()
+    const logged = captureLog()
+    try {
+      expect((await service.exportPage(personal, null)).csv).toBe(`${HEADER}${mine!.qr_id},Plain,https://example.com/a,active,,acct_a,{},${T0},${T0},\r\n`)
+    } finally {
+      logged.restore()
+      await broken.close()
+    }
+    expect(logged.lines).toEqual([expect.objectContaining({ msg: 'export chunk not made by the export worker: making it on this thread', err: expect.objectContaining({ message: 'export worker: unable to open database file' }) })])
+    expect(await madeOnThisThread()).toBe(before + 1)
+  })
+})
+
+/** lr_export_chunks_total{kind="records",made="this_thread"} as /metrics has it. */
+async function madeOnThisThread() {
+  const metric = await exportChunks.get()
+  return metric.values.find((v) => v.labels.kind === 'records' && v.labels.made === 'this_thread')?.value ?? 0
+}

@@ -4,22 +4,12 @@ import { sqliteReceipts } from '@lr/platform/idempotency-sqlite'
 import { addMissingColumns } from '@lr/platform/sqlite'
 import { seqOf } from '@lr/platform/cursor'
 import { isFiltered } from '../list-order'
-import { type Exported, type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
+import { type LibraryStore, type OwnFields, type RecordBase, type SqliteKind, tombstoneOf } from '../ports'
 import { filteredPage, tagSchemaOf } from './sqlite-list'
 import { createGroupCommit } from './group-commit'
+import { createSqliteExportReader, fieldListOf } from './sqlite-export'
 
-/** Where one kind of record lives in SQLite. */
-export interface SqliteKind {
-  table: string
-  idField: string
-  urlField: string
-  /**
-   * The kind's own optional fields: nullable columns, added to older tables (whose rows read
-   * NULL). NULL is absent from the record; a PATCH's null clears one. `json` ones hold JSON text.
-   * A `pending_change` among them enables ListOptions.pending.
-   */
-  extra?: OwnFields
-}
+export type { SqliteKind } from '../ports'
 
 // `id UNIQUE` is what keeps an id unique for ever (a delete only sets deleted_at, the row stays
 // as a tombstone). AUTOINCREMENT: a seq is never reused, even after the newest row is deleted,
@@ -54,7 +44,6 @@ function migrate(db: Database, table: string) {
 }
 
 type Row = Record<string, string | number | null> & { style: string; tags: string; seq?: number; rev?: number; deleted_at?: number | null }
-const NO_TAGS: readonly string[] = Object.freeze([])
 type Params = Record<string, string | number | null>
 
 /**
@@ -72,7 +61,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
     migrate(db, table)
     addMissingColumns(db, table, Object.fromEntries(extraFields.map((f) => [f, extra[f] === 'number' ? 'INTEGER' : 'TEXT'])))
   }).immediate()
-  const FIELDS = `${idField}, ${urlField}, name, style, status, team_id, created_by, created_at, updated_at, tags${extraFields.map((f) => `, ${f}`).join('')}`
+  const FIELDS = fieldListOf(kind)
   const PENDING = 'pending_change' in extra ? '(pending_change IS NOT NULL)' : '0'
   const LIVE = `library = $library AND ${idField} = $id AND deleted_at IS NULL`
   // With $expected, a compare-and-set: the row must still be at the change the caller read (LibraryStore.update).
@@ -92,16 +81,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
     }
     return record as R
   }
-  /**
-   * The export form (LibraryStore.exportPage): the row itself, only its tags parsed. No copy per
-   * row (a million rows of them were 5 % of an export); it keeps its seq and its own fields'
-   * column text, which no export column reads. A row without tags shares one empty list (read
-   * only by the CSV): a million of them were a million allocations for the collector.
-   */
-  const exportedOf = (row: Row): Exported<R> => {
-    ;(row as Record<string, unknown>).tags = row.tags === '[]' ? NO_TAGS : JSON.parse(row.tags)
-    return row as unknown as Exported<R>
-  }
+  const readExport = createSqliteExportReader<R>(db, kind)
   /** A kind's own field as its column holds it. */
   const columnOf = (field: string, value: unknown) =>
     (value == null ? null : extra[field] === 'json' ? JSON.stringify(value) : (value as string | number))
@@ -192,8 +172,10 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
     },
 
     async exportPage(library, options) {
-      return pageOf(seqPage(library, options), options.limit, 'seq', exportedOf)
+      return readExport(library, options.after === undefined ? 0 : seqOf(options.after), options.limit)
     },
+
+    exportFrom: db.filename && db.filename !== ':memory:' ? { path: db.filename, kind } : undefined,
 
     async changes(library, options: ListOptions) {
       const after = options.after === undefined ? 0 : seqOf(options.after)

@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openSqlite } from '@lr/platform/sqlite'
+import { type ChunkShape, csvChunkOf } from '@lr/platform/csv-format'
+import { createSqliteLibraryStore, type SqliteKind } from '../src/adapters/sqlite-store'
+import { createExportWorker, type ExportWorker } from '../src/export-in-worker'
+import type { RecordBase } from '../src/ports'
+
+type Thing = RecordBase & { thing_id: string; url: string; note?: string }
+const KIND: SqliteKind = { table: 'things', idField: 'thing_id', urlField: 'url', extra: { note: 'string' } }
+const LIB = 'acct:a'
+const COLUMNS = ['thing_id', 'link', 'url', 'name', 'status', 'team_id', 'style', 'created_at', 'tags']
+const shapeOf = (over: Partial<ChunkShape> = {}): ChunkShape =>
+  ({ columns: COLUMNS, derived: { link: { prefix: 'https://s.test/', field: 'thing_id' } }, limit: 100, maxBytes: 512 * 1024, ...over })
+
+// Names a spreadsheet or a CSV reader would trip on, and the ordinary kind.
+const NAMES = ['plain', 'a, comma', 'say "hi"', 'two\nlines', '=SUM(1,2)', '+1', '-x', '@me', '\tlead', 'nul\0byte', 'ünïcödé ✓']
+const thing = (n: number, over: Partial<Thing> = {}): Thing => ({
+  thing_id: `t${String(n).padStart(6, '0')}`, url: `https://example.com/${n}?q=${n}`, name: NAMES[n % NAMES.length]!,
+  style: n % 3 === 0 ? { fg: '#000', label: `x"${n}` } : {}, tags: n % 4 === 0 ? ['print', `q${n % 7}`] : [], status: n % 5 === 0 ? 'draft' : 'active',
+  team_id: n % 2 === 0 ? null : 'team_1', created_by: 'acct_a', created_at: 1_700_000_000 + n, updated_at: 1_700_000_000 + n,
+  ...(n % 6 === 0 ? { note: 'kept' } : {}), ...over,
+})
+
+const opened: { close(): void | Promise<void> }[] = []
+afterEach(async () => {
+  for (const item of opened.splice(0).reverse()) await item.close()
+})
+
+/** A SQLite store on a file of its own (a Worker cannot open `:memory:`), with `count` things in LIB. */
+async function fileStore(count: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'lr-export-worker-'))
+  const db = openSqlite(join(dir, 'things.sqlite'))
+  opened.push({ close: () => (db.close(), rmSync(dir, { recursive: true, force: true })) })
+  const store = createSqliteLibraryStore<Thing, Partial<Thing>>(db, KIND)
+  for (let n = 0; n < count; n += 500) await store.insertMany(LIB, Array.from({ length: Math.min(500, count - n) }, (_, i) => thing(n + i)))
+  return { db, store }
+}
+
+function workerOf(store: Awaited<ReturnType<typeof fileStore>>['store'], idleMs?: number): ExportWorker {
+  const worker = createExportWorker(store.exportFrom!, { store: 'things', idleMs })
+  opened.push({ close: () => worker.close() })
+  return worker
+}
+
+/** Every chunk of the library's export through `make`, from the start. */
+async function chunksOf(make: (after: number, first: boolean) => Promise<{ csv: string; next: string | null; ahead?: boolean }>) {
+  const chunks: { csv: string; next: string | null; ahead?: boolean }[] = []
+  for (let after = 0, first = true; ; first = false) {
+    const chunk = await make(after, first)
+    chunks.push(chunk)
+    if (chunk.next === null) return chunks
+    after = Number.parseInt(chunk.next, 16)
+  }
+}
+
+describe('export worker', () => {
+  it('is offered by a store on a file only: a Worker cannot open an in-memory database', async () => {
+    const { store } = await fileStore(0)
+    expect(store.exportFrom?.kind).toEqual(KIND)
+    expect(store.exportFrom?.path).toEndWith('things.sqlite')
+    expect(createSqliteLibraryStore<Thing, Partial<Thing>>(openSqlite(':memory:'), KIND).exportFrom).toBeUndefined()
+  })
+
+  it('makes the very chunks this thread makes: same CSV, same cuts, header first', async () => {
+    const { store } = await fileStore(1234)
+    const shape = shapeOf()
+    const inThread = await chunksOf((after, first) =>
+      csvChunkOf(shape, (limit) => store.exportPage!(LIB, { limit, after: after === 0 ? undefined : after.toString(16) }), first))
+    const worker = workerOf(store)
+    const fromWorker = await chunksOf((after, first) => worker.chunk({ library: LIB, after, first, shape }))
+    expect(inThread).toHaveLength(13)
+    expect(fromWorker.map(({ csv, next }) => ({ csv, next }))).toEqual(inThread)
+    expect(fromWorker[0]!.csv).toStartWith(`${COLUMNS.join(',')}\r\n`)
+    expect(fromWorker[0]!.csv).toContain(`"say ""hi"""`)
+    expect(fromWorker[0]!.csv).toContain(`,https://s.test/t000001,`)
+  })
+
+  it('cuts a chunk whose rows are over the byte bound as this thread does', async () => {
+    const { store } = await fileStore(0)
+    await store.insertMany(LIB, Array.from({ length: 40 }, (_, n) => thing(n, { style: { blob: 'x'.repeat(n % 2 === 0 ? 6000 : 10) } })))
+    const shape = shapeOf({ maxBytes: 20_000, limit: 16 })
+    const inThread = await chunksOf((after, first) =>
+      csvChunkOf(shape, (limit) => store.exportPage!(LIB, { limit, after: after === 0 ? undefined : after.toString(16) }), first))
+    const worker = workerOf(store)
+    const fromWorker = await chunksOf((after, first) => worker.chunk({ library: LIB, after, first, shape }))
+    expect(inThread.length).toBeGreaterThan(3)
+    expect(fromWorker.map(({ csv, next }) => ({ csv, next }))).toEqual(inThread)
+    for (const chunk of fromWorker.slice(0, -1)) expect(Buffer.byteLength(chunk.csv)).toBeLessThanOrEqual(20_000)
+  })
+
+  it('answers each chunk after the first from what it read ahead while nothing was written', async () => {
+    const { store } = await fileStore(350)
+    const worker = workerOf(store)
+    const chunks = await chunksOf((after, first) => worker.chunk({ library: LIB, after, first, shape: shapeOf() }))
+    expect(chunks.map((chunk) => chunk.ahead)).toEqual([false, true, true, true])
+  })
+
+  it('reads a chunk again when the store was written since it read it ahead: a deleted record is not exported, a new one is', async () => {
+    const { store } = await fileStore(250)
+    const worker = workerOf(store)
+    const shape = shapeOf()
+    const first = await worker.chunk({ library: LIB, after: 0, first: true, shape })
+    // Written after the Worker read the second chunk ahead.
+    await store.delete(LIB, 't000150', 1_700_009_999)
+    await store.insertMany(LIB, [thing(999)])
+    const second = await worker.chunk({ library: LIB, after: Number.parseInt(first.next!, 16), first: false, shape })
+    const third = await worker.chunk({ library: LIB, after: Number.parseInt(second.next!, 16), first: false, shape })
+    expect(second.ahead).toBe(false)
+    expect(second.csv).not.toContain('t000150,')
+    expect(second.csv).toContain('t000149,')
+    expect(third.csv).toContain('t000999,')
+    expect(third.next).toBeNull()
+  })
+
+  it('rejects with the reason when it cannot read the store, and starts again on the next chunk', async () => {
+    const { store } = await fileStore(5)
+    const worker = createExportWorker({ ...store.exportFrom!, path: join(tmpdir(), 'lr-no-such-dir', 'none.sqlite') }, { store: 'things' })
+    opened.push({ close: () => worker.close() })
+    const request = { library: LIB, after: 0, first: true, shape: shapeOf() }
+    await expect(worker.chunk(request)).rejects.toThrow(/^export worker: .*unable to open database file/)
+    await Bun.sleep(10)
+    expect(worker.active()).toBe(false)
+    await expect(worker.chunk(request)).rejects.toThrow(/unable to open database file/)
+  })
+
+  it('ends its Worker when idle and starts another for the next export', async () => {
+    const { store } = await fileStore(150)
+    const worker = workerOf(store, 50)
+    const request = { library: LIB, after: 0, first: true, shape: shapeOf() }
+    const before = await worker.chunk(request)
+    expect(worker.active()).toBe(true)
+    await Bun.sleep(300)
+    expect(worker.active()).toBe(false)
+    expect(await worker.chunk(request)).toEqual({ ...before, ahead: false })
+    expect(worker.active()).toBe(true)
+  })
+
+  it('rejects what is pending when closed', async () => {
+    const { store } = await fileStore(3000)
+    const worker = workerOf(store)
+    const pending = worker.chunk({ library: LIB, after: 0, first: true, shape: shapeOf({ limit: 3000 }) })
+    await worker.close()
+    await expect(pending).rejects.toThrow('export worker closed')
+    expect(worker.active()).toBe(false)
+  })
+})
+
+describe('export worker modules', () => {
+  it('loads only the SQLite reader and the CSV formatter: no contracts, logger, metrics or drivers twice', async () => {
+    // What the Worker's VM loads is resident a second time in the process (export-worker.ts).
+    const script = `await import(${JSON.stringify(join(import.meta.dir, '../src/export-worker.ts'))}); console.log(JSON.stringify(Object.keys(require.cache))); process.exit(0)`
+    const child = Bun.spawn(['bun', '-e', script], { cwd: join(import.meta.dir, '..'), stdout: 'pipe', stderr: 'pipe' })
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    expect({ code, err }).toEqual({ code: 0, err: '' })
+    const loaded: string[] = JSON.parse(out.trim().split('\n').at(-1)!)
+    expect(loaded.some((path) => path.endsWith('export-worker.ts'))).toBe(true)
+    expect(loaded.some((path) => path.includes('fast-csv'))).toBe(true)
+    expect(loaded.filter((path) => /typebox|pino|prom-client|elysia|nats|mongoose|proto\/src|platform\/src\/(?!csv-format|bulk-gc)/.test(path))).toEqual([])
+  })
+})
