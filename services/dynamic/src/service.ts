@@ -33,10 +33,10 @@ export type DynamicService = ReturnType<typeof createDynamicService>
  * directory. All but `resolve` are scoped to the principal's library.
  */
 export function createDynamicService(deps: DynamicDeps) {
-  const { store, now, shortBaseUrl, announce, newCode = randomCode, exportPageSize, maxReplyBytes, cursors, claims, codesPageSize = CODES_PAGE_SIZE, countScans, exportWorker } = deps
+  const { store, now, shortBaseUrl, announce, newCode = randomCode, exportPageSize, maxReplyBytes, cursors, claims, codesPageSize = CODES_PAGE_SIZE, countScans, exportWorker, countWorkerChunks } = deps
   const kind = dynamicKind({ shortBaseUrl, newCode, announce })
   return {
-    ...createLibraryService(kind, { store, now, exportPageSize, maxReplyBytes, cursors, claims, events: deps.events, exportWorker }),
+    ...createLibraryService(kind, { store, now, exportPageSize, maxReplyBytes, cursors, claims, events: deps.events, exportWorker, countWorkerChunks }),
 
     /** The resolver's lookup, in any library; null for a code never issued. A capped code's carries its counted scans. */
     async resolve(code: string): Promise<ResolveReply> {

@@ -17,8 +17,8 @@ export interface LibraryStartOptions {
 
 /**
  * What a library service (records, dynamic) takes from its deployment beyond its store: the
- * clock, the reply size its bus allows, the shared Idempotency-Key claims, the cursor key and
- * where record events go. One place, so both services start alike; `close` releases the claims file.
+ * clock, the reply size its bus allows, the shared Idempotency-Key claims, the cursor key,
+ * where record events go and whether it counts its export Worker's chunks. One place, so both services start alike; `close` releases the claims file.
  */
 export function libraryDeploymentOf(bus: Bus, config: Config, opts: LibraryStartOptions = {}): {
   now: () => number
@@ -26,6 +26,7 @@ export function libraryDeploymentOf(bus: Bus, config: Config, opts: LibraryStart
   maxReplyBytes: number
   claims: KeyClaims | undefined
   cursors: Cursors
+  countWorkerChunks: boolean
   close(): void
 } {
   const keys = openKeyClaims(config)
@@ -35,6 +36,8 @@ export function libraryDeploymentOf(bus: Bus, config: Config, opts: LibraryStart
     maxReplyBytes: bus.maxPayload - REPLY_ENVELOPE_BYTES,
     claims: keys.claims,
     cursors: createCursors(cursorSecretOf(config, (message) => log().warn({ setting: 'CURSOR_SECRET' }, message))),
+    // One process: the gateway streams export chunks on this thread and counts them (LibraryDeps).
+    countWorkerChunks: config.TRANSPORT !== 'memory',
     close: keys.close,
   }
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe } from 'bun:test'
+import { afterAll, afterEach, describe, expect } from 'bun:test'
 import type { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,6 +13,8 @@ export type ExportMode = (typeof EXPORT_MODES)[number]
 
 const opened: (() => Promise<void>)[] = []
 const failures: unknown[] = []
+/** Chunks the Workers of exportStoreFor made, since the start of the file. */
+let madeByWorkers = 0
 
 /**
  * A SQLite store for a service test: in memory for 'this thread'; on a file of its own with the
@@ -37,10 +39,13 @@ export function exportStoreFor<R extends RecordBase, S extends LibraryStore<R, a
   })
   const exportWorker: ExportWorker = {
     ...worker,
-    chunk: (request) => worker.chunk(request).catch((error) => {
-      failures.push(error)
-      throw error
-    }),
+    chunk: (request) => worker.chunk(request).then(
+      (chunk) => (madeByWorkers++, chunk),
+      (error) => {
+        failures.push(error)
+        throw error
+      },
+    ),
   }
   return { db, store, exportWorker }
 }
@@ -60,7 +65,10 @@ export async function closeExportStores(): Promise<void> {
 export function describeEachExportMode<D, T>(title: string, setupIn: (deps: D | undefined, mode: ExportMode) => T, cases: (setup: (deps?: D) => T) => void): void {
   for (const mode of EXPORT_MODES) {
     describe(`${title} (${mode})`, () => {
+      const madeBefore = madeByWorkers
       afterEach(closeExportStores)
+      // A service that ignored its Worker would pass every case on its own thread.
+      if (mode === 'export worker') afterAll(() => expect(madeByWorkers).toBeGreaterThan(madeBefore))
       cases((deps) => setupIn(deps, mode))
     })
   }

@@ -7,6 +7,7 @@ import { type ChunkShape, csvChunkOf } from '@lr/platform/csv-format'
 import { createSqliteLibraryStore, type SqliteKind } from '../src/adapters/sqlite-store'
 import { createExportWorker, type ExportWorker } from '../src/export-in-worker'
 import type { RecordBase } from '../src/ports'
+import { captureLog } from '@lr/platform/testing/log-capture'
 
 type Thing = RecordBase & { thing_id: string; url: string; note?: string }
 const KIND: SqliteKind = { table: 'things', idField: 'thing_id', urlField: 'url', extra: { note: 'string' } }
@@ -115,15 +116,24 @@ describe('export worker', () => {
     expect(third.next).toBeNull()
   })
 
-  it('rejects with the reason when it cannot read the store, and starts again on the next chunk', async () => {
+  it('rejects with the reason when it cannot open the store, logs it once, and tries again only after a while', async () => {
     const { store } = await fileStore(5)
-    const worker = createExportWorker({ ...store.exportFrom!, path: join(tmpdir(), 'lr-no-such-dir', 'none.sqlite') }, { store: 'things' })
+    const worker = createExportWorker({ ...store.exportFrom!, path: join(tmpdir(), 'lr-no-such-dir', 'none.sqlite') }, { store: 'things', retryMs: 300 })
     opened.push({ close: () => worker.close() })
     const request = { library: LIB, after: 0, first: true, shape: shapeOf() }
-    await expect(worker.chunk(request)).rejects.toThrow(/^export worker: .*unable to open database file/)
-    await Bun.sleep(10)
-    expect(worker.active()).toBe(false)
-    await expect(worker.chunk(request)).rejects.toThrow(/unable to open database file/)
+    const logged = captureLog()
+    try {
+      await expect(worker.chunk(request)).rejects.toThrow(/^export worker: .*unable to open database file/)
+      expect(worker.active()).toBe(false)
+      // A long export asks for a chunk every few milliseconds: no Worker started, no line logged for each.
+      for (let i = 0; i < 5; i++) await expect(worker.chunk(request)).rejects.toThrow(/unable to open database file/)
+      expect(logged.lines.map((line) => line.msg)).toEqual(['export worker could not start: exports are made on the service thread meanwhile'])
+      await Bun.sleep(400)
+      await expect(worker.chunk(request)).rejects.toThrow(/unable to open database file/)
+      expect(logged.lines).toHaveLength(2)
+    } finally {
+      logged.restore()
+    }
   })
 
   it('ends its Worker when idle and starts another for the next export', async () => {
@@ -138,13 +148,41 @@ describe('export worker', () => {
     expect(worker.active()).toBe(true)
   })
 
-  it('rejects what is pending when closed', async () => {
+  it('lets a chunk in flight finish when closed, and refuses the next', async () => {
     const { store } = await fileStore(3000)
     const worker = workerOf(store)
-    const pending = worker.chunk({ library: LIB, after: 0, first: true, shape: shapeOf({ limit: 3000 }) })
+    const request = { library: LIB, after: 0, first: true, shape: shapeOf({ limit: 3000 }) }
+    const pending = worker.chunk(request)
     await worker.close()
-    await expect(pending).rejects.toThrow('export worker closed')
+    expect((await pending).csv.split('\r\n')).toHaveLength(3002)
     expect(worker.active()).toBe(false)
+    await expect(worker.chunk(request)).rejects.toThrow('export worker closed')
+    expect(worker.active()).toBe(false)
+  })
+
+  it('keeps two exports running at once apart: each gets its own rows', async () => {
+    const { store } = await fileStore(250)
+    await store.insertMany('team:b', Array.from({ length: 130 }, (_, n) => thing(5000 + n)))
+    const worker = workerOf(store)
+    const shape = shapeOf()
+    const expected = async (library: string) => (await chunksOf((after, first) =>
+      csvChunkOf(shape, (limit) => store.exportPage!(library, { limit, after: after === 0 ? undefined : after.toString(16) }), first))).map((c) => c.csv).join('')
+    // One chunk of each in turn: each request finds the other export's chunk read ahead.
+    let a: { after: number; first: boolean; csv: string; done: boolean } = { after: 0, first: true, csv: '', done: false }
+    let b = { ...a }
+    while (!a.done || !b.done) {
+      for (const [library, state] of [[LIB, a], ['team:b', b]] as const) {
+        if (state.done) continue
+        const chunk = await worker.chunk({ library, after: state.after, first: state.first, shape })
+        const advanced = { after: chunk.next === null ? state.after : Number.parseInt(chunk.next, 16), first: false, csv: state.csv + chunk.csv, done: chunk.next === null }
+        if (library === LIB) a = advanced
+        else b = advanced
+      }
+    }
+    expect(a.csv).toBe(await expected(LIB))
+    expect(b.csv).toBe(await expected('team:b'))
+    expect(b.csv).toContain('t005129,')
+    expect(b.csv).not.toContain('t000001,')
   })
 })
 
