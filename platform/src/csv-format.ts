@@ -1,5 +1,6 @@
 import { FormatterOptions } from '@fast-csv/format'
 import { FieldFormatter } from '@fast-csv/format/build/src/formatter/FieldFormatter'
+import type { Page } from '@lr/proto'
 import { bulkOutput } from './bulk-gc'
 
 /** A cell starting with one of these would be read as a formula by a spreadsheet. */
@@ -88,12 +89,6 @@ export function formatCsv<T extends object>(columns: readonly string[], rows: re
   return parts.join('')
 }
 
-/** A page of rows and the store position after it (null on the last page). */
-export interface RowPage<T> {
-  items: T[]
-  next: string | null
-}
-
 /** What one export chunk is cut from: its columns, derived cells, rows per chunk and byte bound. */
 export interface ChunkShape {
   columns: readonly string[]
@@ -109,11 +104,11 @@ export interface ChunkShape {
  * in the first) and the store position to go on from. When the rows are over `maxBytes` it reads
  * half as many, until they fit (a single row always does). Every chunk made counts towards the
  * thread's bulk collection (bulk-gc.ts). Here, not in csv.ts, so an export Worker loads only this
- * and fast-csv's formatter.
+ * and fast-csv's formatter (the contracts only as types, which loads nothing).
  */
 export async function csvChunkOf<T extends object>(
   shape: ChunkShape,
-  read: (limit: number) => RowPage<T> | Promise<RowPage<T>>,
+  read: (limit: number) => Page<T> | Promise<Page<T>>,
   first: boolean,
 ): Promise<{ csv: string; next: string | null }> {
   let limit = shape.limit

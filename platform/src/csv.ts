@@ -2,7 +2,7 @@ import { nextCursor } from './cursor'
 import { type Page } from '@lr/proto'
 import { csvChunkOf, type DerivedCells } from './csv-format'
 
-export { type ChunkShape, csvCell, csvChunkOf, type DerivedCells, formatCsv, neutraliseCell, type RowPage } from './csv-format'
+export { type ChunkShape, csvCell, csvChunkOf, type DerivedCells, formatCsv, neutraliseCell } from './csv-format'
 
 /**
  * Bytes of CSV one export chunk may carry at most (services lower it to half their bus's
@@ -23,6 +23,6 @@ export async function csvChunk<T extends object>(
   maxBytes = CHUNK_MAX_BYTES,
   derived?: DerivedCells,
 ): Promise<{ csv: string; next_cursor: string | null }> {
-  const { csv, next } = await csvChunkOf({ columns, derived, limit, maxBytes }, read, first)
-  return { csv, next_cursor: nextCursor({ items: [], next }) }
+  const chunk = await csvChunkOf({ columns, derived, limit, maxBytes }, read, first)
+  return { csv: chunk.csv, next_cursor: nextCursor(chunk) }
 }

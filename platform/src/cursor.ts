@@ -22,7 +22,7 @@ export function decodeCursor(cursor: string): string {
 }
 
 /** The internal `next_cursor` of a page. */
-export const nextCursor = (page: Page<unknown>): string | null => (page.next === null ? null : encodeCursor(page.next))
+export const nextCursor = (page: Pick<Page<unknown>, 'next'>): string | null => (page.next === null ? null : encodeCursor(page.next))
 
 const TAG_BYTES = 16
 // A store position, or a sorted list's `<position>.<sort key>` (@lr/library-records list-order.ts; a 200-character name is at most 1600 hex digits).

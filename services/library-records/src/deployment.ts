@@ -18,7 +18,8 @@ export interface LibraryStartOptions {
 /**
  * What a library service (records, dynamic) takes from its deployment beyond its store: the
  * clock, the reply size its bus allows, the shared Idempotency-Key claims, the cursor key,
- * where record events go and whether it counts its export Worker's chunks. One place, so both services start alike; `close` releases the claims file.
+ * where record events go and whether it counts its export Worker's chunks. One place, so both
+ * services start alike; `close` releases the claims file.
  */
 export function libraryDeploymentOf(bus: Bus, config: Config, opts: LibraryStartOptions = {}): {
   now: () => number

@@ -17,7 +17,7 @@ export type ExportControl = { type: 'open'; path: string; kind: SqliteKind }
 export type ExportControlReply = { type: 'opened'; error?: string }
 
 /** One chunk: its CSV, the store position after it (null: the export is done), and whether the Worker had read it ahead. */
-export type ExportChunkText = { csv: string; next: string | null; ahead: boolean }
+type ExportChunkText = { csv: string; next: string | null; ahead: boolean }
 
 export interface ExportWorker {
   /** One chunk of a library's export, read and formatted by the Worker; rejects when the Worker cannot (the caller then makes it itself; the cause is logged here). */
@@ -29,10 +29,10 @@ export interface ExportWorker {
 }
 
 /** How long an idle Worker stays: an export asks for its next chunk within milliseconds, the next export may come much later. */
-export const EXPORT_WORKER_IDLE_MS = 30_000
+const EXPORT_WORKER_IDLE_MS = 30_000
 
 /** After a Worker could not start (its file would not open), chunks are made on the service's thread for this long before the next try. */
-export const EXPORT_WORKER_RETRY_MS = 30_000
+const EXPORT_WORKER_RETRY_MS = 30_000
 /** How long close() lets chunks in flight finish (each takes milliseconds) before it ends the Worker anyway. */
 const CLOSE_WAIT_MS = 5_000
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Page, type Principal, REPLY_ENVELOPE_BYTES, type RecordEventSink, ReviewBody, type Status, type Tombstone } from '@lr/proto'
-import { createCursors, type Cursors, decodeCursor, encodeCursor, seqOf } from '@lr/platform/cursor'
+import { createCursors, type Cursors, decodeCursor, nextCursor, seqOf } from '@lr/platform/cursor'
 import { bulkOutput } from '@lr/platform/bulk-gc'
 import { exportChunks } from '@lr/platform/metrics'
-import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
+import { CHUNK_MAX_BYTES, csvChunkOf } from '@lr/platform/csv'
 import { keptListText, UNCHANGED_TEXT } from '@lr/platform/kept-list'
 import { batchItems, checkBatch } from './batch'
 import { batchEnvelopeOf } from './batch-envelope'
@@ -194,21 +194,20 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
       // cell as the parsed style's JSON. Rows are formatted as read (RecordKind.exportCells).
       const read = (limit: number): Promise<Page<R | Exported<R>>> =>
         store.exportPage ? store.exportPage(library, { limit, after }) : store.list(library, { limit, after })
-      const maxBytes = Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2))
+      const shape = { columns: kind.exportColumns, derived: kind.exportCells, limit: exportPageSize, maxBytes: Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2)) }
       if (exportWorker) {
-        const shape = { columns: kind.exportColumns, derived: kind.exportCells, limit: exportPageSize, maxBytes }
-        const request = { library, after: after === undefined ? 0 : seqOf(after), first: cursor === null, shape }
         // A chunk the Worker could not make is made here (export-in-worker.ts logs why).
-        const made = await exportWorker.chunk(request).catch(() => undefined)
+        const made = await exportWorker.chunk({ library, after: after === undefined ? 0 : seqOf(after), first: cursor === null, shape }).catch(() => undefined)
         if (made) {
           exportChunks.inc({ kind: kind.name, made: made.ahead ? 'ahead' : 'worker' })
           // This thread holds copies of it too (the Worker's, the reply's): bulk-gc.ts.
           if (countWorkerChunks) bulkOutput(made.csv.length)
-          return { csv: made.csv, next_cursor: made.next === null ? null : encodeCursor(made.next) }
+          return { csv: made.csv, next_cursor: nextCursor(made) }
         }
       }
       exportChunks.inc({ kind: kind.name, made: 'this_thread' })
-      return csvChunk(kind.exportColumns, read, exportPageSize, cursor === null, maxBytes, kind.exportCells)
+      const chunk = await csvChunkOf(shape, read, cursor === null)
+      return { csv: chunk.csv, next_cursor: nextCursor(chunk) }
     },
 
     /** The compiled body checks; each one's `schema` is the @lr/proto object the gateway documents. */

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import type { RowPage } from '@lr/platform/csv-format'
+import type { Page } from '@lr/proto'
 import type { Exported, RecordBase, SqliteKind } from '../ports'
 
 /** The columns a record is read from, in the order a record's keys come (its ETag hashes that order). */
@@ -19,7 +19,7 @@ const NO_TAGS: readonly string[] = Object.freeze([])
  * Its own module, loading nothing but its types, so the export Worker (export-worker.ts) reads
  * with the very code the store does.
  */
-export function createSqliteExportReader<R extends RecordBase>(db: Database, kind: SqliteKind): (library: string, after: number, limit: number) => RowPage<Exported<R>> {
+export function createSqliteExportReader<R extends RecordBase>(db: Database, kind: SqliteKind): (library: string, after: number, limit: number) => Page<Exported<R>> {
   const page = db.prepare<ExportRow, { library: string; after: number; limit: number }>(
     `SELECT seq, ${fieldListOf(kind)} FROM ${kind.table}
      WHERE library = $library AND seq > $after AND deleted_at IS NULL
