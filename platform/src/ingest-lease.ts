@@ -1,4 +1,5 @@
-import type { KV, NatsConnection } from 'nats'
+import type { NatsConnection } from 'nats'
+import { openBucket } from './jetstream-streams'
 import { errorFields, log } from './log'
 
 /**
@@ -24,7 +25,7 @@ const KEY = 'holder'
 
 export async function acquireIngestLease(nc: NatsConnection, opts: { ttlMs?: number; holder?: string } = {}): Promise<IngestLease> {
   const { ttlMs = 3000, holder = `${process.pid}-${crypto.randomUUID().slice(0, 8)}` } = opts
-  const kv: KV = await nc.jetstream().views.kv(LEASE_BUCKET, { ttl: ttlMs, history: 1 })
+  const kv = await openBucket(nc, LEASE_BUCKET, { ttl: ttlMs, history: 1 })
   let revision: number | undefined
   let stopped = false
 
