@@ -1,7 +1,7 @@
 // CPU time of each thread of the one-process product under the resolver load, for the analysis
 // (not part of `bun run bench`): on a machine whose neighbours steal CPU, the main thread's CPU
 // per redirect moves less between runs than redirects/s do.
-//   bun run bench/threads.ts [seconds] [resolve|create]
+//   bun run bench/threads.ts [seconds] [resolve|create|get|list]   (get: one record by its code)
 import { threadTicks } from './procs'
 import { api, startOneProcess } from './product'
 import { apiFixture, CREATE_BODY } from './scenarios/api-fixture'
@@ -19,6 +19,8 @@ try {
   const before = ticks()
   const spec: Omit<WrkRun, 'seconds'> = what === 'create'
     ? { url: `${product.api}/v1/dynqrcodes`, connections: 64, headers: { 'x-api-key': fixture.key }, post: { body: JSON.stringify(CREATE_BODY) } }
+    : what === 'get' ? { url: `${product.api}/v1/dynqrcodes/${code}`, connections: 64, headers: { 'x-api-key': fixture.key } }
+    : what === 'list' ? { url: `${product.api}/v1/dynqrcodes?limit=100`, connections: 64, headers: { 'x-api-key': fixture.key } }
     : { url: `${product.short}/${code}`, connections: 64, headers: { 'user-agent': BROWSER_UA } }
   const result = await wrk({ ...spec, seconds })
   const after = ticks()
