@@ -14,7 +14,7 @@ try {
   const headers = { 'x-api-key': key, 'content-type': 'application/json' }
   const body = JSON.stringify({ destination_url: 'https://example.com/menu?table=12', name: 'Menu', style: { fg: '#112233' } })
   const created = (await (await stack.request('/v1/dynqrcodes', { method: 'POST', headers, body })).json()) as { created: { code: string }[] }
-  const path = what === 'list' ? '/v1/dynqrcodes?limit=100' : what === 'get' ? `/v1/dynqrcodes/${created.created[0].code}` : '/v1/dynqrcodes'
+  const path = what === 'list' ? '/v1/dynqrcodes?limit=100' : what === 'get' ? `/v1/dynqrcodes/${created.created[0]!.code}` : '/v1/dynqrcodes'
   const init = what === 'create' ? { method: 'POST', headers, body } : { headers }
   const one = async () => {
     const res = await stack.request(path, init)
