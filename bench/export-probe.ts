@@ -1,4 +1,4 @@
-// Probe: one static (or dynamic) export of N seeded rows, its rows/s and peak RSS (VmHWM), and
+// Probe: one static (or dynamic) export of N seeded rows, its rows/s, first byte and peak RSS (VmHWM), and
 // the CPU time of the product's main thread (which answers every request) and of its other
 // threads (the export Worker, the collector's helpers) during the export.
 //   bun run bench/export-probe.ts static|dynamic N [N...]
@@ -24,7 +24,7 @@ for (const size of sizes.map(Number)) {
       // The main thread is the one named after the process; threads that ended meanwhile are not counted.
       const main = Object.keys(after).find((thread) => thread.split(' ')[0] === String(product.gatewayPid))!
       const cpu = (threads: string[]) => threads.reduce((sum, t) => sum + after[t]! - (before[t] ?? 0), 0) / 100
-      console.log(`${what} ${size}: ${Math.round(got.rows / got.seconds)} rows/s, start ${fmt.mb(got.start)}, peak ${fmt.mb(got.hwm)} (MiB, as the bench reports); ` +
+      console.log(`${what} ${size}: ${Math.round(got.rows / got.seconds)} rows/s, first byte ${got.firstByteMs.toFixed(1)} ms, start ${fmt.mb(got.start)}, peak ${fmt.mb(got.hwm)} (MiB, as the bench reports); ` +
         `CPU: main thread ${cpu([main]).toFixed(2)} s, other threads ${cpu(Object.keys(after).filter((t) => t !== main)).toFixed(2)} s`)
     } finally {
       await product.stop()

@@ -1,4 +1,7 @@
-import { FormatterOptions } from '@fast-csv/format'
+// The two classes by their own paths: the package's index also loads its Transform stream and
+// lodash helpers, 20 ms of each export Worker's start against 2.6 ms (bench/ANALYSIS.md,
+// "Twelfth session").
+import { FormatterOptions } from '@fast-csv/format/build/src/FormatterOptions'
 import { FieldFormatter } from '@fast-csv/format/build/src/formatter/FieldFormatter'
 import type { Page } from '@lr/proto'
 import { bulkOutput } from './bulk-gc'
@@ -23,8 +26,8 @@ export function csvCell(value: unknown): string {
 
 // fast-csv's own cell formatter (quotes a cell holding a comma, quote, CR or LF; doubles quotes),
 // without its Transform stream: the stream machinery per chunk cost more than the formatting
-// itself (130k against 280k rows/s measured on export records). Not re-exported by the package's
-// index, hence the path; the version is pinned exactly in package.json.
+// itself (130k against 280k rows/s measured on export records). Imported by path (above); the
+// version is pinned exactly in package.json.
 const cellFormatter = new FieldFormatter(new FormatterOptions({ rowDelimiter: '\r\n' }))
 /** A cell the formatter would change (quote it, double its quotes, drop NULs); most cells have none. */
 const NEEDS_FORMATTER = /[",\r\n\0]/
