@@ -1,6 +1,6 @@
 import { nextCursor } from './cursor'
 import { type Page } from '@lr/proto'
-import { csvChunkOf, type DerivedCells } from './csv-format'
+import { type ChunkShape, csvChunkOf } from './csv-format'
 
 export { type ChunkShape, csvCell, csvChunkOf, type DerivedCells, formatCsv, neutraliseCell } from './csv-format'
 
@@ -16,13 +16,10 @@ export const CHUNK_MAX_BYTES = 512 * 1024
  * (encodeCursor), as the gateway loops over them.
  */
 export async function csvChunk<T extends object>(
-  columns: readonly string[],
+  shape: Omit<ChunkShape, 'maxBytes'> & { maxBytes?: number },
   read: (limit: number) => Promise<Page<T>>,
-  limit: number,
   first: boolean,
-  maxBytes = CHUNK_MAX_BYTES,
-  derived?: DerivedCells,
 ): Promise<{ csv: string; next_cursor: string | null }> {
-  const chunk = await csvChunkOf({ columns, derived, limit, maxBytes }, read, first)
+  const chunk = await csvChunkOf({ maxBytes: CHUNK_MAX_BYTES, ...shape }, read, first)
   return { csv: chunk.csv, next_cursor: nextCursor(chunk) }
 }

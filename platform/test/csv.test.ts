@@ -71,7 +71,7 @@ describe('csv helpers', () => {
   })
 
   it('turns a page into a chunk whose cursor encodes the page position', async () => {
-    const chunk = await csvChunk(['a'], async () => ({ items: [{ a: 'x' }], next: '1f' }), 10, false)
+    const chunk = await csvChunk({ columns: ['a'], limit: 10 }, async () => ({ items: [{ a: 'x' }], next: '1f' }), false)
     expect(chunk).toEqual({ csv: 'x\r\n', next_cursor: Buffer.from('1f').toString('base64url') })
   })
 
@@ -88,7 +88,7 @@ describe('csv helpers', () => {
 
     it('reads fewer rows until the chunk fits the byte budget', async () => {
       reads.length = 0
-      const chunk = await csvChunk(['n', 'big'], read(0), 32, false, 1000)
+      const chunk = await csvChunk({ columns: ['n', 'big'], limit: 32, maxBytes: 1000 }, read(0), false)
       expect(reads).toEqual([32, 16, 8])
       expect(Buffer.byteLength(chunk.csv)).toBeLessThanOrEqual(1000)
       expect(chunk.csv.split('\r\n').filter(Boolean)).toHaveLength(8)
@@ -98,7 +98,7 @@ describe('csv helpers', () => {
       const seen: string[] = []
       let after = 0
       for (;;) {
-        const chunk = await csvChunk(['n', 'big'], read(after), 32, false, 1000)
+        const chunk = await csvChunk({ columns: ['n', 'big'], limit: 32, maxBytes: 1000 }, read(after), false)
         const lines = chunk.csv.split('\r\n').filter(Boolean)
         seen.push(...lines.map((line) => line.slice(0, 2)))
         after += lines.length
@@ -108,7 +108,7 @@ describe('csv helpers', () => {
     })
 
     it('sends a single row whatever its size', async () => {
-      const chunk = await csvChunk(['n', 'big'], read(0), 4, false, 10)
+      const chunk = await csvChunk({ columns: ['n', 'big'], limit: 4, maxBytes: 10 }, read(0), false)
       expect(chunk.csv.split('\r\n').filter(Boolean)).toHaveLength(1)
     })
   })

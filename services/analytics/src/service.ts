@@ -79,7 +79,7 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
         const page = await store.exportPage(code, { range, after, limit })
         return { items: page.items.map(rowOf), next: page.next }
       }
-      return csvChunk(SCAN_EXPORT_COLUMNS, read, exportPageSize, cursor === null)
+      return csvChunk({ columns: SCAN_EXPORT_COLUMNS, limit: exportPageSize }, read, cursor === null)
     },
   }
 }

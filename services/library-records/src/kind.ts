@@ -28,7 +28,8 @@ export interface RecordKind<R extends RecordBase, W, L extends string> {
   /**
    * The export's columns that are not stored fields, each a prefix and a stored field (dynamic's
    * short_url): an export formats stored records as they are read, without present()'s copy of
-   * each, and possibly in a Worker (export-in-worker.ts), which is why this is data. Every other column is the stored field of its name, as present() answers it.
+   * each, and possibly in a Worker (export-in-worker.ts), which is why this is data. Every other
+   * column is the stored field of its name, as present() answers it.
    */
   exportCells?: DerivedCells
   /** `count` new distinct ids. */

@@ -3,7 +3,7 @@ import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type Key
 import { createCursors, type Cursors, decodeCursor, nextCursor, seqOf } from '@lr/platform/cursor'
 import { bulkOutput } from '@lr/platform/bulk-gc'
 import { exportChunks } from '@lr/platform/metrics'
-import { CHUNK_MAX_BYTES, csvChunkOf } from '@lr/platform/csv'
+import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
 import { keptListText, UNCHANGED_TEXT } from '@lr/platform/kept-list'
 import { batchItems, checkBatch } from './batch'
 import { batchEnvelopeOf } from './batch-envelope'
@@ -206,8 +206,7 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
         }
       }
       exportChunks.inc({ kind: kind.name, made: 'this_thread' })
-      const chunk = await csvChunkOf(shape, read, cursor === null)
-      return { csv: chunk.csv, next_cursor: nextCursor(chunk) }
+      return csvChunk(shape, read, cursor === null)
     },
 
     /** The compiled body checks; each one's `schema` is the @lr/proto object the gateway documents. */
