@@ -49,6 +49,48 @@ describe('createBusScanSource', () => {
     expect(batches.every((b) => b.length <= 2)).toBe(true)
   })
 
+  const handOverOnePerTurn = async (from: number, to: number) => {
+    for (let n = from; n <= to; n++) {
+      await bus.publish('scans.Code0001', event(n))
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+
+  it('lets a small batch wait lingerMs for the scans of the next turns: one transaction, not one per turn', async () => {
+    const sizes = async (lingerMs: number) => {
+      const batches: number[] = []
+      const source = createBusScanSource(bus, { lingerMs })
+      await source.start(async (events) => void batches.push(events.length))
+      await handOverOnePerTurn(1, 8)
+      for (let i = 0; i < 100 && batches.reduce((a, b) => a + b, 0) < 8; i++) await Bun.sleep(10)
+      await source.stop()
+      return batches
+    }
+    expect(await sizes(200)).toEqual([8])
+    expect((await sizes(0)).length).toBeGreaterThan(1)
+  })
+
+  it('applies a batch of half maxBatch or more without waiting', async () => {
+    const applied: number[] = []
+    const source = createBusScanSource(bus, { maxBatch: 4, lingerMs: 10_000 })
+    await source.start(async (events) => void applied.push(events.length))
+    for (let n = 1; n <= 2; n++) await bus.publish('scans.Code0001', event(n))
+    for (let i = 0; i < 50 && applied.length === 0; i++) await Bun.sleep(10)
+    expect(applied).toEqual([2])
+    await source.stop()
+  })
+
+  it('stops without waiting a linger out, applying what waited', async () => {
+    const applied: unknown[] = []
+    const source = createBusScanSource(bus, { lingerMs: 10_000 })
+    await source.start(async (events) => void applied.push(...events))
+    await bus.publish('scans.Code0001', event(1))
+    await Bun.sleep(5)
+    const started = performance.now()
+    await source.stop()
+    expect([applied, performance.now() - started < 1000]).toEqual([[event(1)], true])
+  })
+
   it('retries a batch the store refused until it is applied', async () => {
     let attempts = 0
     const applied: unknown[] = []

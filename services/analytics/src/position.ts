@@ -2,7 +2,7 @@ import { badCursor } from '@lr/platform/cursor'
 
 /**
  * A scan's place in export order, as text: `<scanned_at>:<tie>`, where `tie` orders scans of
- * the same millisecond (the store's own: SQLite its seq, Mongo the scan_id).
+ * the same millisecond (the scan_id, in both stores).
  */
 export const positionOf = (scannedAt: number, tie: string | number) => `${scannedAt}:${tie}`
 

@@ -1,5 +1,4 @@
 import type { Database } from 'bun:sqlite'
-import { badCursor } from '@lr/platform/cursor'
 import type { CodeSummary } from '@lr/proto'
 import { breakdownOf, type DayCount, type DimCount, emptyBreakdown } from '../aggregates'
 import { coversAll, type DayRange, msRange } from '../days'
@@ -10,13 +9,6 @@ import { daySketches } from './day-sketches.sqlite'
 
 type Totals = { scans: number; uniques: number }
 type Days = { code: string; from: string; to: string }
-
-/** A position of this store: `<scanned_at>:<seq>`. */
-function seqPosition(position: string): { at: number; seq: number } {
-  const { at, tie } = parsePosition(position)
-  if (!/^\d{1,15}$/.test(tie)) throw badCursor()
-  return { at, seq: +tie }
-}
 
 
 const LOWEST = '0000-00-00'
@@ -41,10 +33,11 @@ export function createSqliteReads(db: Database, options: AnalyticsStoreOptions =
   const someDims = db.prepare<DimCount, Days>(
     'SELECT dim, value, sum(scans) AS scans FROM day_dims WHERE code = $code AND day BETWEEN $from AND $to GROUP BY dim, value',
   )
-  const page = db.prepare<StoredScan & { seq: number }, { code: string; start: number; end: number; at: number; seq: number; limit: number }>(
-    `SELECT seq, scan_id, code, scanned_at, country, device, os, browser, visitor_id FROM scans
-     WHERE code = $code AND scanned_at >= $start AND scanned_at < $end AND (scanned_at, seq) > ($at, $seq)
-     ORDER BY scanned_at, seq LIMIT $limit`,
+  // The table's own key order (code, scanned_at, scan_id): a page is one range read.
+  const page = db.prepare<StoredScan, { code: string; start: number; end: number; at: number; tie: string; limit: number }>(
+    `SELECT scan_id, code, scanned_at, country, device, os, browser, visitor_id FROM scans
+     WHERE code = $code AND scanned_at >= $start AND scanned_at < $end AND (scanned_at, scan_id) > ($at, $tie)
+     ORDER BY scanned_at, scan_id LIMIT $limit`,
   )
 
   /** How to read the code over the range: the all-time rows when the range holds every day it has scans on. */
@@ -86,15 +79,16 @@ export function createSqliteReads(db: Database, options: AnalyticsStoreOptions =
     },
 
     async exportPage(code, { range, after, limit }) {
-      const from = after === undefined ? { at: -1, seq: 0 } : seqPosition(after)
+      // A position is `<scanned_at>:<scan_id>`, as the Mongo store's.
+      const from = after === undefined ? { at: -1, tie: '' } : parsePosition(after)
       const { start, end } = msRange(range)
       // The lower bound seeks to the cursor: SQLite does not seek on the row-value comparison,
       // so with the range's start alone every page would rescan all earlier scans (O(n²)).
-      const rows = page.all({ code, start: Math.max(start, from.at), end, ...from, limit: limit + 1 })
+      const rows = page.all({ code, start: Math.max(start, from.at), end, at: from.at, tie: from.tie, limit: limit + 1 })
       const more = rows.length > limit
       if (more) rows.pop()
       const last = rows[rows.length - 1]
-      return { items: rows.map(({ seq: _seq, ...scan }) => scan), next: more ? positionOf(last!.scanned_at, last!.seq) : null }
+      return { items: rows, next: more ? positionOf(last!.scanned_at, last!.scan_id) : null }
     },
   }
 }

@@ -7,18 +7,21 @@ import type { AnalyticsStore, StoredScan } from '../ports'
 import { daySketches } from './day-sketches.sqlite'
 import { createKnownSet } from '../known-set'
 
-// Raw scans in a rowid table (appends are cheap; a random scan_id as the key would make every
-// insert a page split), unique on scan_id; the time index carries the rowid, so export order is
-// (scanned_at, seq). The other tables are looked up by their key only: WITHOUT ROWID. Visitor
-// tables make unique counting an insert-or-ignore; totals and per-day rows make reads
-// independent of the number of scans. A day's visitor sketch (sketch.ts) lets a range of days
-// estimate its distinct visitors without reading every visitor row of the range.
+// Raw scans are kept in export order: one B-tree keyed by (code, scanned_at, scan_id). A code's
+// new scans append at the end of its range, and an export reads the range in order with no
+// second lookup. The key is also what makes a scan stored once: a scan delivered again is the
+// same event (the resolver fixes its code, time and id together), so it meets its own key and
+// is ignored. The earlier layout (a rowid table with a unique scan_id index and a (code,
+// scanned_at) index) wrote three B-trees per scan; migrateScans moves such a table over.
+// The other tables are looked up by their key only: WITHOUT ROWID. Visitor tables make unique
+// counting an insert-or-ignore; totals and per-day rows make reads independent of the number of
+// scans. A day's visitor sketch (sketch.ts) lets a range of days estimate its distinct visitors
+// without reading every visitor row of the range.
+const SCANS_COLUMNS = `code TEXT NOT NULL, scanned_at INTEGER NOT NULL, scan_id TEXT NOT NULL,
+  country TEXT NOT NULL, device TEXT NOT NULL, os TEXT NOT NULL, browser TEXT NOT NULL, visitor_id TEXT NOT NULL,
+  PRIMARY KEY (code, scanned_at, scan_id)`
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS scans (
-  seq INTEGER PRIMARY KEY, scan_id TEXT NOT NULL UNIQUE, code TEXT NOT NULL, scanned_at INTEGER NOT NULL,
-  country TEXT NOT NULL, device TEXT NOT NULL, os TEXT NOT NULL, browser TEXT NOT NULL, visitor_id TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS scans_code_time ON scans (code, scanned_at);
+CREATE TABLE IF NOT EXISTS scans (${SCANS_COLUMNS}) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS code_visitors (code TEXT NOT NULL, visitor_id TEXT NOT NULL, PRIMARY KEY (code, visitor_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS day_visitors (
   code TEXT NOT NULL, day TEXT NOT NULL, visitor_id TEXT NOT NULL, PRIMARY KEY (code, day, visitor_id)
@@ -46,9 +49,14 @@ const add = (table: string, keys: string[], counters: string[]) =>
  * contract), so it imports nothing that reads.
  */
 export function createSqliteScanWrites(db: Database, options: Pick<AnalyticsStoreOptions, 'knownVisitors'> = {}): Pick<AnalyticsStore, 'applyScans'> {
-  db.exec(SCHEMA)
-  const insertScan = db.prepare<never, [string, string, number, string, string, string, string, string]>(
-    'INSERT OR IGNORE INTO scans (scan_id, code, scanned_at, country, device, os, browser, visitor_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  // One writer at a time creates or moves the tables: the one-process ingestion Worker opens the
+  // same file as the service, and analytics replicas may share one.
+  db.transaction(() => {
+    migrateScans(db)
+    db.exec(SCHEMA)
+  }).immediate()
+  const insertScan = db.prepare<never, [string, number, string, string, string, string, string, string]>(
+    'INSERT OR IGNORE INTO scans (code, scanned_at, scan_id, country, device, os, browser, visitor_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   )
   const insertVisitor = db.prepare<never, [string, string]>('INSERT OR IGNORE INTO code_visitors (code, visitor_id) VALUES (?, ?)')
   const insertDayVisitor = db.prepare<never, [string, string, string]>('INSERT OR IGNORE INTO day_visitors (code, day, visitor_id) VALUES (?, ?, ?)')
@@ -72,7 +80,7 @@ export function createSqliteScanWrites(db: Database, options: Pick<AnalyticsStor
     let fresh = 0
     for (const scan of scans) {
       const { scan_id, code, scanned_at, country, device, os, browser, visitor_id } = scan
-      if (insertScan.run(scan_id, code, scanned_at, country, device, os, browser, visitor_id).changes === 0) continue
+      if (insertScan.run(code, scanned_at, scan_id, country, device, os, browser, visitor_id).changes === 0) continue
       fresh++
       const day = dayOf(scanned_at)
       const dayVisitor = `${code}\u0000${day}\u0000${visitor_id}`
@@ -108,4 +116,24 @@ export function createSqliteScanWrites(db: Database, options: Pick<AnalyticsStor
       return fresh
     },
   }
+}
+
+/**
+ * Moves a `scans` table of the earlier layout (a `seq` rowid, a unique scan_id index and a
+ * (code, scanned_at) index: made before the table was keyed by export order) into the current
+ * one, with every row; a scan stored twice there under two times (never made by the resolver)
+ * keeps both. Runs inside the caller's transaction, so a failure leaves the old table whole.
+ * It reads and writes every row once: about a second per million scans, logged by the caller's
+ * start-up time. Export positions issued before the move name a seq, not a scan id: an export
+ * continued across the move repeats at most the scans of the millisecond it stopped at.
+ */
+export function migrateScans(db: Database): boolean {
+  const columns = db.query<{ name: string }, []>('PRAGMA table_info(scans)').all()
+  if (!columns.some((column) => column.name === 'seq')) return false
+  db.exec(`CREATE TABLE scans_by_time (${SCANS_COLUMNS}) WITHOUT ROWID;
+    INSERT OR IGNORE INTO scans_by_time (code, scanned_at, scan_id, country, device, os, browser, visitor_id)
+      SELECT code, scanned_at, scan_id, country, device, os, browser, visitor_id FROM scans ORDER BY code, scanned_at, scan_id;
+    DROP TABLE scans;
+    ALTER TABLE scans_by_time RENAME TO scans;`)
+  return true
 }
