@@ -80,6 +80,15 @@ describe('SQLite analytics store: the raw scans table', () => {
     db.close()
   })
 
+  it('continues an export from a position of the earlier layout (a seq) at the start of its millisecond: repeats, never skips', async () => {
+    const db = earlierDatabase(fileIn(), [...stored, scan(5, { scanned_at: T0, scan_id: '0193aaaa-0000-7000-8000-000000000005' })])
+    const store = createSqliteAnalyticsStore(db)
+    // Page one of the old layout ended on seq 2 (scan-00001, at T0); three scans share T0.
+    const page = await store.exportPage('Code0001', { range: ALL_TIME, after: `${T0}:2`, limit: 10 })
+    expect(page.items.map((s) => s.scan_id)).toEqual(['0193aaaa-0000-7000-8000-000000000005', 'scan-00001', 'scan-00002', 'scan-00003'])
+    db.close()
+  })
+
   it('is moved once when a second connection opens the file after the first (the ingestion Worker)', async () => {
     const path = fileIn()
     const first = earlierDatabase(path, stored)

@@ -11,6 +11,17 @@ type Totals = { scans: number; uniques: number }
 type Days = { code: string; from: string; to: string }
 
 
+/**
+ * A position of this store: `<scanned_at>:<scan_id>`, as the Mongo store's. One whose tie is
+ * all digits is a seq, issued before the raw scans were keyed by export order (an export under
+ * way across that move; the resolver's scan ids are UUIDs): it continues from the start of its
+ * millisecond, so it may repeat that millisecond's scans but never skips one.
+ */
+function positionAfter(position: string): { at: number; tie: string } {
+  const { at, tie } = parsePosition(position)
+  return { at, tie: /^\d+$/.test(tie) ? '' : tie }
+}
+
 const LOWEST = '0000-00-00'
 const HIGHEST = '9999-99-99'
 
@@ -79,8 +90,7 @@ export function createSqliteReads(db: Database, options: AnalyticsStoreOptions =
     },
 
     async exportPage(code, { range, after, limit }) {
-      // A position is `<scanned_at>:<scan_id>`, as the Mongo store's.
-      const from = after === undefined ? { at: -1, tie: '' } : parsePosition(after)
+      const from = after === undefined ? { at: -1, tie: '' } : positionAfter(after)
       const { start, end } = msRange(range)
       // The lower bound seeks to the cursor: SQLite does not seek on the row-value comparison,
       // so with the range's start alone every page would rescan all earlier scans (O(n²)).
