@@ -76,7 +76,7 @@ export async function startInProcessStack(extra: Record<string, string> = {}): P
     mode: 'in-process',
     env,
     request: (path, init) => product.gateway.handle(new Request(`http://localhost${path}`, init)),
-    short: (path, init) => product.resolver.fetch(new Request(`http://short.test${path}`, init)),
+    short: async (path, init) => product.resolver.fetch(new Request(`http://short.test${path}`, init)),
     bus: product.bus,
     ...adminOf(env),
     async stop() {

@@ -1,7 +1,7 @@
 import { errorFields, log } from '@lr/platform/log'
 import { httpDuration, httpRequests, metricsResponse, secondsSince } from '@lr/platform/metrics'
 
-type Fetch = (request: Request, server?: any) => Promise<Response>
+type Fetch = (request: Request, server?: any) => Response | Promise<Response>
 
 /**
  * The resolver's HTTP listener with metrics, as Bun.serve options: every answer counted and timed
@@ -22,15 +22,11 @@ export function observeResolver(fetch: Fetch): { routes: { '/metrics': () => Pro
     }
     return child
   }
-  const observed: Fetch = async (request, server) => {
-    const started = performance.now()
-    let response: Response
-    try {
-      response = await fetch(request, server)
-    } catch (error) {
-      log().error({ method: request.method, path: new URL(request.url).pathname, ...errorFields(error) }, 'resolver failed')
-      response = new Response('Temporarily unavailable, please retry.\n', { status: 503, headers: { 'retry-after': '1', 'cache-control': 'private, no-store' } })
-    }
+  const failed = (request: Request, error: unknown) => {
+    log().error({ method: request.method, path: new URL(request.url).pathname, ...errorFields(error) }, 'resolver failed')
+    return new Response('Temporarily unavailable, please retry.\n', { status: 503, headers: { 'retry-after': '1', 'cache-control': 'private, no-store' } })
+  }
+  const done = (request: Request, started: number, response: Response): Response => {
     const seconds = secondsSince(started)
     const { count, time } = series(request, response.status)
     count.inc()
@@ -38,6 +34,18 @@ export function observeResolver(fetch: Fetch): { routes: { '/metrics': () => Pro
     if (response.status >= 500)
       log().error({ method: request.method, route: '/:code', path: new URL(request.url).pathname, status: response.status, duration_ms: Math.round(seconds * 1e4) / 10 }, 'request')
     return response
+  }
+  // An answer given at once is observed and returned at once: no promise's turn for a known code.
+  const observed: Fetch = (request, server) => {
+    const started = performance.now()
+    let answer: Response | Promise<Response>
+    try {
+      answer = fetch(request, server)
+    } catch (error) {
+      return done(request, started, failed(request, error))
+    }
+    if (answer instanceof Promise) return answer.then((response) => done(request, started, response), (error) => done(request, started, failed(request, error)))
+    return done(request, started, answer)
   }
   return { routes: { '/metrics': metricsResponse }, fetch: observed }
 }

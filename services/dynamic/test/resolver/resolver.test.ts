@@ -106,6 +106,16 @@ describe('resolver memory', () => {
     expect(s.calls.resolve).toBe(1)
   })
 
+  it('answers a code it knows at once, not as a promise: only a lookup waits', async () => {
+    const code = await s.code()
+    const first = s.scan(`/${code}`)
+    expect(first).toBeInstanceOf(Promise)
+    expect((await first).status).toBe(302)
+    const known = s.scan(`/${code}`)
+    expect(known).toBeInstanceOf(Response)
+    expect((known as Response).status).toBe(302)
+  })
+
   it('asks the service once for concurrent first scans of one code', async () => {
     const code = await s.code()
     const answers = await Promise.all(Array.from({ length: 20 }, () => s.scan(`/${code}`)))
