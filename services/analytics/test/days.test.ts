@@ -46,6 +46,20 @@ describe('day helpers', () => {
     expect(dayOf(Date.UTC(2025, 0, 11))).toBe('2025-01-11')
   })
 
+  it('names each time its own day, whatever day the call before it named (before 1970 and at both ends of a day too)', () => {
+    const direct = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+    const DAY = 86_400_000
+    const times = [0, -1, DAY - 1, DAY, -DAY, -DAY - 1, Date.UTC(2025, 0, 10), Date.UTC(2025, 0, 10) - 1, Date.UTC(2025, 0, 10) + DAY - 1]
+    for (let i = 0; i < 2_000; i++) times.push(Math.round((Math.random() - 0.3) * 4e12))
+    // In order (each end of a day right after the other), then each beside a far one: the
+    // remembered day is crossed both ways.
+    for (const ms of times) expect(dayOf(ms)).toBe(direct(ms))
+    for (let i = 0; i < times.length; i++) {
+      expect(dayOf(times[i]!)).toBe(direct(times[i]!))
+      expect(dayOf(times[(i * 7) % times.length]!)).toBe(direct(times[(i * 7) % times.length]!))
+    }
+  })
+
   it('turns a range into milliseconds from 00:00 of from to 00:00 after to', () => {
     expect(msRange({ from: '2025-01-10', to: '2025-01-11' })).toEqual({ start: Date.UTC(2025, 0, 10), end: Date.UTC(2025, 0, 12) })
     expect(msRange({ from: null, to: null })).toEqual({ start: 0, end: Number.MAX_SAFE_INTEGER })
