@@ -10,7 +10,6 @@ import { daySketches } from './day-sketches.sqlite'
 type Totals = { scans: number; uniques: number }
 type Days = { code: string; from: string; to: string }
 
-
 /**
  * A position of this store: `<scanned_at>:<scan_id>`, as the Mongo store's. One whose tie is
  * all digits is a seq, issued before the raw scans were keyed by export order (an export under
