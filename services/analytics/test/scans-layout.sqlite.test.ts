@@ -92,9 +92,12 @@ describe('SQLite analytics store: the raw scans table', () => {
   it('is moved once when a second connection opens the file after the first (the ingestion Worker)', async () => {
     const path = fileIn()
     const first = earlierDatabase(path, stored)
+    const moves: number[] = []
+    createSqliteScanWrites(first, { onMoved: (seconds) => moves.push(seconds) })
     const store = createSqliteAnalyticsStore(first)
     const second = openSqlite(path)
-    const worker = createSqliteScanWrites(second)
+    const worker = createSqliteScanWrites(second, { onMoved: (seconds) => moves.push(seconds) })
+    expect(moves.length).toBe(1)
     expect(await worker.applyScans([scan(1), scan(6, { scanned_at: T0 + 7 })])).toBe(1)
     expect((await exported(store)).map((s) => s.scan_id)).toEqual(['scan-00001', 'scan-00002', 'scan-00003', 'scan-00006'])
     second.close()

@@ -48,13 +48,23 @@ const add = (table: string, keys: string[], counters: string[]) =>
  * applies scan batches. Alone it is what the one-process ingestion Worker loads (no query code, no
  * contract), so it imports nothing that reads.
  */
-export function createSqliteScanWrites(db: Database, options: Pick<AnalyticsStoreOptions, 'knownVisitors'> = {}): Pick<AnalyticsStore, 'applyScans'> {
+export function createSqliteScanWrites(
+  db: Database,
+  options: Pick<AnalyticsStoreOptions, 'knownVisitors'> & {
+    /** Told how long it took when a table of the earlier layout was moved (migrateScans); the store logs it, the Worker loads no logger. */
+    onMoved?: (seconds: number) => void
+  } = {},
+): Pick<AnalyticsStore, 'applyScans'> {
   // One writer at a time creates or moves the tables: the one-process ingestion Worker opens the
-  // same file as the service, and analytics replicas may share one.
-  db.transaction(() => {
-    migrateScans(db)
+  // same file as the service (after it: the service has moved the table by then), and analytics
+  // replicas may share one.
+  const started = performance.now()
+  const moved = db.transaction(() => {
+    const done = migrateScans(db)
     db.exec(SCHEMA)
+    return done
   }).immediate()
+  if (moved) options.onMoved?.(Math.round(performance.now() - started) / 1000)
   const insertScan = db.prepare<never, [string, number, string, string, string, string, string, string]>(
     'INSERT OR IGNORE INTO scans (code, scanned_at, scan_id, country, device, os, browser, visitor_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   )
@@ -123,11 +133,11 @@ export function createSqliteScanWrites(db: Database, options: Pick<AnalyticsStor
  * (code, scanned_at) index: made before the table was keyed by export order) into the current
  * one, with every row. Runs inside the caller's transaction, so a failure leaves the old table
  * whole. It reads and writes every row once: 3.0 s for a million scans of 50 codes on the bench
- * machine (createSqliteAnalyticsStore logs how long it took). Export positions issued before the
+ * machine (createSqliteAnalyticsStore logs how long it took, through onMoved). Export positions issued before the
  * move name a seq, not a scan id; the reads take such a position from the start of its
  * millisecond (analytics-reads.sqlite.ts).
  */
-export function migrateScans(db: Database): boolean {
+function migrateScans(db: Database): boolean {
   const columns = db.query<{ name: string }, []>('PRAGMA table_info(scans)').all()
   if (!columns.some((column) => column.name === 'seq')) return false
   db.exec(`CREATE TABLE scans_by_time (${SCANS_COLUMNS}) WITHOUT ROWID;
