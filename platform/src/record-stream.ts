@@ -1,7 +1,7 @@
 import { AckPolicy, ConsumerEvents, type ConsumerMessages, DeliverPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos } from 'nats'
 import { durableStream, ensureStream } from './jetstream-streams'
 import { isMissingStream } from './jetstream-faults'
-import { type RecordEvent, type RecordEventSink, recordEventSubject } from '@lr/proto'
+import { type RecordEvent, type RecordEventSink, recordEventSubject, type WantedScans } from '@lr/proto'
 import { errorFields, log } from './log'
 
 /**
@@ -66,6 +66,8 @@ export interface DurableConsumerOptions {
   retryMs?: number
   /** The events of one message; default: the message is one JSON event (a malformed one is null). */
   eventsOf?: (msg: JsMsg) => unknown[]
+  /** The codes a message names before it is read (scanCodesOf), for `start`'s `wanted`. */
+  codesOf?: (msg: JsMsg) => string[] | undefined
 }
 
 /**
@@ -77,12 +79,19 @@ export interface DurableConsumerOptions {
  * idempotent (redeliveries). On stop, what the client still holds goes back at once (nak).
  */
 export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerOptions) {
-  const { stream, durable, maxAhead = 100, ackWaitMs = 10_000, retryMs = 1000, eventsOf = oneEvent } = opts
+  const { stream, durable, maxAhead = 100, ackWaitMs = 10_000, retryMs = 1000, eventsOf = oneEvent, codesOf } = opts
   let stopping = false
   let loop: Promise<void> | undefined
   let messages: ConsumerMessages | undefined
+  let wants: WantedScans | undefined
+  /** A message that names its codes, none of them wanted: acknowledged unread (webhooks pass most scan batches by so). */
+  const unwanted = async (msg: JsMsg): Promise<boolean> => {
+    const codes = wants && codesOf?.(msg)
+    return codes !== undefined && (await wants!(codes).catch(() => true)) === false
+  }
   return {
-    async start(apply: (payloads: unknown[]) => Promise<void>): Promise<void> {
+    async start(apply: (payloads: unknown[]) => Promise<void>, wanted?: WantedScans): Promise<void> {
+      wants = wanted
       const jsm = await nc.jetstreamManager()
       await opts.ensureStream(jsm)
       const config = { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, ack_wait: nanos(ackWaitMs) }
@@ -119,6 +128,11 @@ export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerO
                 continue
               }
               try {
+                if (await unwanted(msg)) {
+                  msg.ack()
+                  handledUpTo = msg.info.timestampNanos
+                  continue
+                }
                 await apply(eventsOf(msg))
                 msg.ack()
                 handledUpTo = msg.info.timestampNanos

@@ -23,6 +23,21 @@ export const ensureScanStream = (jsm: JetStreamManager) => ensureStream(jsm, sca
 export const ensureScanBatchStream = (jsm: JetStreamManager) => ensureStream(jsm, scanBatchStreamConfig())
 
 /**
+ * Header of a SCAN_BATCHES message naming the distinct codes of its scans, space-separated, so a
+ * reader that wants only some codes' scans (the webhooks worker) can pass a batch by unread.
+ * Absent when a batch holds more than SCAN_CODES_HEADER_MAX codes (and on batches of an older
+ * publisher): the body is read then.
+ */
+export const SCAN_CODES_HEADER = 'Lr-Scan-Codes'
+export const SCAN_CODES_HEADER_MAX = 64
+
+/** The codes a SCAN_BATCHES message names in its header, or undefined when it names none. */
+export function scanCodesOf(msg: Pick<JsMsg, 'headers'>): string[] | undefined {
+  const named = msg.headers?.get(SCAN_CODES_HEADER)
+  return named ? named.split(' ') : undefined
+}
+
+/**
  * The scan events of one SCAN_BATCHES message (a JSON array); a malformed message is [null], so
  * the consumer's validation drops it and it is acknowledged with the rest.
  */

@@ -1,10 +1,10 @@
-import { Events, type NatsConnection } from 'nats'
+import { Events, headers as natsHeaders, type MsgHdrs, type NatsConnection } from 'nats'
 import { Fifo } from './fifo'
 import type { ScanSpool } from './scan-spool'
 import { errorFields, log } from './log'
 import { countScanPublished, scansDropped, trackBufferedScans } from './metrics'
 import type { ScanEvent, ScanPublisher } from '@lr/proto'
-import { ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT } from './scan-stream-config'
+import { ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_CODES_HEADER, SCAN_CODES_HEADER_MAX } from './scan-stream-config'
 import { streamRestorer } from './jetstream-faults'
 
 export interface JetStreamPublisherOptions {
@@ -32,6 +32,18 @@ interface Batch {
   id: string
   events: ScanEvent[]
   body: Uint8Array
+  /** The header naming the batch's codes (SCAN_CODES_HEADER), when they are few enough. */
+  codes?: string
+}
+
+/** The batch's distinct codes as SCAN_CODES_HEADER's value, or undefined beyond SCAN_CODES_HEADER_MAX. */
+function codesHeader(events: readonly ScanEvent[]): string | undefined {
+  const codes = new Set<string>()
+  for (const event of events) {
+    codes.add(event.code)
+    if (codes.size > SCAN_CODES_HEADER_MAX) return undefined
+  }
+  return [...codes].join(' ')
 }
 
 const encoder = new TextEncoder()
@@ -153,7 +165,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       parts.push(json)
       bytes += json.length + 1
     }
-    return { id: `${origin}-${++sequence}`, events, body: encoder.encode(`[${parts.join(',')}]`) }
+    return { id: `${origin}-${++sequence}`, events, body: encoder.encode(`[${parts.join(',')}]`), codes: codesHeader(events) }
   }
 
   function send(batch: Batch): void {
@@ -171,7 +183,12 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       pump()
     }
     try {
-      js.publish(SCAN_BATCH_SUBJECT, batch.body, { msgID: batch.id }).then(() => done(), (error) => done(error ?? 'failed'))
+      let named: MsgHdrs | undefined
+      if (batch.codes !== undefined) {
+        named = natsHeaders()
+        named.set(SCAN_CODES_HEADER, batch.codes)
+      }
+      js.publish(SCAN_BATCH_SUBJECT, batch.body, { msgID: batch.id, headers: named }).then(() => done(), (error) => done(error ?? 'failed'))
     } catch (error) {
       done(error ?? 'failed')
     }

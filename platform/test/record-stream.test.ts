@@ -6,7 +6,7 @@ import { skipReason } from '../../test/harness/servers'
 import { createDurableConsumer, createJetStreamRecordEvents, ensureRecordEventStream, RECORD_EVENT_STREAM } from '@lr/platform/record-stream'
 import type { RecordEvent } from '@lr/proto'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
-import { ensureScanBatchStream, SCAN_BATCH_STREAM, scansOfBatch } from '@lr/platform/scan-stream-config'
+import { ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_CODES_HEADER, SCAN_CODES_HEADER_MAX, scanCodesOf, scansOfBatch } from '@lr/platform/scan-stream-config'
 
 const event = (n: number): RecordEvent => ({ id: `evt_${n}`, type: 'record.created', library: 'acct_1', timestamp: new Date(1_736_510_400_000 + n).toISOString(), data: { n } })
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => event(from + i))
@@ -59,5 +59,63 @@ else
       await consumer.stop()
       publisher.close()
       expect(calls).toEqual([Array.from({ length: 50 }, (_, i) => `scan-${i + 1}`)])
+    })
+
+    const scanOf = (n: number, code: string) => ({ scan_id: `scan-${n}`, code, scanned_at: 1_736_510_400_000 + n, user_agent: 'UA', visitor_id: 'a'.repeat(64), country: 'DE' })
+
+    it('names a batch\'s distinct codes in a header, and none beyond SCAN_CODES_HEADER_MAX codes', async () => {
+      await jsm.streams.delete(SCAN_BATCH_STREAM).catch(() => false)
+      await ensureScanBatchStream(jsm)
+      const publisher = createJetStreamScanPublisher(nc)
+      for (let n = 1; n <= 6; n++) publisher.publish(scanOf(n, n % 2 ? 'CodeOdd1' : 'CodeEven1'))
+      await publisher.flush()
+      for (let n = 1; n <= SCAN_CODES_HEADER_MAX + 1; n++) publisher.publish(scanOf(100 + n, `Many${n}`))
+      await publisher.flush()
+      publisher.close()
+      const [few, many] = [await jsm.streams.getMessage(SCAN_BATCH_STREAM, { seq: 1 }), await jsm.streams.getMessage(SCAN_BATCH_STREAM, { seq: 2 })]
+      expect(few.subject).toBe(SCAN_BATCH_SUBJECT)
+      expect(few.header.get(SCAN_CODES_HEADER)).toBe('CodeOdd1 CodeEven1')
+      expect(scanCodesOf({ headers: few.header })).toEqual(['CodeOdd1', 'CodeEven1'])
+      expect(few.json<unknown[]>()).toHaveLength(6)
+      expect(many.json<unknown[]>()).toHaveLength(SCAN_CODES_HEADER_MAX + 1)
+      expect(many.header.get(SCAN_CODES_HEADER)).toBe('')
+      expect(scanCodesOf({ headers: many.header })).toBeUndefined()
+    })
+
+    it('acknowledges a batch whose codes are not wanted without applying it, and applies the rest; a rejected question or a batch without the header is applied', async () => {
+      await jsm.streams.delete(SCAN_BATCH_STREAM).catch(() => false)
+      const consumer = createDurableConsumer(nc, { stream: SCAN_BATCH_STREAM, durable: 'webhooks', ensureStream: ensureScanBatchStream, eventsOf: scansOfBatch, codesOf: scanCodesOf, retryMs: 50 })
+      const applied: string[][] = []
+      const asked: string[][] = []
+      await consumer.start(
+        async (payloads) => void applied.push(payloads.map((p) => (p as { code: string }).code)),
+        async (codes) => {
+          asked.push([...codes])
+          if (codes.includes('Broken1')) throw new Error('dynamic did not answer')
+          return codes.includes('Wanted1')
+        },
+      )
+      const publisher = createJetStreamScanPublisher(nc)
+      const batch = async (...codes: string[]) => {
+        codes.forEach((code, i) => publisher.publish(scanOf(i, code)))
+        await publisher.flush()
+      }
+      await batch('Other1', 'Other2')
+      await batch('Other1', 'Wanted1')
+      await batch('Broken1')
+      await batch('Other3')
+      publisher.close()
+      // An older publisher's batch: no header, so it is read.
+      await nc.jetstream().publish(SCAN_BATCH_SUBJECT, JSON.stringify([scanOf(9, 'Other4')]))
+      await waitUntil(async () => (await jsm.consumers.info(SCAN_BATCH_STREAM, 'webhooks')).num_pending === 0 && applied.length === 3, 5_000, 'every batch handled')
+      await Bun.sleep(200)
+      const info = await jsm.consumers.info(SCAN_BATCH_STREAM, 'webhooks')
+      await consumer.stop()
+      expect(asked).toEqual([['Other1', 'Other2'], ['Other1', 'Wanted1'], ['Broken1'], ['Other3']])
+      expect(applied).toEqual([['Other1', 'Wanted1'], ['Broken1'], ['Other4']])
+      // Every batch acknowledged, the unread ones too: nothing waits for redelivery.
+      expect(info.num_ack_pending).toBe(0)
+      expect(info.num_redelivered).toBe(0)
+      expect(info.ack_floor.stream_seq).toBe(5)
     })
   })

@@ -55,13 +55,23 @@ export interface ScanPublisher {
 export type ApplyScans = (events: unknown[]) => Promise<void>
 
 /**
+ * Whether any scan of these codes is wanted (a rejection counts as wanted: the batch is then read
+ * and applied as usual, and `apply` decides).
+ */
+export type WantedScans = (codes: readonly string[]) => Promise<boolean>
+
+/**
  * Where a consumer of scans gets them, in batches. Adapters: createBusScanSource (one process,
  * the in-process bus) and createJetStreamScanSource (durable consumer of the SCAN_BATCHES stream, in
  * @lr/platform/scan-stream): each acknowledges a batch only after `apply` resolved.
  */
 export interface ScanSource {
-  /** Starts delivering; resolves once the subscription is in place. */
-  start(apply: ApplyScans): Promise<void>
+  /**
+   * Starts delivering; resolves once the subscription is in place. With `wanted`, a source that
+   * knows a batch's codes before reading it (a SCAN_BATCHES message names them in a header) asks
+   * first, and acknowledges a batch whose codes no one wants without reading or applying it.
+   */
+  start(apply: ApplyScans, wanted?: WantedScans): Promise<void>
   /** Stops delivering and waits for the batch being applied; what is not applied is left for later (JetStream) or applied first (bus). */
   stop(): Promise<void>
 }

@@ -164,6 +164,20 @@ export function createWebhookService(deps: WebhookDeps) {
     },
 
     /**
+     * Whether a scan of any of these codes would reach an endpoint, by the same lookups as
+     * ingestScans: over NATS a scan batch names its codes, and one no endpoint wants is passed by
+     * unread (most are: scan webhooks are rare, and reading every batch cost this worker about 2 µs
+     * per scan, bench/ANALYSIS.md, fourteenth session).
+     */
+    async wantsScans(codes: readonly string[]): Promise<boolean> {
+      for (const code of codes) {
+        const library = await libraryOfCode(code)
+        if (library && (await subscribersOf(library, 'scan')).length > 0) return true
+      }
+      return false
+    },
+
+    /**
      * Scan events (ScanEvent as published); the scan's id is its event id. Every scan reaches
      * this worker, on the resolver's thread in one process, so a batch looks each code's library
      * and each library's scan endpoints up once, and a library without one costs nothing more.

@@ -51,7 +51,7 @@ export async function startWebhooks(ctx: ServiceContext, intake: WebhookIntake):
   worker.start()
   const stopIntake = intake.records ? undefined : serveRecordIntake(ctx.bus, service)
   await intake.records?.start((events) => service.ingestRecords(events))
-  await intake.scans.start((events) => service.ingestScans(events))
+  await intake.scans.start((events) => service.ingestScans(events), (codes) => service.wantsScans(codes))
   const unsubscribe = serveWebhooks(ctx.bus, service)
   return {
     ready: () => store.ping(),
