@@ -38,7 +38,7 @@ const analyticsThreadTicks = () =>
 
 /** Scenario 6's load: CPU per scan in each process (and analytics' threads) from the first publish until analytics counts them all. */
 async function ingestLoad(product: Product) {
-  const scans = Number(process.argv[3] ?? 200_000)
+  const scans = Number(process.argv[3] ?? 1_000_000)
   const { key } = await member(product, 'ingest')
   const code = (await api(product, key, 'POST', '/v1/dynqrcodes', { destination_url: DESTINATION, name: 'Ingest' })).json.created[0].code as string
   const before = { ...ticks(), ...analyticsThreadTicks() }
