@@ -166,8 +166,8 @@ export function createWebhookService(deps: WebhookDeps) {
     /**
      * Whether a scan of any of these codes would reach an endpoint, by the same lookups as
      * ingestScans: over NATS a scan batch names its codes, and one no endpoint wants is passed by
-     * unread (most are: scan webhooks are rare, and reading every batch cost this worker about 2 µs
-     * per scan, bench/ANALYSIS.md, fourteenth session).
+     * unread (every batch, in a deployment without scan webhooks; reading them all cost this worker
+     * about twice the CPU per scan: bench/ANALYSIS.md, fourteenth session).
      */
     async wantsScans(codes: readonly string[]): Promise<boolean> {
       for (const code of codes) {
