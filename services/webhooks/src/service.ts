@@ -165,9 +165,9 @@ export function createWebhookService(deps: WebhookDeps) {
 
     /**
      * Whether a scan of any of these codes would reach an endpoint, by the same lookups as
-     * ingestScans: over NATS a scan batch names its codes, and one no endpoint wants is passed by
-     * unread (every batch, in a deployment without scan webhooks; reading them all cost this worker
-     * about twice the CPU per scan: bench/ANALYSIS.md, fourteenth session).
+     * ingestScans: a batch no endpoint wants is passed by (every batch, in a deployment without
+     * scan webhooks), over NATS unread, as its message names its codes; reading them all cost this
+     * worker about twice the CPU per scan (bench/ANALYSIS.md, fourteenth session).
      */
     async wantsScans(codes: readonly string[]): Promise<boolean> {
       for (const code of codes) {
