@@ -128,12 +128,7 @@ export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerO
                 continue
               }
               try {
-                if (await unwanted(msg)) {
-                  msg.ack()
-                  handledUpTo = msg.info.timestampNanos
-                  continue
-                }
-                await apply(eventsOf(msg))
+                if (!(await unwanted(msg))) await apply(eventsOf(msg))
                 msg.ack()
                 handledUpTo = msg.info.timestampNanos
               } catch (error) {
