@@ -1,5 +1,5 @@
 import { errorFields, log } from './log'
-import { type ApplyScans, type Bus, SCANS_ALL, type ScanSource, type WantedScans } from '@lr/proto'
+import { type ApplyScans, type Bus, SCANS_ALL, type ScanSource } from '@lr/proto'
 
 export interface BusScanSourceOptions {
   /** Events applied in one call at most. Default 1000. */
@@ -52,20 +52,6 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
     })
   }
 
-  let wants: WantedScans | undefined
-  /** With `wanted`: false when no code of the batch is wanted (a rejection counts as wanted). */
-  async function isWanted(batch: unknown[]): Promise<boolean> {
-    if (!wants) return true
-    const codes = new Set<string>()
-    for (const event of batch) {
-      const code = (event as { code?: unknown } | null)?.code
-      // Something that is no scan is for apply to judge.
-      if (typeof code !== 'string') return true
-      codes.add(code)
-    }
-    return wants([...codes]).catch(() => true)
-  }
-
   async function drain(apply: ApplyScans): Promise<void> {
     while (queue.length > 0) {
       // Let the scans that arrive meanwhile in first: one transaction per batch, not per scan.
@@ -73,7 +59,7 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
       else await new Promise((resolve) => setImmediate(resolve))
       const batch = queue.splice(0, maxBatch)
       try {
-        if (await isWanted(batch)) await apply(batch)
+        await apply(batch)
       } catch (error) {
         log().error({ scans: batch.length, ...errorFields(error) }, 'scans not applied, retrying')
         queue.unshift(...batch)
@@ -84,8 +70,7 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
   }
 
   return {
-    async start(apply, wanted) {
-      wants = wanted
+    async start(apply) {
       unsubscribe = bus.subscribe(SCANS_ALL, (event) => {
         queue.push(event)
         if (queue.length > maxBuffer) {

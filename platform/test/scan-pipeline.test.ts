@@ -91,32 +91,6 @@ describe('createBusScanSource', () => {
     expect([applied, performance.now() - started < 1000]).toEqual([[event(1)], true])
   })
 
-  it('with `wanted`, passes by a batch none of whose codes is wanted, and applies the others; a rejected question or an event without a code is applied', async () => {
-    const applied: string[][] = []
-    const asked: string[][] = []
-    const source = createBusScanSource(bus, { lingerMs: 0 })
-    await source.start(
-      async (events) => void applied.push(events.map((e) => String((e as { code?: unknown }).code))),
-      async (codes) => {
-        asked.push([...codes])
-        if (codes.includes('Broken01')) throw new Error('no answer')
-        return codes.includes('Wanted01')
-      },
-    )
-    // One batch per call: what one turn publishes, handled before the next call publishes.
-    const turn = async (...events: unknown[]) => {
-      for (const e of events) await bus.publish('scans.x', e)
-      await Bun.sleep(20)
-    }
-    await turn(event(1, 'Other001'), event(2, 'Other002'), event(3, 'Other001'))
-    await turn(event(4, 'Other001'), event(5, 'Wanted01'))
-    await turn(event(6, 'Broken01'))
-    await turn({ scan_id: 'no code' })
-    await source.stop()
-    expect(asked).toEqual([['Other001', 'Other002'], ['Other001', 'Wanted01'], ['Broken01']])
-    expect(applied).toEqual([['Other001', 'Wanted01'], ['Broken01'], ['undefined']])
-  })
-
   it('retries a batch the store refused until it is applied', async () => {
     let attempts = 0
     const applied: unknown[] = []

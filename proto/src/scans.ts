@@ -67,10 +67,9 @@ export type WantedScans = (codes: readonly string[]) => Promise<boolean>
  */
 export interface ScanSource {
   /**
-   * Starts delivering; resolves once the subscription is in place. With `wanted`, a source asks
-   * first whether any code of a batch is wanted, and passes by a batch that no one wants without
-   * applying it: the JetStream consumer before it reads the message (a SCAN_BATCHES message names
-   * its codes in a header; one without it is read and applied), the bus source from its events.
+   * Starts delivering; resolves once the subscription is in place. With `wanted`, a source that
+   * knows a batch's codes before reading it (a SCAN_BATCHES message names them in a header) asks
+   * first, and acknowledges a batch whose codes no one wants without reading or applying it.
    */
   start(apply: ApplyScans, wanted?: WantedScans): Promise<void>
   /** Stops delivering and waits for the batch being applied; what is not applied is left for later (JetStream) or applied first (bus). */

@@ -112,6 +112,12 @@ export function createWebhookService(deps: WebhookDeps) {
     return library
   }
 
+  /** The library of a code when an endpoint of it takes scans; null when no endpoint would get its scans. */
+  async function scanLibraryOf(code: string): Promise<string | null> {
+    const library = await libraryOfCode(code)
+    return library && (await subscribersOf(library, 'scan')).length > 0 ? library : null
+  }
+
   return {
     async create(principal: Principal, body: unknown): Promise<WebhookCreated> {
       const library = manager(principal)
@@ -164,40 +170,37 @@ export function createWebhookService(deps: WebhookDeps) {
     },
 
     /**
-     * Whether a scan of any of these codes would reach an endpoint, by the same lookups as
-     * ingestScans: a batch no endpoint wants is passed by (every batch, in a deployment without
-     * scan webhooks), over NATS unread, as its message names its codes; reading them all cost this
-     * worker about twice the CPU per scan (bench/ANALYSIS.md, fourteenth session).
+     * Whether a scan of any of these codes would reach an endpoint (scanLibraryOf). Over NATS a
+     * scan batch names its codes, and one that no endpoint wants is acknowledged unread: every
+     * batch, in a deployment without scan webhooks; reading them all cost this worker about twice
+     * the CPU per scan (bench/ANALYSIS.md, fourteenth session).
      */
     async wantsScans(codes: readonly string[]): Promise<boolean> {
-      for (const code of codes) {
-        const library = await libraryOfCode(code)
-        if (library && (await subscribersOf(library, 'scan')).length > 0) return true
-      }
+      for (const code of codes) if (await scanLibraryOf(code)) return true
       return false
     },
 
     /**
      * Scan events (ScanEvent as published); the scan's id is its event id. Every scan reaches
-     * this worker, on the resolver's thread in one process, so a batch looks each code's library
-     * and each library's scan endpoints up once, and a library without one costs nothing more.
+     * this worker, on the resolver's thread in one process, so a batch is grouped by code first:
+     * each code's library and scan endpoints are looked up once, and the scans of a code no
+     * endpoint wants cost a map entry each, not a check.
      */
     async ingestScans(events: unknown[]): Promise<void> {
-      const libraries = new Map<string, string | null>()
-      const scansOf = new Map<string, ScanEvent[]>()
+      const byCode = new Map<string, unknown[]>()
       for (const event of events) {
-        if (!checkOf(ScanEvent).Check(event)) continue
-        let library = libraries.get(event.code)
-        if (library === undefined) libraries.set(event.code, (library = await libraryOfCode(event.code)))
-        if (!library) continue
-        const scans = scansOf.get(library)
+        const code = (event as { code?: unknown } | null)?.code
+        if (typeof code !== 'string') continue // no scan event: dropped, as the check would
+        const scans = byCode.get(code)
         if (scans) scans.push(event)
-        else scansOf.set(library, [event])
+        else byCode.set(code, [event])
       }
       let stored = 0
-      for (const [library, scans] of scansOf) {
-        if ((await subscribersOf(library, 'scan')).length === 0) continue
-        for (const event of scans) stored += await fanOut(library, 'scan', event.scan_id, new Date(event.scanned_at).toISOString(), event)
+      for (const [code, scans] of byCode) {
+        const library = await scanLibraryOf(code)
+        if (!library) continue
+        for (const event of scans)
+          if (checkOf(ScanEvent).Check(event)) stored += await fanOut(library, 'scan', event.scan_id, new Date(event.scanned_at).toISOString(), event)
       }
       if (stored > 0) wake()
     },
