@@ -123,9 +123,27 @@ export const exportChunks = new Counter({
   labelNames: ['kind', 'made'] as const,
 })
 
+/** What runs before each scrape: gathers what other threads counted into this thread's registry. */
+const gatherers = new Set<() => Promise<void>>()
+
+/** Runs `gather` before every scrape of this thread's registry (until the returned function is called). */
+export function gatherBeforeScrape(gather: () => Promise<void>): () => void {
+  gatherers.add(gather)
+  return () => void gatherers.delete(gather)
+}
+
+/** The registry in Prometheus' text format, with what the other threads counted gathered first. */
+export async function metricsText(): Promise<string> {
+  await Promise.all([...gatherers].map((gather) => gather()))
+  return register.metrics()
+}
+
+/** A response carrying the metrics text. */
+export const metricsResponseOf = (text: string) => new Response(text, { headers: { 'content-type': register.contentType, 'cache-control': 'no-store' } })
+
 /** GET /metrics: the registry in Prometheus' text format. */
 export async function metricsResponse(): Promise<Response> {
-  return new Response(await register.metrics(), { headers: { 'content-type': register.contentType, 'cache-control': 'no-store' } })
+  return metricsResponseOf(await metricsText())
 }
 
 /** Seconds since `start` (a performance.now() reading). */

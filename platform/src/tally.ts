@@ -35,6 +35,33 @@ interface Line {
   metricName: string
 }
 
+/**
+ * One thread's tallies since its last snapshot, as plain data (a Worker posts it to the thread
+ * whose registry is scraped): per tally name, each series' labels and what it added.
+ */
+export type TallySnapshot = Record<string, { labels: Record<string, string>; value?: number; counts?: number[]; sum?: number; count?: number }[]>
+
+/** Every tally of this thread by name: what takeTallies reads and addTallies adds to. */
+const tallies = new Map<string, Tally<string, { labels: Labels<string> }>>()
+
+/** What this thread's tallies counted since the last call; their series start again from zero. */
+export function takeTallies(): TallySnapshot {
+  const snapshot: TallySnapshot = {}
+  for (const [name, tally] of tallies) {
+    const taken = tally.take()
+    if (taken.length > 0) snapshot[name] = taken
+  }
+  return snapshot
+}
+
+/** Adds another thread's snapshot to this thread's tallies (a name it does not know is skipped). */
+export function addTallies(snapshot: TallySnapshot): void {
+  for (const [name, series] of Object.entries(snapshot)) {
+    const tally = tallies.get(name)
+    if (tally) for (const one of series) tally.add(one)
+  }
+}
+
 abstract class Tally<L extends string, S extends { labels: Labels<L> }> {
   protected readonly series = new Map<string, S>()
 
@@ -44,7 +71,13 @@ abstract class Tally<L extends string, S extends { labels: Labels<L> }> {
     private readonly labelNames: readonly L[],
   ) {
     register.registerMetric(this as never)
+    tallies.set(name, this as never)
   }
+
+  /** The series that counted anything since the last call, as data; each is zeroed (its handles stay valid). */
+  abstract take(): TallySnapshot[string]
+  /** Adds one series of another thread's snapshot. */
+  abstract add(taken: TallySnapshot[string][number]): void
 
   /** The series of these label values, made on first use. */
   protected seriesOf(labels: Labels<L>): S {
@@ -102,6 +135,20 @@ export class TallyCounter<L extends string> extends Tally<L, Series<L>> {
   protected lines(): Line[] {
     return [...this.series.values()].map((series) => ({ labels: {}, sharedLabels: series.labels, value: series.value, metricName: this.name }))
   }
+
+  take(): TallySnapshot[string] {
+    const taken: TallySnapshot[string] = []
+    for (const series of this.series.values()) {
+      if (series.value === 0) continue
+      taken.push({ labels: series.labels, value: series.value })
+      series.value = 0
+    }
+    return taken
+  }
+
+  add(taken: TallySnapshot[string][number]): void {
+    this.seriesOf(taken.labels as Labels<L>).value += taken.value ?? 0
+  }
 }
 
 /** A histogram with labels: `_bucket` lines (cumulative, `le`), `_sum`, `_count`. */
@@ -116,7 +163,7 @@ export class TallyHistogram<L extends string> extends Tally<L, HistogramSeries<L
     return { labels, counts: new Float64Array(this.bounds.length + 1), sum: 0, count: 0 }
   }
 
-  private add(series: HistogramSeries<L>, value: number): void {
+  private record(series: HistogramSeries<L>, value: number): void {
     const { bounds } = this
     let i = 0
     while (i < bounds.length && value > bounds[i]!) i++
@@ -126,13 +173,32 @@ export class TallyHistogram<L extends string> extends Tally<L, HistogramSeries<L
   }
 
   observe(labels: Labels<L>, value: number): void {
-    this.add(this.seriesOf(labels), value)
+    this.record(this.seriesOf(labels), value)
   }
 
   /** One series to observe into without a lookup. */
   labels(labels: Labels<L>): { observe(value: number): void } {
     const series = this.seriesOf(labels)
-    return { observe: (value) => this.add(series, value) }
+    return { observe: (value) => this.record(series, value) }
+  }
+
+  take(): TallySnapshot[string] {
+    const taken: TallySnapshot[string] = []
+    for (const series of this.series.values()) {
+      if (series.count === 0) continue
+      taken.push({ labels: series.labels, counts: [...series.counts], sum: series.sum, count: series.count })
+      series.counts.fill(0)
+      series.sum = 0
+      series.count = 0
+    }
+    return taken
+  }
+
+  add(taken: TallySnapshot[string][number]): void {
+    const series = this.seriesOf(taken.labels as Labels<L>)
+    taken.counts?.forEach((n, i) => i < series.counts.length && (series.counts[i]! += n))
+    series.sum += taken.sum ?? 0
+    series.count += taken.count ?? 0
   }
 
   protected lines(): Line[] {

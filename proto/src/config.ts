@@ -12,6 +12,11 @@ const count = (value: number) => T.Integer({ minimum: 1, default: value })
 export const ConfigSchema = T.Object({
   PORT: port(3000),
   SHORT_PORT: port(3001),
+  /**
+   * Threads that answer short links on SHORT_PORT in one process (`bun start`), sharing the port
+   * (SO_REUSEPORT); unset: one per core; 0: the main thread answers them, beside the API.
+   */
+  RESOLVER_THREADS: T.Optional(T.Integer({ minimum: 0, maximum: 64 })),
   /** Probe listener (/healthz, /readyz) of a process without its own HTTP API; 0: none. */
   HEALTH_PORT: port(0),
   SHORT_BASE_URL: T.String({ pattern: '^https?://[^/\\s]+(/[^\\s]*[^/\\s])?$', default: 'http://localhost:3001' }),

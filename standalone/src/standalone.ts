@@ -42,6 +42,8 @@ export async function startStandalone(config: Config) {
     gateway,
     bus,
     resolver,
+    /** The resolver's scan publisher: resolver threads (main.ts) hand their scans to it too. */
+    scans,
     async stop() {
       resolver.stop()
       await scans.flush()

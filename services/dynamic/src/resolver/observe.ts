@@ -8,9 +8,10 @@ type Fetch = (request: Request, server?: any) => Response | Promise<Response>
  * by status (lr_http_requests_total / lr_http_request_duration_seconds, server="resolver"),
  * /metrics served (a reserved word, never a code) as a route Bun matches itself, so a redirect
  * pays no check for it, and one log line per error answer (5xx). A 302 writes no log line: at
- * tens of thousands per second the scan stream is its record.
+ * tens of thousands per second the scan stream is its record. `metrics` answers /metrics: a
+ * resolver thread asks the main thread, whose registry holds the whole process's.
  */
-export function observeResolver(fetch: Fetch): { routes: { '/metrics': () => Promise<Response> }; fetch: Fetch } {
+export function observeResolver(fetch: Fetch, metrics: () => Promise<Response> = metricsResponse): { routes: { '/metrics': () => Promise<Response> }; fetch: Fetch } {
   const children = new Map<number, { count: { inc(): void }; time: { observe(v: number): void } }>()
   const series = (request: Request, status: number) => {
     const key = status * 2 + (request.method === 'HEAD' ? 1 : 0)
@@ -47,5 +48,5 @@ export function observeResolver(fetch: Fetch): { routes: { '/metrics': () => Pro
     if (answer instanceof Promise) return answer.then((response) => done(request, started, response), (error) => done(request, started, failed(request, error)))
     return done(request, started, answer)
   }
-  return { routes: { '/metrics': metricsResponse }, fetch: observed }
+  return { routes: { '/metrics': metrics }, fetch: observed }
 }

@@ -11,14 +11,36 @@ import { forwardQuery } from './location'
 import { answerLimited, createScanCounts } from './limits'
 import { scanEventOf, type ScanSettings } from './scan'
 
+/**
+ * Where a resolver reads a code it does not know and hears of every change: the bus, or (a
+ * resolver thread, ./threads.ts) the thread that holds the bus.
+ */
+export interface ResolverFeed {
+  lookup(code: string): Promise<ResolveReply>
+  /** Calls `changed` with every change event (DYNAMIC_CHANGED_ALL); returns a stop. */
+  follow(changed: (event: unknown) => void): () => void
+}
+
+/** The feed over a bus: a lookup is a request to the dynamic service, changes are its events. */
+export function createBusFeed(bus: Bus, lookupTimeoutMs = 3000): ResolverFeed {
+  return {
+    lookup: (code) => bus.request<ResolveReply>(DYNAMIC_SUBJECTS.resolve, { code }, { timeoutMs: lookupTimeoutMs }),
+    // No queue group: every resolver must hear every change.
+    follow: (changed) => bus.subscribe(DYNAMIC_CHANGED_ALL, (event) => changed(event)),
+  }
+}
+
 export interface ResolverDeps extends ScanSettings {
-  bus: Bus
+  /** The bus (lookups and change events over it, scans published on it by default), or `feed`. */
+  bus?: Bus
+  /** Lookups and change events from elsewhere than a bus; `publishScan` is then required. */
+  feed?: ResolverFeed
   /** SHORT_BASE_URL: a path it carries (`https://s.example/go`) may prefix every code. */
   shortBaseUrl?: string
   /** Clock in epoch milliseconds (scan time, cache age). */
   now?: () => number
   cache?: Omit<CacheOptions, 'now'>
-  /** How long a cache miss waits for the dynamic service. */
+  /** How long a cache miss waits for the dynamic service (over `bus`). */
   lookupTimeoutMs?: number
   /**
    * Hands a counted scan on; must not block or throw: a ScanPublisher's `publish` (the JetStream
@@ -49,36 +71,38 @@ const ANSWERS = {
 }
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
+/** What a resolver takes from config (also what a resolver thread is started with). */
+export type ResolverSettings = Pick<ResolverDeps, 'shortBaseUrl' | 'trustProxy' | 'visitorHashKey'>
+
+export const resolverSettingsOf = (config: Config): ResolverSettings => ({
+  shortBaseUrl: config.SHORT_BASE_URL,
+  trustProxy: config.TRUST_PROXY === 1,
+  visitorHashKey: config.VISITOR_HASH_KEY,
+})
+
+/** The resolver of a deployment: its settings from config, its scans handed to `publishScan`. */
+export function createResolverFromConfig(bus: Bus, config: Config, publishScan: (event: ScanEvent) => void): Resolver {
+  return createResolver({ bus, ...resolverSettingsOf(config), publishScan })
+}
+
 /**
  * The short-link resolver (docs/decisions.md §5): GET/HEAD /{code} -> 302 to the destination, 404
  * unknown or draft, 410 deleted. Answers from memory for a code it has seen; change events keep
  * that memory current. A counted scan (GET, not a bot) is published after the answer is built,
  * never awaited.
  */
-/** The resolver of a deployment: its settings from config, its scans handed to `publishScan`. */
-export function createResolverFromConfig(bus: Bus, config: Config, publishScan: (event: ScanEvent) => void): Resolver {
-  return createResolver({
-    bus,
-    shortBaseUrl: config.SHORT_BASE_URL,
-    trustProxy: config.TRUST_PROXY === 1,
-    visitorHashKey: config.VISITOR_HASH_KEY,
-    publishScan,
-  })
-}
-
 export function createResolver(deps: ResolverDeps): Resolver {
   const { bus, now = Date.now } = deps
+  const feed = deps.feed ?? (bus && createBusFeed(bus, deps.lookupTimeoutMs))
+  const publisher = deps.publishScan ?? (bus && createBusScanPublisher(bus).publish)
+  if (!feed || !publisher) throw new Error('createResolver needs a bus, or a feed and publishScan')
+  const handOn = publisher
   const prefix = deps.shortBaseUrl ? new URL(deps.shortBaseUrl).pathname.replace(/\/$/, '') : ''
   const codePath = new RegExp(`^(?:${escapeRegExp(prefix)})?/([0-9A-Za-z]+)$`)
   const counts = createScanCounts()
-  const cache = createTargetCache(
-    (code) => bus.request<ResolveReply>(DYNAMIC_SUBJECTS.resolve, { code }, { timeoutMs: deps.lookupTimeoutMs ?? 3000 }).then(seeded),
-    { ...deps.cache, now },
-  )
-  // No queue group: every resolver must hear every change.
-  const unsubscribe = bus.subscribe(DYNAMIC_CHANGED_ALL, (event) => changed(decode(ResolverEntry, event)))
+  const cache = createTargetCache((code) => feed.lookup(code).then(seeded), { ...deps.cache, now })
+  const unsubscribe = feed.follow((event) => changed(decode(ResolverEntry, event)))
 
-  const handOn = deps.publishScan ?? createBusScanPublisher(bus).publish
   // The embedded GeoIP database is read now rather than by the first scan.
   preloadGeoIp()
 

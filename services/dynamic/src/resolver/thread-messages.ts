@@ -1,0 +1,27 @@
+import type { LogLevel, ResolveReply } from '@lr/proto'
+import type { TallySnapshot } from '@lr/platform/tally'
+import type { ResolverSettings } from './resolver'
+
+/**
+ * The messages between the main thread and a resolver thread (./threads.ts, ./thread.ts). The
+ * main thread holds the bus: it answers the thread's lookups, forwards every change event, takes
+ * its scans on to the scan publisher and gathers its tallies before a scrape.
+ */
+export type ToThread =
+  | { t: 'start'; settings: ResolverSettings; port: number; logger: string; logLevel: LogLevel }
+  | { t: 'looked'; id: number; reply: ResolveReply }
+  | { t: 'looked'; id: number; error: { code: string; message: string } }
+  | { t: 'changed'; event: unknown }
+  | { t: 'tallies'; id: number }
+  | { t: 'metrics'; id: number; text: string }
+  | { t: 'stop' }
+
+export type FromThread =
+  | { t: 'listening'; port: number }
+  | { t: 'failed'; message: string; code?: string }
+  | { t: 'lookup'; id: number; code: string }
+  /** A turn's scans as one JSON array: one string crosses threads far cheaper than its objects. */
+  | { t: 'scans'; events: string }
+  | { t: 'tallies'; id: number; snapshot: TallySnapshot }
+  | { t: 'metrics'; id: number }
+  | { t: 'stopped' }

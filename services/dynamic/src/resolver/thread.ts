@@ -1,0 +1,100 @@
+// A resolver thread: one listener on SHORT_PORT (shared with the others, SO_REUSEPORT) answering
+// short links from its own cache. Started by ./threads.ts, which holds the bus for it.
+import { AppError, type ErrorCode, type ResolveReply, type ScanEvent } from '@lr/proto'
+import { errorFields, log, startLogging } from '@lr/platform/log'
+import { metricsResponseOf } from '@lr/platform/metrics'
+import { takeTallies } from '@lr/platform/tally'
+import { createResolver, type ResolverFeed } from './resolver'
+import { observeResolver } from './observe'
+import type { FromThread, ToThread } from './thread-messages'
+
+declare const self: Worker
+const post = (message: FromThread) => self.postMessage(message)
+
+/** Asks of the main thread, each waiting for the answer with its id. */
+let nextId = 0
+const lookups = new Map<number, { resolve(reply: ResolveReply): void; reject(error: Error): void }>()
+const metricsWaiting = new Map<number, (text: string) => void>()
+const listeners = new Set<(event: unknown) => void>()
+
+const feed: ResolverFeed = {
+  lookup: (code) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++
+      lookups.set(id, { resolve, reject })
+      post({ t: 'lookup', id, code })
+    }),
+  follow(changed) {
+    listeners.add(changed)
+    return () => void listeners.delete(changed)
+  },
+}
+
+const askMetrics = () =>
+  new Promise<Response>((resolve) => {
+    const id = nextId++
+    metricsWaiting.set(id, (text) => resolve(metricsResponseOf(text)))
+    post({ t: 'metrics', id })
+  })
+
+/** The scans of one event-loop turn cross to the main thread together, as one JSON text. */
+let held: ScanEvent[] = []
+function sendHeld(): void {
+  if (held.length === 0) return
+  const events = JSON.stringify(held)
+  held = []
+  post({ t: 'scans', events })
+}
+function publishScan(event: ScanEvent): void {
+  if (held.push(event) === 1) setImmediate(sendHeld)
+}
+
+let stop: (() => Promise<void>) | undefined
+
+function start(message: Extract<ToThread, { t: 'start' }>): void {
+  startLogging(message.logger, message.logLevel)
+  const resolver = createResolver({ ...message.settings, feed, publishScan })
+  let server: ReturnType<typeof Bun.serve>
+  try {
+    server = Bun.serve({ port: message.port, hostname: '0.0.0.0', reusePort: true, ...observeResolver(resolver.fetch, askMetrics) })
+  } catch (error) {
+    resolver.stop()
+    return post({ t: 'failed', message: (error as Error)?.message ?? String(error), code: (error as { code?: string })?.code })
+  }
+  stop = async () => {
+    await server.stop()
+    resolver.stop()
+    sendHeld()
+  }
+  post({ t: 'listening', port: server.port! })
+}
+
+self.onmessage = ({ data: message }: MessageEvent<ToThread>) => {
+  switch (message.t) {
+    case 'start':
+      return start(message)
+    case 'looked': {
+      const waiting = lookups.get(message.id)
+      lookups.delete(message.id)
+      if ('error' in message) return waiting?.reject(new AppError(message.error.code as ErrorCode, message.error.message))
+      return waiting?.resolve(message.reply)
+    }
+    case 'changed':
+      for (const changed of listeners) changed(message.event)
+      return
+    case 'tallies':
+      return post({ t: 'tallies', id: message.id, snapshot: takeTallies() })
+    case 'metrics':
+      metricsWaiting.get(message.id)?.(message.text)
+      metricsWaiting.delete(message.id)
+      return
+    case 'stop':
+      void (stop?.() ?? Promise.resolve()).then(
+        () => post({ t: 'stopped' }),
+        (error) => {
+          log().error(errorFields(error), 'resolver thread did not stop cleanly')
+          post({ t: 'stopped' })
+        },
+      )
+  }
+}

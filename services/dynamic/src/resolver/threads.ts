@@ -1,0 +1,147 @@
+import { AppError, type Bus, type LogLevel, type ScanEvent } from '@lr/proto'
+import { errorFields, log } from '@lr/platform/log'
+import { gatherBeforeScrape, metricsText } from '@lr/platform/metrics'
+import { listening, StartupError } from '@lr/platform/startup'
+import { addTallies, type TallySnapshot } from '@lr/platform/tally'
+import { createBusFeed, type ResolverSettings } from './resolver'
+import type { FromThread, ToThread } from './thread-messages'
+
+export interface ResolverThreadsOptions {
+  /** Threads to start (at least 1). */
+  threads: number
+  /** SHORT_PORT; 0 takes a free port (the first thread's, which the others then share). */
+  port: number
+  /** The bus of this thread: each thread's lookups and every change event go over it. */
+  bus: Bus
+  /** Where the threads' scans go on (this thread's scan publisher). */
+  publishScan: (event: ScanEvent) => void
+  settings: ResolverSettings
+  /** The threads' log lines: the process name and LOG_LEVEL of this thread's logger. */
+  logger: string
+  logLevel: LogLevel
+  /** A thread died while serving: the process cannot answer its share of the connections. */
+  failed: (error: Error) => void
+}
+
+export interface ResolverThreads {
+  readonly port: number
+  /** Stops listening (answering the requests under way), hands on every scan, ends the threads. */
+  stop(): Promise<void>
+}
+
+/** How long a scrape waits for a thread's tallies before it answers without them. */
+const GATHER_TIMEOUT_MS = 1000
+const STOP_TIMEOUT_MS = 10_000
+
+/**
+ * The short links of one process answered by threads of their own (RESOLVER_THREADS). One thread
+ * answering redirects, the API, four services and the webhooks worker was the limit of the
+ * one-process resolver: its threads now share SHORT_PORT (SO_REUSEPORT, the kernel spreads the
+ * connections) and this thread holds the bus for them. Each keeps its own cache of codes, fed by
+ * the change events this thread forwards to all of them, and hands its scans over once per turn
+ * of its event loop; this thread publishes them as the resolver on it would have.
+ */
+export async function startResolverThreads(options: ResolverThreadsOptions): Promise<ResolverThreads> {
+  if (options.threads < 1) throw new Error('startResolverThreads needs at least one thread')
+  // SO_REUSEPORT would let the threads share the port with another process that also set it
+  // (a second `bun start`): a plain listener first proves that nobody holds it.
+  if (options.port !== 0) listening('SHORT_PORT', options.port, () => Bun.serve({ port: options.port, hostname: '0.0.0.0', fetch: () => new Response() })).stop(true)
+  const feed = createBusFeed(options.bus)
+  const threads: Worker[] = []
+  const tallyWaiting = new Map<number, (snapshot: TallySnapshot) => void>()
+  let nextId = 0
+  let stopping = false
+
+  function serve(worker: Worker, message: FromThread): void {
+    const post = (reply: ToThread) => worker.postMessage(reply)
+    switch (message.t) {
+      case 'lookup':
+        feed.lookup(message.code).then(
+          (reply) => post({ t: 'looked', id: message.id, reply }),
+          (error) => post({ t: 'looked', id: message.id, error: { code: error instanceof AppError ? error.code : 'internal', message: (error as Error)?.message ?? String(error) } }),
+        )
+        return
+      case 'scans':
+        for (const event of JSON.parse(message.events) as ScanEvent[]) options.publishScan(event)
+        return
+      case 'tallies':
+        tallyWaiting.get(message.id)?.(message.snapshot)
+        tallyWaiting.delete(message.id)
+        return
+      case 'metrics':
+        metricsText().then((text) => post({ t: 'metrics', id: message.id, text }))
+        return
+    }
+  }
+
+  function startOne(port: number, index: number): Promise<number> {
+    const worker = new Worker(new URL('./thread.ts', import.meta.url).href)
+    threads.push(worker)
+    return new Promise<number>((resolve, reject) => {
+      let up = false
+      worker.onmessage = ({ data: message }: MessageEvent<FromThread>) => {
+        if (message.t === 'listening') return void ((up = true), resolve(message.port))
+        if (message.t === 'failed') {
+          const error = message.code === 'EADDRINUSE' ? new StartupError(`port ${port} (SHORT_PORT) is already in use`) : new Error(message.message)
+          return reject(error)
+        }
+        serve(worker, message)
+      }
+      const died = (why: string) => {
+        const error = new Error(`resolver thread ${index + 1} ${why}`)
+        if (!up) reject(error)
+        else if (!stopping) options.failed(error)
+      }
+      worker.addEventListener('error', (event) => died(`failed: ${(event as ErrorEvent).message}`))
+      worker.addEventListener('close', () => died('ended'))
+      worker.postMessage({ t: 'start', settings: options.settings, port, logger: options.logger, logLevel: options.logLevel } satisfies ToThread)
+    })
+  }
+
+  // Every thread's change events: no queue group, each must hear all of them.
+  const unfollow = feed.follow((event) => {
+    for (const worker of threads) worker.postMessage({ t: 'changed', event } satisfies ToThread)
+  })
+  const ungather = gatherBeforeScrape(() => Promise.all(threads.map(tallies)).then(() => undefined))
+  function tallies(worker: Worker): Promise<void> {
+    const id = nextId++
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => (tallyWaiting.delete(id), resolve()), GATHER_TIMEOUT_MS)
+      tallyWaiting.set(id, (snapshot) => {
+        clearTimeout(timer)
+        addTallies(snapshot)
+        resolve()
+      })
+      worker.postMessage({ t: 'tallies', id } satisfies ToThread)
+    })
+  }
+
+  async function stop(): Promise<void> {
+    stopping = true
+    unfollow()
+    ungather()
+    await Promise.all(
+      threads.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, STOP_TIMEOUT_MS)
+            const done = () => (clearTimeout(timer), resolve())
+            worker.addEventListener('message', ({ data }: MessageEvent<FromThread>) => data.t === 'stopped' && done())
+            worker.addEventListener('close', done)
+            worker.postMessage({ t: 'stop' } satisfies ToThread)
+          }),
+      ),
+    )
+    for (const worker of threads) worker.terminate()
+  }
+
+  try {
+    const port = await startOne(options.port, 0)
+    for (let i = 1; i < options.threads; i++) await startOne(port, i)
+    log().debug({ threads: options.threads, port }, 'resolver threads listening')
+    return { port, stop }
+  } catch (error) {
+    await stop().catch((stopError) => log().error(errorFields(stopError), 'resolver threads did not stop'))
+    throw error
+  }
+}
