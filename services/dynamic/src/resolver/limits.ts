@@ -26,21 +26,33 @@ export function limitsOf(entry: ResolverEntry): Limits | undefined {
 
 /**
  * Counted scans of capped codes, as this resolver knows them: seeded from a lookup's count
- * (analytics' exact total, ResolverEntry.scans) and raised synchronously by every counted
- * redirect, so check and increment never interleave with another scan of this process.
+ * (analytics' exact total, ResolverEntry.scans) and raised by every counted redirect, so that
+ * check and increment never interleave with another scan of this process. Adapters:
+ * createScanCounts (one thread) and createSharedScanCounts (./shared-counts.ts: every resolver
+ * thread of a process counts in the same shared memory).
  */
-export function createScanCounts() {
+export interface ScanCounts {
+  /** Whether this code's count is known (it was seeded). */
+  has(code: string): boolean
+  /**
+   * A lookup's count. Both it and ours are lower bounds of the true count (ours misses other
+   * resolvers' scans, the lookup's those not yet ingested): the larger one is kept.
+   */
+  seed(code: string, scans: number): void
+  /** Counts one scan when the code is under its cap: true; false when capped (nothing counted). */
+  take(code: string, max: number): boolean
+  capped(code: string, max: number): boolean
+  clear(): void
+}
+
+/** The counts of one thread's resolver, in a map: synchronous, so exact within the thread. */
+export function createScanCounts(): ScanCounts {
   const used = new Map<string, number>()
   return {
     has: (code: string) => used.has(code),
-    /**
-     * A lookup's count. Both it and ours are lower bounds of the true count (ours misses other
-     * resolvers' scans, the lookup's those not yet ingested): the larger one is kept.
-     */
     seed(code: string, scans: number): void {
       if ((used.get(code) ?? -1) < scans) used.set(code, scans)
     },
-    /** Counts one scan when the code is under its cap: true; false when capped (nothing counted). */
     take(code: string, max: number): boolean {
       if (max === Number.POSITIVE_INFINITY) return true
       const n = used.get(code) ?? 0
@@ -52,7 +64,6 @@ export function createScanCounts() {
     clear: () => used.clear(),
   }
 }
-export type ScanCounts = ReturnType<typeof createScanCounts>
 
 export interface LimitedDeps<S> {
   counts: ScanCounts

@@ -8,7 +8,7 @@ import { type CacheOptions, createTargetCache, type Target } from './cache'
 import { type AddressSource, clientAddress, preloadGeoIp } from './country'
 import { destinationFor } from './device'
 import { forwardQuery } from './location'
-import { answerLimited, createScanCounts } from './limits'
+import { answerLimited, createScanCounts, type ScanCounts } from './limits'
 import { scanEventOf, type ScanSettings } from './scan'
 
 /**
@@ -40,6 +40,8 @@ export interface ResolverDeps extends ScanSettings {
   /** Clock in epoch milliseconds (scan time, cache age). */
   now?: () => number
   cache?: Omit<CacheOptions, 'now'>
+  /** Capped codes' counts; default one of its own (createScanCounts). Resolver threads share theirs. */
+  counts?: ScanCounts
   /** How long a cache miss waits for the dynamic service (over `bus`). */
   lookupTimeoutMs?: number
   /**
@@ -99,7 +101,7 @@ export function createResolver(deps: ResolverDeps): Resolver {
   const handOn = publisher
   const prefix = deps.shortBaseUrl ? new URL(deps.shortBaseUrl).pathname.replace(/\/$/, '') : ''
   const codePath = new RegExp(`^(?:${escapeRegExp(prefix)})?/([0-9A-Za-z]+)$`)
-  const counts = createScanCounts()
+  const counts = deps.counts ?? createScanCounts()
   const cache = createTargetCache((code) => feed.lookup(code).then(seeded), { ...deps.cache, now })
   const unsubscribe = feed.follow((event) => changed(decode(ResolverEntry, event)))
 

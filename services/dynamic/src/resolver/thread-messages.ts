@@ -8,8 +8,11 @@ import type { ResolverSettings } from './resolver'
  * its scans on to the scan publisher and gathers its tallies before a scrape.
  */
 export type ToThread =
-  | { t: 'start'; settings: ResolverSettings; port: number; logger: string; logLevel: LogLevel }
-  | { t: 'looked'; id: number; reply: ResolveReply }
+  | { t: 'start'; settings: ResolverSettings; port: number; logger: string; logLevel: LogLevel; blocks: readonly SharedArrayBuffer[] }
+  /** A capped code's answer names the slot of its count (./shared-counts.ts). */
+  | { t: 'looked'; id: number; reply: ResolveReply; slot?: number }
+  /** A new block of count slots, sent before any answer naming a slot in it. */
+  | { t: 'block'; block: SharedArrayBuffer }
   | { t: 'looked'; id: number; error: { code: string; message: string } }
   | { t: 'changed'; event: unknown }
   | { t: 'tallies'; id: number }

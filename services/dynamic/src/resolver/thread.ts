@@ -6,6 +6,7 @@ import { metricsResponseOf } from '@lr/platform/metrics'
 import { takeTallies } from '@lr/platform/tally'
 import { createResolver, type ResolverFeed } from './resolver'
 import { observeResolver } from './observe'
+import { createSharedScanCounts } from './shared-counts'
 import type { FromThread, ToThread } from './thread-messages'
 
 declare const self: Worker
@@ -16,6 +17,7 @@ let nextId = 0
 const lookups = new Map<number, { resolve(reply: ResolveReply): void; reject(error: Error): void }>()
 const metricsWaiting = new Map<number, (text: string) => void>()
 const listeners = new Set<(event: unknown) => void>()
+const shared = createSharedScanCounts()
 
 const feed: ResolverFeed = {
   lookup: (code) =>
@@ -53,7 +55,8 @@ let stop: (() => Promise<void>) | undefined
 
 function start(message: Extract<ToThread, { t: 'start' }>): void {
   startLogging(message.logger, message.logLevel)
-  const resolver = createResolver({ ...message.settings, feed, publishScan })
+  for (const block of message.blocks) shared.addBlock(block)
+  const resolver = createResolver({ ...message.settings, feed, publishScan, counts: shared.counts })
   let server: ReturnType<typeof Bun.serve>
   try {
     server = Bun.serve({ port: message.port, hostname: '0.0.0.0', reusePort: true, ...observeResolver(resolver.fetch, askMetrics) })
@@ -77,8 +80,11 @@ self.onmessage = ({ data: message }: MessageEvent<ToThread>) => {
       const waiting = lookups.get(message.id)
       lookups.delete(message.id)
       if ('error' in message) return waiting?.reject(new AppError(message.error.code as ErrorCode, message.error.message))
+      if (message.slot !== undefined) shared.know(message.reply!.code, message.slot)
       return waiting?.resolve(message.reply)
     }
+    case 'block':
+      return shared.addBlock(message.block)
     case 'changed':
       for (const changed of listeners) changed(message.event)
       return

@@ -4,6 +4,7 @@ import { gatherBeforeScrape, metricsText } from '@lr/platform/metrics'
 import { listening, StartupError } from '@lr/platform/startup'
 import { addTallies, type TallySnapshot } from '@lr/platform/tally'
 import { createBusFeed, type ResolverSettings } from './resolver'
+import { createCountSlots } from './shared-counts'
 import type { FromThread, ToThread } from './thread-messages'
 
 export interface ResolverThreadsOptions {
@@ -51,13 +52,17 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
   const tallyWaiting = new Map<number, (snapshot: TallySnapshot) => void>()
   let nextId = 0
   let stopping = false
+  // Capped codes count in memory all threads share: the process stays exact at the cap.
+  const countSlots = createCountSlots((block) => {
+    for (const worker of threads) worker.postMessage({ t: 'block', block } satisfies ToThread)
+  })
 
   function serve(worker: Worker, message: FromThread): void {
     const post = (reply: ToThread) => worker.postMessage(reply)
     switch (message.t) {
       case 'lookup':
         feed.lookup(message.code).then(
-          (reply) => post({ t: 'looked', id: message.id, reply }),
+          (reply) => post({ t: 'looked', id: message.id, reply, ...(reply?.scans !== undefined && { slot: countSlots.slotOf(message.code) }) }),
           (error) => post({ t: 'looked', id: message.id, error: { code: error instanceof AppError ? error.code : 'internal', message: (error as Error)?.message ?? String(error) } }),
         )
         return
@@ -94,7 +99,7 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
       }
       worker.addEventListener('error', (event) => died(`failed: ${(event as ErrorEvent).message}`))
       worker.addEventListener('close', () => died('ended'))
-      worker.postMessage({ t: 'start', settings: options.settings, port, logger: options.logger, logLevel: options.logLevel } satisfies ToThread)
+      worker.postMessage({ t: 'start', settings: options.settings, port, logger: options.logger, logLevel: options.logLevel, blocks: countSlots.blocks() } satisfies ToThread)
     })
   }
 
@@ -116,7 +121,9 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
     })
   }
 
-  async function stop(): Promise<void> {
+  let stopped: Promise<void> | undefined
+  const stop = () => (stopped ??= stopAll())
+  async function stopAll(): Promise<void> {
     stopping = true
     unfollow()
     ungather()

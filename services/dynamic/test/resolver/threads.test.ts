@@ -1,0 +1,165 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { createLocalBus } from '@lr/platform/bus-local'
+import { httpRequests } from '@lr/platform/metrics'
+import { StartupError } from '@lr/platform/startup'
+import { type Bus, dynamicChangedSubject, type ScanEvent } from '@lr/proto'
+import { serveDynamic } from '../../src/handlers'
+import { type ResolverThreads, startResolverThreads } from '../../src/resolver/threads'
+import { personal, setup } from '../fixtures'
+import { BROWSER, KEY } from './fixtures'
+
+// Resolver threads over a real dynamic service on the local bus: HTTP on a shared port, answered
+// by two threads, each with its own cache; this thread holds the bus and collects the scans.
+
+const DESTINATION = 'https://example.com/landing'
+const FALLBACK = 'https://example.com/over'
+
+interface Running {
+  bus: Bus
+  threads: ResolverThreads
+  scans: ScanEvent[]
+  failures: Error[]
+  service: ReturnType<typeof setup>['service']
+  get(code: string, init?: RequestInit): Promise<Response>
+  /** `n` GETs at once, each on a connection of its own, so the kernel spreads them over the threads. */
+  many(code: string, n: number): Promise<Response[]>
+  close(): Promise<void>
+}
+
+const running: Running[] = []
+afterEach(async () => {
+  for (const one of running.splice(0)) await one.close()
+})
+
+async function start(options: { threads?: number; analyticsCount?: number } = {}): Promise<Running> {
+  const bus = createLocalBus()
+  const ctx = setup({ announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry), countScans: async () => options.analyticsCount ?? 0 })
+  const stopServing = serveDynamic(bus, ctx.service)
+  const scans: ScanEvent[] = []
+  const failures: Error[] = []
+  const threads = await startResolverThreads({
+    threads: options.threads ?? 2,
+    port: 0,
+    bus,
+    publishScan: (event) => void scans.push(event),
+    settings: { trustProxy: false, visitorHashKey: KEY },
+    logger: 'test',
+    logLevel: 'silent',
+    failed: (error) => void failures.push(error),
+  })
+  const get = (code: string, init: RequestInit = {}) =>
+    fetch(`http://127.0.0.1:${threads.port}/${code}`, { redirect: 'manual', keepalive: false, headers: { 'user-agent': BROWSER }, ...init })
+  const one: Running = {
+    bus, threads, scans, failures, service: ctx.service, get,
+    many: (code, n) => Promise.all(Array.from({ length: n }, () => get(code))),
+    async close() {
+      await threads.stop()
+      stopServing()
+      await bus.close()
+      ctx.close()
+    },
+  }
+  running.push(one)
+  return one
+}
+
+const until = async (ok: () => boolean, what: string) => {
+  for (let i = 0; i < 400 && !ok(); i++) await Bun.sleep(5)
+  if (!ok()) throw new Error(`timed out waiting for ${what}`)
+}
+
+const created = async (r: Running, extra: Record<string, unknown> = {}) =>
+  (await r.service.create(personal, { destination_url: DESTINATION, name: 'Code', ...extra })).created[0]!.code
+
+describe('resolver threads', () => {
+  it('answer a code from every thread and hand each counted scan over once, with its fields', async () => {
+    const r = await start()
+    const code = await created(r)
+    const answers = await r.many(code, 40)
+    expect(answers.map((a) => [a.status, a.headers.get('location')])).toEqual(Array(40).fill([302, DESTINATION]))
+    await until(() => r.scans.length >= 40, '40 scans')
+    await Bun.sleep(20)
+    expect(r.scans).toHaveLength(40)
+    expect(new Set(r.scans.map((s) => s.scan_id)).size).toBe(40)
+    for (const scan of r.scans) {
+      expect(scan).toMatchObject({ code, user_agent: BROWSER, country: 'unknown' })
+      expect(scan.visitor_id).toMatch(/^[0-9a-f]{64}$/)
+    }
+    // A bot and a HEAD are answered and never counted; an unknown code is 404 without a lookup of a bad path.
+    expect((await r.get(code, { headers: { 'user-agent': 'Googlebot/2.1' } })).status).toBe(302)
+    expect((await r.get(code, { method: 'HEAD' })).status).toBe(302)
+    expect((await r.get('NoSuchCode1')).status).toBe(404)
+    await Bun.sleep(20)
+    expect(r.scans).toHaveLength(40)
+  })
+
+  it('tell every thread of a change: after a delete no connection gets the old destination', async () => {
+    const r = await start()
+    const code = await created(r)
+    // Every thread has the code in its cache.
+    expect((await r.many(code, 40)).every((a) => a.status === 302)).toBe(true)
+    await r.service.delete(personal, code)
+    await Bun.sleep(20)
+    expect((await r.many(code, 40)).map((a) => a.status)).toEqual(Array(40).fill(410))
+  })
+
+  it('stay exact at a cap however the threads share its scans, starting from analytics\' count', async () => {
+    const r = await start({ analyticsCount: 5 })
+    const code = await created(r, { max_scans: 30, fallback_url: FALLBACK })
+    // 80 scans at once, over two threads: exactly 30 - 5 reach the destination.
+    const answers = await r.many(code, 80)
+    const places = answers.map((a) => a.headers.get('location'))
+    expect(places.filter((p) => p === DESTINATION)).toHaveLength(25)
+    expect(places.filter((p) => p === FALLBACK)).toHaveLength(55)
+    await until(() => r.scans.length >= 80, '80 scans')
+    expect(r.scans.filter((s) => s.outcome === undefined)).toHaveLength(25)
+    expect(r.scans.filter((s) => s.outcome === 'fallback')).toHaveLength(55)
+  })
+
+  it('count every thread\'s answers in the metrics this thread is scraped for, also on the short-link port', async () => {
+    const r = await start()
+    const code = await created(r)
+    const counted = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${r.threads.port}/metrics`)).text()
+      const line = text.split('\n').find((l) => l.startsWith('lr_http_requests_total{') && l.includes('server="resolver"') && l.includes('status="302"') && l.includes('method="GET"'))
+      return Number(line?.split(' ').at(-1) ?? 0)
+    }
+    const before = await counted()
+    await r.many(code, 30)
+    expect(await counted()).toBe(before + 30)
+    // The registry of this thread holds them too (what the API's /metrics writes).
+    const series = (await httpRequests.get()).values.find((v) => v.labels.server === 'resolver' && v.labels.status === '302' && v.labels.method === 'GET')
+    expect(series?.value).toBe(before + 30)
+  })
+
+  it('hand every scan over when stopped, answer the requests under way, and free the port', async () => {
+    const r = await start()
+    const code = await created(r)
+    const answers = await r.many(code, 50)
+    await r.threads.stop()
+    expect(answers.every((a) => a.status === 302)).toBe(true)
+    expect(r.scans).toHaveLength(50)
+    expect(r.failures).toEqual([])
+    const again = Bun.serve({ port: r.threads.port, fetch: () => new Response('free') })
+    again.stop(true)
+  })
+
+  it('refuse a port another listener holds, also one that shares ports (SO_REUSEPORT): one line naming it', async () => {
+    for (const reusePort of [false, true]) {
+      const taken = Bun.serve({ port: 0, reusePort, fetch: () => new Response('other') })
+      try {
+        const bus = createLocalBus()
+        const error = await startResolverThreads({
+          threads: 2, port: taken.port!, bus, publishScan: () => {}, settings: { trustProxy: false, visitorHashKey: KEY }, logger: 'test', logLevel: 'silent', failed: () => {},
+        }).then(() => undefined, (e: unknown) => e)
+        expect(error).toBeInstanceOf(StartupError)
+        expect((error as Error).message).toBe(`port ${taken.port} (SHORT_PORT) is already in use`)
+        // Nothing of ours answers there.
+        expect(await (await fetch(`http://127.0.0.1:${taken.port}/x`, { keepalive: false })).text()).toBe('other')
+        await bus.close()
+      } finally {
+        taken.stop(true)
+      }
+    }
+  })
+})
