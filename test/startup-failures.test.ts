@@ -51,6 +51,18 @@ else
       }
     })
 
+    it('bun start with SHORT_PORT taken, also by a listener that shares ports: one line naming it, exit 1', async () => {
+      for (const reusePort of [false, true]) {
+        const taken = Bun.serve({ port: await freePort(), hostname: '0.0.0.0', reusePort, fetch: () => new Response('taken') })
+        try {
+          const { code, lines } = await run(STANDALONE, { DATA_DIR: dataDir, PORT: String(await freePort()), SHORT_PORT: String(taken.port), RESOLVER_THREADS: '2' })
+          expect([code, lines]).toEqual([1, [`[standalone] cannot start: port ${taken.port} (SHORT_PORT) is already in use`]])
+        } finally {
+          taken.stop(true)
+        }
+      }
+    })
+
     it('the gateway with PORT taken: one line naming the port, exit 1', async () => {
       const taken = occupy(await freePort())
       try {
@@ -74,13 +86,15 @@ else
       expect([code, lines]).toEqual([1, [`[auth] cannot start: NATS at ${url} is unreachable (CONNECTION_REFUSED)`]])
     })
 
-    it('the resolver with SHORT_PORT taken: one line naming the port, exit 1', async () => {
-      const taken = occupy(await freePort())
-      try {
-        const { code, lines } = await run(ENTRY_POINTS.resolver, { TRANSPORT: 'nats', NATS_URL: nats.url, SHORT_PORT: String(taken.port), DATA_DIR: dataDir })
-        expect([code, lines]).toEqual([1, [`[resolver] cannot start: port ${taken.port} (SHORT_PORT) is already in use`]])
-      } finally {
-        taken.stop(true)
+    it('the resolver with SHORT_PORT taken (on its main thread or on its threads): one line naming the port, exit 1', async () => {
+      for (const threads of ['0', '2']) {
+        const taken = occupy(await freePort())
+        try {
+          const { code, lines } = await run(ENTRY_POINTS.resolver, { TRANSPORT: 'nats', NATS_URL: nats.url, SHORT_PORT: String(taken.port), DATA_DIR: dataDir, RESOLVER_THREADS: threads })
+          expect([code, lines]).toEqual([1, [`[resolver] cannot start: port ${taken.port} (SHORT_PORT) is already in use`]])
+        } finally {
+          taken.stop(true)
+        }
       }
     })
 

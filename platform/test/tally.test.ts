@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { Counter, Histogram, Registry, register } from 'prom-client'
-import { TallyCounter, TallyHistogram } from '@lr/platform/tally'
+import { addTallies, TallyCounter, TallyHistogram, takeTallies } from '@lr/platform/tally'
 
 // Each tally beside prom-client's own metric of the same name in a registry of its own: the
 // scrape text must be the same for the same updates.
@@ -53,5 +53,33 @@ describe('tallies', () => {
     ours.inc({ a: 'x' })
     ours.reset()
     expect(await register.getSingleMetricAsString(name)).toBe(`# HELP ${name} c\n# TYPE ${name} counter`)
+  })
+
+  it('hand what a thread counted to another as data: taken once (the series start again from zero), added up where scraped', async () => {
+    const counterName = `tally_test_taken_total_${n++}`
+    const histogramName = `tally_test_taken_seconds_${n++}`
+    const theirs = new Registry()
+    const counterReference = new Counter({ name: counterName, help: 'c', labelNames: ['status'] as const, registers: [theirs] })
+    const histogramReference = new Histogram({ name: histogramName, help: 'h', labelNames: ['status'] as const, buckets: BOUNDS, registers: [theirs] })
+    const counter = new TallyCounter(counterName, 'c', ['status'])
+    const histogram = new TallyHistogram(histogramName, 'h', ['status'], BOUNDS)
+    const kept = counter.labels({ status: '302' })
+    kept.inc()
+    counter.inc({ status: '404' }, 2)
+    histogram.observe({ status: '302' }, 0.003)
+    histogram.observe({ status: '302' }, 0.2)
+    const taken = takeTallies()
+    // What was taken is gone here, and a handle kept before still counts into its series.
+    expect(taken[counterName]).toEqual([{ labels: { status: '302' }, value: 1 }, { labels: { status: '404' }, value: 2 }])
+    expect(takeTallies()[counterName]).toBeUndefined()
+    kept.inc()
+    // Added back twice (two threads that counted the same), beside what was counted since.
+    addTallies(taken)
+    addTallies({ [counterName]: taken[counterName]!, [histogramName]: taken[histogramName]!, no_such_tally: [{ labels: {}, value: 1 }] })
+    counterReference.inc({ status: '302' }, 3)
+    counterReference.inc({ status: '404' }, 4)
+    for (const value of [0.003, 0.2, 0.003, 0.2]) histogramReference.observe({ status: '302' }, value)
+    expect(await register.getSingleMetricAsString(counterName)).toBe(await theirs.getSingleMetricAsString(counterName))
+    expect(await register.getSingleMetricAsString(histogramName)).toBe(await theirs.getSingleMetricAsString(histogramName))
   })
 })

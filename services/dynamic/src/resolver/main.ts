@@ -6,30 +6,31 @@ import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platfo
 import { openScanSpool } from '@lr/platform/scan-spool'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { ensureScanBatchStream } from '@lr/platform/scan-stream-config'
-import { observeResolver } from './observe'
 import { createResolverFromConfig } from './resolver'
+import { serveShortLinks } from './serve'
 
 // Process entry of the short-link resolver when TRANSPORT=nats: its own listener on SHORT_PORT,
 // never behind the gateway. Any number may run; each follows every change event. Its path space
 // is codes, so probes (/healthz, /readyz) are on HEALTH_PORT when set.
 const config = loadConfigOrExit(Bun.env)
 startLogging('resolver', config.LOG_LEVEL)
-const { bus, scans, resolver, server, health } = await startOrExit('resolver', async () => {
+const { bus, scans, short, health } = await startOrExit('resolver', async () => {
   const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'resolver', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
   // Scans go through the SCAN_BATCHES stream (durable, deduplicated by batch id); it must exist first.
   await ensureScanBatchStream(await bus.connection.jetstreamManager())
   // Through a broker outage scans wait on local disk, not in memory (README "Logs and metrics").
   const spool = openScanSpool(config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
   const scans = createJetStreamScanPublisher(bus.connection, { spool })
-  const resolver = createResolverFromConfig(bus, config, scans.publish)
-  const server = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', ...observeResolver(resolver.fetch) }))
+  const short = await serveShortLinks({ config, bus, publishScan: scans.publish, resolver: () => createResolverFromConfig(bus, config, scans.publish), logger: 'resolver' })
   const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, { nats: () => bus.ping() })) : undefined
-  return { bus, scans, resolver, server, health }
+  return { bus, scans, short, health }
 })
-log().info({ port: server.port, nats: withoutCredentials(config.NATS_URL), health_port: health?.port ?? null }, `serving on :${server.port} over ${withoutCredentials(config.NATS_URL)}`)
+log().info(
+  { port: short.port, resolver_threads: short.threads, nats: withoutCredentials(config.NATS_URL), health_port: health?.port ?? null },
+  `serving on :${short.port} over ${withoutCredentials(config.NATS_URL)}`,
+)
 onShutdown('resolver', async () => {
-  await server.stop()
-  resolver.stop()
+  await short.stop()
   // Scans still held (NATS slow or away) get a few seconds to reach the stream.
   await Promise.race([scans.flush(), Bun.sleep(5000)])
   scans.close()

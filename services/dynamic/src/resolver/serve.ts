@@ -1,0 +1,51 @@
+import { availableParallelism } from 'node:os'
+import type { Bus, Config, ScanEvent } from '@lr/proto'
+import { errorFields, log } from '@lr/platform/log'
+import { listening } from '@lr/platform/startup'
+import { observeResolver } from './observe'
+import { type Resolver, resolverSettingsOf } from './resolver'
+import { startResolverThreads } from './threads'
+
+export interface ShortLinks {
+  readonly port: number
+  /** Threads answering (0: this thread). */
+  readonly threads: number
+  /** Stops listening, answers the requests under way and hands every scan on. */
+  stop(): Promise<void>
+}
+
+/**
+ * Short links on SHORT_PORT: on RESOLVER_THREADS threads of their own (unset: one per core),
+ * which share the port, or with 0 on this thread by `resolver()`. A thread that dies stops the
+ * process with one error line: its share of the connections could no longer be answered.
+ */
+export async function serveShortLinks(options: { config: Config; bus: Bus; publishScan: (event: ScanEvent) => void; resolver: () => Resolver; logger: string }): Promise<ShortLinks> {
+  const { config } = options
+  const threads = config.RESOLVER_THREADS ?? availableParallelism()
+  if (threads === 0) {
+    const resolver = options.resolver()
+    const server = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', ...observeResolver(resolver.fetch) }))
+    return {
+      port: server.port!,
+      threads,
+      async stop() {
+        await server.stop()
+        resolver.stop()
+      },
+    }
+  }
+  const running = await startResolverThreads({
+    threads,
+    port: config.SHORT_PORT,
+    bus: options.bus,
+    publishScan: options.publishScan,
+    settings: resolverSettingsOf(config),
+    logger: options.logger,
+    logLevel: config.LOG_LEVEL,
+    failed: (error) => {
+      log().error(errorFields(error), 'a resolver thread ended: stopping, short links can no longer all be answered')
+      process.exit(1)
+    },
+  })
+  return { port: running.port, threads, stop: running.stop }
+}
