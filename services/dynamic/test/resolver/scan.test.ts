@@ -11,5 +11,9 @@ describe('scanEventOf', () => {
     expect(event.visitor_id).toBe(createHmac('sha256', 'a-secret-key').update(`203.0.113.7\n${UA}`).digest('hex'))
     const anonymous = scanEventOf(new Request('http://short.test/abcdEFGH'), 'abcdEFGH', null, 1_700_000_000_000, { visitorHashKey: 'a-secret-key', trustProxy: false })
     expect(anonymous.visitor_id).toBe(createHmac('sha256', 'a-secret-key').update('\n').digest('hex'))
+    // Another key (the keyed hasher is kept per key), then the first again.
+    const other = scanEventOf(request, 'abcdEFGH', '203.0.113.7', 1_700_000_000_000, { visitorHashKey: 'another-secret-key', trustProxy: false })
+    expect(other.visitor_id).toBe(createHmac('sha256', 'another-secret-key').update(`203.0.113.7\n${UA}`).digest('hex'))
+    expect(scanEventOf(request, 'abcdEFGH', '203.0.113.7', 1, { visitorHashKey: 'a-secret-key', trustProxy: false }).visitor_id).toBe(event.visitor_id)
   })
 })
