@@ -1,6 +1,11 @@
-import pino from 'pino'
+import type pinoModule from 'pino'
 import type { LogLevel, Logger } from '@lr/proto'
 import { currentRequestId } from './request-context'
+
+// pino is loaded by the first createLogger, not with this file: a resolver thread logs through
+// its main thread (installLogger) and never loads it, and every module a thread loads is
+// resident in its own heap (services/dynamic/src/resolver/thread.ts).
+const loadPino = (): typeof pinoModule => require('pino')
 
 /**
  * The process's logger: one JSON object per line on stdout, with `level` as a word, `time` in
@@ -8,6 +13,7 @@ import { currentRequestId } from './request-context'
  * request-context.ts). Each main.ts creates it once from LOG_LEVEL and installs it.
  */
 export function createLogger(process: string, level: LogLevel = 'info'): Logger {
+  const pino = loadPino()
   return pino({
     level,
     base: { process },
@@ -21,7 +27,7 @@ export function createLogger(process: string, level: LogLevel = 'info'): Logger 
   }) as unknown as Logger
 }
 
-let installed: Logger = createLogger('library-records')
+let installed: Logger | undefined
 
 /** Makes `logger` the one that shared code (bus, scan pipeline, services) writes to. */
 export function installLogger(logger: Logger): Logger {
@@ -33,7 +39,7 @@ export function installLogger(logger: Logger): Logger {
 export const startLogging = (process: string, level: LogLevel): Logger => installLogger(createLogger(process, level))
 
 /** The logger main.ts installed (before that: an info-level default). */
-export const log = (): Logger => installed
+export const log = (): Logger => (installed ??= createLogger('library-records'))
 
 /** An error as log fields: its name, message and stack, which JSON.stringify would drop. */
 export function errorFields(error: unknown): { err: { type: string; message: string; stack?: string } } {

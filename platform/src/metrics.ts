@@ -1,5 +1,8 @@
 import { Counter, Gauge, register } from 'prom-client'
-import { TallyCounter, TallyHistogram } from './tally'
+import { LATENCY_BUCKETS } from './http-tallies'
+import { scrapeTalliesWith, TallyCounter, TallyHistogram } from './tally'
+
+export { httpDuration, httpRequests, secondsSince } from './http-tallies'
 
 /**
  * Prometheus metrics of this process, in prom-client's default registry: one registry per
@@ -22,20 +25,9 @@ new Gauge({
   },
 })
 
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-
 // The series every request updates are tallies (./tally): the same lines, a fraction of the cost.
-export const httpRequests = new TallyCounter(
-  'lr_http_requests_total',
-  'HTTP requests answered, by server, route pattern, method and status',
-  ['server', 'route', 'method', 'status'],
-)
-export const httpDuration = new TallyHistogram(
-  'lr_http_request_duration_seconds',
-  'Time from request to response, by server, route pattern, method and status',
-  ['server', 'route', 'method', 'status'],
-  LATENCY_BUCKETS,
-)
+// The HTTP ones are in ./http-tallies, which a resolver thread loads without this file.
+scrapeTalliesWith(register)
 export const rateLimited = new Counter({
   name: 'lr_rate_limited_total',
   help: 'Requests answered 429, by reason (per_second: the burst limit; daily: the quota)',
@@ -138,13 +130,11 @@ export async function metricsText(): Promise<string> {
   return register.metrics()
 }
 
-/** A response carrying the metrics text. */
-export const metricsResponseOf = (text: string) => new Response(text, { headers: { 'content-type': register.contentType, 'cache-control': 'no-store' } })
+/** The content type of the metrics text (Prometheus' text format). */
+export const METRICS_CONTENT_TYPE: string = register.contentType
 
 /** GET /metrics: the registry in Prometheus' text format. */
 export async function metricsResponse(): Promise<Response> {
-  return metricsResponseOf(await metricsText())
+  return new Response(await metricsText(), { headers: { 'content-type': METRICS_CONTENT_TYPE, 'cache-control': 'no-store' } })
 }
 
-/** Seconds since `start` (a performance.now() reading). */
-export const secondsSince = (start: number) => (performance.now() - start) / 1000

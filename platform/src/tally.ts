@@ -1,5 +1,3 @@
-import { register } from 'prom-client'
-
 /**
  * Counters and histograms for the paths every request takes (HTTP answers, bus rounds, store
  * operations), kept as plain numbers per label set and handed to prom-client's registry as it
@@ -44,6 +42,22 @@ export type TallySnapshot = Record<string, { labels: Record<string, string>; val
 /** Every tally of this thread by name: what takeTallies reads and addTallies adds to. */
 const tallies = new Map<string, Tally<string, { labels: Labels<string> }>>()
 
+/** What scrapes the tallies: prom-client's registry (the Registry interface it uses). */
+interface Registry {
+  registerMetric(metric: never): void
+}
+let registry: Registry | undefined
+
+/**
+ * Registers every tally, and each one made later, with `scraped` (./metrics.ts gives prom-client's
+ * default registry). This file does not load prom-client itself: a resolver thread keeps tallies
+ * that its main thread scrapes, and every module a thread loads is resident in its own heap.
+ */
+export function scrapeTalliesWith(scraped: Registry): void {
+  registry = scraped
+  for (const tally of tallies.values()) scraped.registerMetric(tally as never)
+}
+
 /** What this thread's tallies counted since the last call; their series start again from zero. */
 export function takeTallies(): TallySnapshot {
   const snapshot: TallySnapshot = {}
@@ -70,8 +84,8 @@ abstract class Tally<L extends string, S extends { labels: Labels<L> }> {
     readonly help: string,
     private readonly labelNames: readonly L[],
   ) {
-    register.registerMetric(this as never)
     tallies.set(name, this as never)
+    registry?.registerMetric(this as never)
   }
 
   /** The series that counted anything since the last call, as data; each is zeroed (its handles stay valid). */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'bun:test'
 import { Counter, Histogram, Registry, register } from 'prom-client'
 import { addTallies, TallyCounter, TallyHistogram, takeTallies } from '@lr/platform/tally'
+// Registers the tallies with prom-client's default registry, as every process's metrics do.
+import '@lr/platform/metrics'
 
 // Each tally beside prom-client's own metric of the same name in a registry of its own: the
 // scrape text must be the same for the same updates.

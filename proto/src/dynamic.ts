@@ -1,5 +1,6 @@
 import { type Static, Type as T } from '@sinclair/typebox'
 import { Principal } from './principal'
+import { CODE_PATTERN } from './codes'
 import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Tags, Style } from './library'
 
 /** Subjects of services/dynamic (dynamic QR codes); queue group `dynamic`. */
@@ -33,16 +34,7 @@ export const dynamicChangedSubject = (code: string) => `dynamic.v1.changed.${cod
 /** Pattern matching every dynamicChangedSubject. */
 export const DYNAMIC_CHANGED_ALL = 'dynamic.v1.changed.*'
 
-/** Shape of a code: what the service issues and the only thing the resolver and routes look up. */
-export const CODE_PATTERN = /^[0-9A-Za-z]{7,32}$/
-/**
- * Words a code must never equal (docs/decisions.md §3): route segments under /dynqrcodes, and the
- * resolver's own paths (/metrics; /healthz for symmetry with the API port).
- */
-export const ROUTE_WORDS: readonly string[] = ['analytics', 'export', 'batch', 'metrics', 'healthz']
-
-/** True when `code` could have been issued: the right shape and not a route word (any case). */
-export const isIssuableCode = (code: string) => CODE_PATTERN.test(code) && !ROUTE_WORDS.includes(code.toLowerCase())
+export { CODE_PATTERN, isIssuableCode, ROUTE_WORDS } from './codes'
 
 
 /** The operating systems a redirect rule can name (docs/decisions.md, "Reviewed edits and device rules"). */

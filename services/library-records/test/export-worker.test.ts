@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openSqlite } from '@lr/platform/sqlite'
+import { modulesLoadedBy } from '@lr/platform/testing/loaded-modules'
 import { type ChunkShape, csvChunkOf } from '@lr/platform/csv-format'
 import { createSqliteLibraryStore, type SqliteKind } from '../src/adapters/sqlite-store'
 import { createExportWorker, type ExportWorker } from '../src/export-in-worker'
@@ -189,11 +190,7 @@ describe('export worker', () => {
 describe('export worker modules', () => {
   it('loads only the SQLite reader and the CSV formatter: no contracts, logger, metrics or drivers twice', async () => {
     // What the Worker's VM loads is resident a second time in the process (export-worker.ts).
-    const script = `await import(${JSON.stringify(join(import.meta.dir, '../src/export-worker.ts'))}); console.log(JSON.stringify(Object.keys(require.cache))); process.exit(0)`
-    const child = Bun.spawn(['bun', '-e', script], { cwd: join(import.meta.dir, '..'), stdout: 'pipe', stderr: 'pipe' })
-    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-    expect({ code, err }).toEqual({ code: 0, err: '' })
-    const loaded: string[] = JSON.parse(out.trim().split('\n').at(-1)!)
+    const loaded = await modulesLoadedBy(join(import.meta.dir, '../src/export-worker.ts'), join(import.meta.dir, '..'))
     expect(loaded.some((path) => path.endsWith('export-worker.ts'))).toBe(true)
     expect(loaded.some((path) => path.includes('fast-csv'))).toBe(true)
     // fast-csv's cell formatter only: its index (the Transform stream and its helpers) is most of a Worker's start.

@@ -1,5 +1,5 @@
 import { errorFields, log } from '@lr/platform/log'
-import { httpDuration, httpRequests, metricsResponse, secondsSince } from '@lr/platform/metrics'
+import { httpDuration, httpRequests, secondsSince } from '@lr/platform/http-tallies'
 
 type Fetch = (request: Request, server?: any) => Response | Promise<Response>
 
@@ -8,10 +8,11 @@ type Fetch = (request: Request, server?: any) => Response | Promise<Response>
  * by status (lr_http_requests_total / lr_http_request_duration_seconds, server="resolver"),
  * /metrics served (a reserved word, never a code) as a route Bun matches itself, so a redirect
  * pays no check for it, and one log line per error answer (5xx). A 302 writes no log line: at
- * tens of thousands per second the scan stream is its record. `metrics` answers /metrics: a
- * resolver thread asks the main thread, whose registry holds the whole process's.
+ * tens of thousands per second the scan stream is its record. `metrics` answers /metrics:
+ * metricsResponse, or in a resolver thread a question to the main thread, whose registry holds
+ * the whole process's (this file loads no prom-client, for that thread's sake).
  */
-export function observeResolver(fetch: Fetch, metrics: () => Promise<Response> = metricsResponse): { routes: { '/metrics': () => Promise<Response> }; fetch: Fetch } {
+export function observeResolver(fetch: Fetch, metrics: () => Promise<Response>): { routes: { '/metrics': () => Promise<Response> }; fetch: Fetch } {
   const children = new Map<number, { count: { inc(): void }; time: { observe(v: number): void } }>()
   const series = (request: Request, status: number) => {
     const key = status * 2 + (request.method === 'HEAD' ? 1 : 0)

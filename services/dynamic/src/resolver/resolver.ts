@@ -1,8 +1,10 @@
-import { AppError, type Bus, type Config, decode, isIssuableCode } from '@lr/proto'
-import { DYNAMIC_CHANGED_ALL, DYNAMIC_SUBJECTS, type ResolveReply, ResolverEntry } from '@lr/proto'
+// Only light modules at run time (the contracts' index and prom-client are types or absent): a
+// resolver thread loads this file, and every module a thread loads is resident in its own heap
+// (./thread.ts). What needs the bus is in ./bus-feed.ts.
+import { AppError } from '@lr/proto/app-error'
+import { isIssuableCode } from '@lr/proto/codes'
+import type { Config, ResolveReply, ResolverEntry, ScanEvent } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
-import { createBusScanPublisher } from '@lr/platform/scan-publisher'
-import type { ScanEvent } from '@lr/proto'
 import { isBot } from './bots'
 import { type CacheOptions, createTargetCache, type Target } from './cache'
 import { type AddressSource, clientAddress, preloadGeoIp } from './country'
@@ -17,24 +19,13 @@ import { scanEventOf, type ScanSettings } from './scan'
  */
 export interface ResolverFeed {
   lookup(code: string): Promise<ResolveReply>
-  /** Calls `changed` with every change event (DYNAMIC_CHANGED_ALL); returns a stop. */
-  follow(changed: (event: unknown) => void): () => void
-}
-
-/** The feed over a bus: a lookup is a request to the dynamic service, changes are its events. */
-export function createBusFeed(bus: Bus, lookupTimeoutMs = 3000): ResolverFeed {
-  return {
-    lookup: (code) => bus.request<ResolveReply>(DYNAMIC_SUBJECTS.resolve, { code }, { timeoutMs: lookupTimeoutMs }),
-    // No queue group: every resolver must hear every change.
-    follow: (changed) => bus.subscribe(DYNAMIC_CHANGED_ALL, (event) => changed(event)),
-  }
+  /** Calls `changed` with every change event (DYNAMIC_CHANGED_ALL), checked; returns a stop. */
+  follow(changed: (entry: ResolverEntry) => void): () => void
 }
 
 export interface ResolverDeps extends ScanSettings {
-  /** The bus (lookups and change events over it, scans published on it by default), or `feed`. */
-  bus?: Bus
-  /** Lookups and change events from elsewhere than a bus; `publishScan` is then required. */
-  feed?: ResolverFeed
+  /** Lookups and change events: createBusFeed (./bus-feed.ts), or a resolver thread's main thread. */
+  feed: ResolverFeed
   /** SHORT_BASE_URL: a path it carries (`https://s.example/go`) may prefix every code. */
   shortBaseUrl?: string
   /** Clock in epoch milliseconds (scan time, cache age). */
@@ -42,13 +33,11 @@ export interface ResolverDeps extends ScanSettings {
   cache?: Omit<CacheOptions, 'now'>
   /** Capped codes' counts; default one of its own (createScanCounts). Resolver threads share theirs. */
   counts?: ScanCounts
-  /** How long a cache miss waits for the dynamic service (over `bus`). */
-  lookupTimeoutMs?: number
   /**
    * Hands a counted scan on; must not block or throw: a ScanPublisher's `publish` (the JetStream
-   * one in the resolver process with TRANSPORT=nats). Default: createBusScanPublisher(bus).
+   * one in the resolver process with TRANSPORT=nats, the bus's in one process).
    */
-  publishScan?: (event: ScanEvent) => void
+  publishScan: (event: ScanEvent) => void
 }
 
 export type { AddressSource } from './country'
@@ -82,11 +71,6 @@ export const resolverSettingsOf = (config: Config): ResolverSettings => ({
   visitorHashKey: config.VISITOR_HASH_KEY,
 })
 
-/** The resolver of a deployment: its settings from config, its scans handed to `publishScan`. */
-export function createResolverFromConfig(bus: Bus, config: Config, publishScan: (event: ScanEvent) => void): Resolver {
-  return createResolver({ bus, ...resolverSettingsOf(config), publishScan })
-}
-
 /**
  * The short-link resolver (docs/decisions.md §5): GET/HEAD /{code} -> 302 to the destination, 404
  * unknown or draft, 410 deleted. Answers from memory for a code it has seen; change events keep
@@ -94,16 +78,13 @@ export function createResolverFromConfig(bus: Bus, config: Config, publishScan: 
  * never awaited.
  */
 export function createResolver(deps: ResolverDeps): Resolver {
-  const { bus, now = Date.now } = deps
-  const feed = deps.feed ?? (bus && createBusFeed(bus, deps.lookupTimeoutMs))
-  const publisher = deps.publishScan ?? (bus && createBusScanPublisher(bus).publish)
-  if (!feed || !publisher) throw new Error('createResolver needs a bus, or a feed and publishScan')
-  const handOn = publisher
+  const { feed, now = Date.now } = deps
+  const handOn = deps.publishScan
   const prefix = deps.shortBaseUrl ? new URL(deps.shortBaseUrl).pathname.replace(/\/$/, '') : ''
   const codePath = new RegExp(`^(?:${escapeRegExp(prefix)})?/([0-9A-Za-z]+)$`)
   const counts = deps.counts ?? createScanCounts()
   const cache = createTargetCache((code) => feed.lookup(code).then(seeded), { ...deps.cache, now })
-  const unsubscribe = feed.follow((event) => changed(decode(ResolverEntry, event)))
+  const unsubscribe = feed.follow(changed)
 
   // The embedded GeoIP database is read now rather than by the first scan.
   preloadGeoIp()

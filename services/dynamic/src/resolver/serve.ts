@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os'
 import type { Bus, Config, ScanEvent } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
+import { metricsResponse } from '@lr/platform/metrics'
 import { listening } from '@lr/platform/startup'
 import { observeResolver } from './observe'
 import { type Resolver, resolverSettingsOf } from './resolver'
@@ -19,12 +20,12 @@ export interface ShortLinks {
  * which share the port, or with 0 on this thread by `resolver()`. A thread that dies stops the
  * process with one error line: its share of the connections could no longer be answered.
  */
-export async function serveShortLinks(options: { config: Config; bus: Bus; publishScan: (event: ScanEvent) => void; resolver: () => Resolver; logger: string }): Promise<ShortLinks> {
+export async function serveShortLinks(options: { config: Config; bus: Bus; publishScan: (event: ScanEvent) => void; resolver: () => Resolver }): Promise<ShortLinks> {
   const { config } = options
   const threads = config.RESOLVER_THREADS ?? availableParallelism()
   if (threads === 0) {
     const resolver = options.resolver()
-    const server = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', ...observeResolver(resolver.fetch) }))
+    const server = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', ...observeResolver(resolver.fetch, metricsResponse) }))
     return {
       port: server.port!,
       threads,
@@ -40,8 +41,6 @@ export async function serveShortLinks(options: { config: Config; bus: Bus; publi
     bus: options.bus,
     publishScan: options.publishScan,
     settings: resolverSettingsOf(config),
-    logger: options.logger,
-    logLevel: config.LOG_LEVEL,
     failed: (error) => {
       log().error(errorFields(error), 'a resolver thread ended: stopping, short links can no longer all be answered')
       process.exit(1)

@@ -1,4 +1,4 @@
-import type { LogLevel, ResolveReply } from '@lr/proto'
+import type { ResolveReply, ResolverEntry } from '@lr/proto'
 import type { TallySnapshot } from '@lr/platform/tally'
 import type { ResolverSettings } from './resolver'
 
@@ -8,20 +8,23 @@ import type { ResolverSettings } from './resolver'
  * its scans on to the scan publisher and gathers its tallies before a scrape.
  */
 export type ToThread =
-  | { t: 'start'; settings: ResolverSettings; port: number; logger: string; logLevel: LogLevel; blocks: readonly SharedArrayBuffer[] }
+  | { t: 'start'; settings: ResolverSettings; port: number; blocks: readonly SharedArrayBuffer[] }
   /** A capped code's answer names the slot of its count (./shared-counts.ts). */
   | { t: 'looked'; id: number; reply: ResolveReply; slot?: number }
   /** A new block of count slots, sent before any answer naming a slot in it. */
   | { t: 'block'; block: SharedArrayBuffer }
   | { t: 'looked'; id: number; error: { code: string; message: string } }
-  | { t: 'changed'; event: unknown }
+  /** A change event, checked by this thread (createBusFeed). */
+  | { t: 'changed'; entry: ResolverEntry }
   | { t: 'tallies'; id: number }
-  | { t: 'metrics'; id: number; text: string }
+  | { t: 'metrics'; id: number; text: string; contentType: string }
   | { t: 'stop' }
 
 export type FromThread =
   | { t: 'listening'; port: number }
   | { t: 'failed'; message: string; code?: string }
+  /** A log line of the thread, written by this thread's logger (one writer of stdout, no pino there). */
+  | { t: 'log'; level: 'error' | 'warn' | 'info' | 'debug'; fields: object; message: string }
   | { t: 'lookup'; id: number; code: string }
   /** A turn's scans as one JSON array: one string crosses threads far cheaper than its objects. */
   | { t: 'scans'; events: string }

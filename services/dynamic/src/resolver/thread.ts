@@ -1,8 +1,13 @@
 // A resolver thread: one listener on SHORT_PORT (shared with the others, SO_REUSEPORT) answering
 // short links from its own cache. Started by ./threads.ts, which holds the bus for it.
-import { AppError, type ErrorCode, type ResolveReply, type ScanEvent } from '@lr/proto'
-import { errorFields, log, startLogging } from '@lr/platform/log'
-import { metricsResponseOf } from '@lr/platform/metrics'
+//
+// Every module a thread loads is resident in its own heap: a thread that loaded the contracts'
+// index, pino and prom-client took 11 MB, and two of them pushed the one-process product's export
+// past its memory target. So this file and what it loads stay light (about 5 MB a thread): the
+// main thread checks change events, writes the log lines and holds the metrics registry.
+import { AppError, type ErrorCode } from '@lr/proto/app-error'
+import type { Logger, ResolveReply, ResolverEntry, ScanEvent } from '@lr/proto'
+import { installLogger } from '@lr/platform/log'
 import { takeTallies } from '@lr/platform/tally'
 import { createResolver, type ResolverFeed } from './resolver'
 import { observeResolver } from './observe'
@@ -12,11 +17,18 @@ import type { FromThread, ToThread } from './thread-messages'
 declare const self: Worker
 const post = (message: FromThread) => self.postMessage(message)
 
+/** Log lines go to the main thread's logger. */
+function postingLogger(bindings: Record<string, unknown> = {}): Logger {
+  const line = (level: 'error' | 'warn' | 'info' | 'debug') => (fields: object, message: string) => post({ t: 'log', level, fields: { ...bindings, ...fields }, message })
+  return { error: line('error'), warn: line('warn'), info: line('info'), debug: line('debug'), child: (more) => postingLogger({ ...bindings, ...more }) }
+}
+installLogger(postingLogger())
+
 /** Asks of the main thread, each waiting for the answer with its id. */
 let nextId = 0
 const lookups = new Map<number, { resolve(reply: ResolveReply): void; reject(error: Error): void }>()
-const metricsWaiting = new Map<number, (text: string) => void>()
-const listeners = new Set<(event: unknown) => void>()
+const metricsWaiting = new Map<number, (text: string, contentType: string) => void>()
+const listeners = new Set<(entry: ResolverEntry) => void>()
 const shared = createSharedScanCounts()
 
 const feed: ResolverFeed = {
@@ -35,7 +47,7 @@ const feed: ResolverFeed = {
 const askMetrics = () =>
   new Promise<Response>((resolve) => {
     const id = nextId++
-    metricsWaiting.set(id, (text) => resolve(metricsResponseOf(text)))
+    metricsWaiting.set(id, (text, contentType) => resolve(new Response(text, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } })))
     post({ t: 'metrics', id })
   })
 
@@ -62,7 +74,6 @@ function publishScan(event: ScanEvent): void {
 let stop: (() => Promise<void>) | undefined
 
 function start(message: Extract<ToThread, { t: 'start' }>): void {
-  startLogging(message.logger, message.logLevel)
   for (const block of message.blocks) shared.addBlock(block)
   const resolver = createResolver({ ...message.settings, feed, publishScan, counts: shared.counts })
   let server: ReturnType<typeof Bun.serve>
@@ -94,21 +105,15 @@ self.onmessage = ({ data: message }: MessageEvent<ToThread>) => {
     case 'block':
       return shared.addBlock(message.block)
     case 'changed':
-      for (const changed of listeners) changed(message.event)
+      for (const changed of listeners) changed(message.entry)
       return
     case 'tallies':
       return post({ t: 'tallies', id: message.id, snapshot: takeTallies() })
     case 'metrics':
-      metricsWaiting.get(message.id)?.(message.text)
+      metricsWaiting.get(message.id)?.(message.text, message.contentType)
       metricsWaiting.delete(message.id)
       return
     case 'stop':
-      void (stop?.() ?? Promise.resolve()).then(
-        () => post({ t: 'stopped' }),
-        (error) => {
-          log().error(errorFields(error), 'resolver thread did not stop cleanly')
-          post({ t: 'stopped' })
-        },
-      )
+      void (stop?.() ?? Promise.resolve()).catch((error) => post({ t: 'log', level: 'error', fields: { err: { message: String((error as Error)?.message ?? error) } }, message: 'resolver thread did not stop cleanly' })).then(() => post({ t: 'stopped' }))
   }
 }

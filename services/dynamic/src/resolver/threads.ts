@@ -1,9 +1,10 @@
-import { AppError, type Bus, type LogLevel, type ScanEvent } from '@lr/proto'
+import { AppError, type Bus, type ScanEvent } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
-import { gatherBeforeScrape, metricsText } from '@lr/platform/metrics'
+import { gatherBeforeScrape, METRICS_CONTENT_TYPE, metricsText } from '@lr/platform/metrics'
 import { listening, StartupError } from '@lr/platform/startup'
 import { addTallies, type TallySnapshot } from '@lr/platform/tally'
-import { createBusFeed, type ResolverSettings } from './resolver'
+import { createBusFeed } from './bus-feed'
+import type { ResolverSettings } from './resolver'
 import { createCountSlots } from './shared-counts'
 import type { FromThread, ToThread } from './thread-messages'
 
@@ -17,9 +18,6 @@ export interface ResolverThreadsOptions {
   /** Where the threads' scans go on (this thread's scan publisher). */
   publishScan: (event: ScanEvent) => void
   settings: ResolverSettings
-  /** The threads' log lines: the process name and LOG_LEVEL of this thread's logger. */
-  logger: string
-  logLevel: LogLevel
   /** A thread died while serving: the process cannot answer its share of the connections. */
   failed: (error: Error) => void
 }
@@ -39,8 +37,8 @@ const STOP_TIMEOUT_MS = 10_000
  * answering redirects, the API, four services and the webhooks worker was the limit of the
  * one-process resolver: its threads now share SHORT_PORT (SO_REUSEPORT, the kernel spreads the
  * connections) and this thread holds the bus for them. Each keeps its own cache of codes, fed by
- * the change events this thread forwards to all of them, and hands its scans over once per turn
- * of its event loop; this thread publishes them as the resolver on it would have.
+ * the change events this thread forwards to all of them, and hands its scans over a millisecond's
+ * worth at a time; this thread publishes them as a resolver on it would have.
  */
 export async function startResolverThreads(options: ResolverThreadsOptions): Promise<ResolverThreads> {
   if (options.threads < 1) throw new Error('startResolverThreads needs at least one thread')
@@ -69,18 +67,27 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
       case 'scans':
         for (const event of JSON.parse(message.events) as ScanEvent[]) options.publishScan(event)
         return
+      case 'log':
+        log()[message.level](message.fields, message.message)
+        return
       case 'tallies':
         tallyWaiting.get(message.id)?.(message.snapshot)
         tallyWaiting.delete(message.id)
         return
       case 'metrics':
-        metricsText().then((text) => post({ t: 'metrics', id: message.id, text }))
+        metricsText().then(
+          (text) => post({ t: 'metrics', id: message.id, text, contentType: METRICS_CONTENT_TYPE }),
+          (error) => {
+            log().error(errorFields(error), 'metrics not written for a resolver thread')
+            post({ t: 'metrics', id: message.id, text: '', contentType: METRICS_CONTENT_TYPE })
+          },
+        )
         return
     }
   }
 
   function startOne(port: number, index: number): Promise<number> {
-    const worker = new Worker(new URL('./thread.ts', import.meta.url).href)
+    const worker = new Worker(new URL('./thread.ts', import.meta.url).href, { smol: Bun.env.SMOL === '1' } as never)
     threads.push(worker)
     return new Promise<number>((resolve, reject) => {
       let up = false
@@ -99,13 +106,13 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
       }
       worker.addEventListener('error', (event) => died(`failed: ${(event as ErrorEvent).message}`))
       worker.addEventListener('close', () => died('ended'))
-      worker.postMessage({ t: 'start', settings: options.settings, port, logger: options.logger, logLevel: options.logLevel, blocks: countSlots.blocks() } satisfies ToThread)
+      worker.postMessage({ t: 'start', settings: options.settings, port, blocks: countSlots.blocks() } satisfies ToThread)
     })
   }
 
   // Every thread's change events: no queue group, each must hear all of them.
-  const unfollow = feed.follow((event) => {
-    for (const worker of threads) worker.postMessage({ t: 'changed', event } satisfies ToThread)
+  const unfollow = feed.follow((entry) => {
+    for (const worker of threads) worker.postMessage({ t: 'changed', entry } satisfies ToThread)
   })
   const ungather = gatherBeforeScrape(() => Promise.all(threads.map(tallies)).then(() => undefined))
   function tallies(worker: Worker): Promise<void> {

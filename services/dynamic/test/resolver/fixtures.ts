@@ -3,7 +3,8 @@ import { createLocalBus } from '@lr/platform/bus-local'
 import { dynamicChangedSubject } from '@lr/proto'
 import { SCANS_ALL, type ScanEvent } from '@lr/proto'
 import { serveDynamic } from '../../src/handlers'
-import { createResolver, type ResolverDeps } from '../../src/resolver/resolver'
+import { createBusResolver } from '../../src/resolver/bus-feed'
+import type { ResolverDeps } from '../../src/resolver/resolver'
 import { personal, setup, SHORT } from '../fixtures'
 
 export const KEY = 'test-visitor-hash-key-0123456789'
@@ -21,7 +22,7 @@ export function resolverSetup(deps: Partial<ResolverDeps> & { bus?: Bus } = {}) 
   const bus = deps.bus ?? createLocalBus()
   const ctx = setup({ announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry) })
   const stopServing = serveDynamic(bus, ctx.service)
-  const resolver = createResolver({ shortBaseUrl: SHORT, trustProxy: false, visitorHashKey: KEY, now: () => NOW_MS, ...deps, bus })
+  const resolver = createBusResolver({ shortBaseUrl: SHORT, trustProxy: false, visitorHashKey: KEY, now: () => NOW_MS, ...deps, bus })
   const scans: ScanEvent[] = []
   bus.subscribe(SCANS_ALL, (event) => void scans.push(event as ScanEvent))
   const scan = (path: string, init: RequestInit & { base?: string } = {}) =>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { metricsResponse } from '@lr/platform/metrics'
 import { observeResolver } from '../../src/resolver/observe'
 
 const redirect = () => new Response(null, { status: 302, headers: { location: 'https://example.com/' } })
@@ -6,7 +7,7 @@ const request = () => new Request('http://short.test/AbCdEf12345')
 
 /** This process's count of resolver answers with `status` (lr_http_requests_total). */
 async function answered(status: number): Promise<number> {
-  const { routes } = observeResolver(redirect)
+  const { routes } = observeResolver(redirect, metricsResponse)
   const text = await (await routes['/metrics']()).text()
   const line = text.split('\n').find((l) => l.startsWith('lr_http_requests_total{') && l.includes('server="resolver"') && l.includes('method="GET"') && l.includes(`status="${status}"`))
   return line ? Number(line.split(' ').at(-1)) : 0
@@ -15,7 +16,7 @@ async function answered(status: number): Promise<number> {
 describe('observeResolver', () => {
   it('passes an answer given at once through at once, counted', async () => {
     const before = await answered(302)
-    const answer = observeResolver(redirect).fetch(request())
+    const answer = observeResolver(redirect, metricsResponse).fetch(request())
     expect(answer).toBeInstanceOf(Response)
     expect((answer as Response).status).toBe(302)
     expect(await answered(302)).toBe(before + 1)
@@ -23,7 +24,7 @@ describe('observeResolver', () => {
 
   it('waits for an answer that is a promise, counted', async () => {
     const before = await answered(302)
-    const answer = observeResolver(async () => redirect()).fetch(request())
+    const answer = observeResolver(async () => redirect(), metricsResponse).fetch(request())
     expect(answer).toBeInstanceOf(Promise)
     expect((await answer).status).toBe(302)
     expect(await answered(302)).toBe(before + 1)
@@ -35,7 +36,7 @@ describe('observeResolver', () => {
   ] as const)
     it(`answers 503 with Retry-After when the resolver ${how}, counted`, async () => {
       const before = await answered(503)
-      const answer = await observeResolver(fetch).fetch(request())
+      const answer = await observeResolver(fetch, metricsResponse).fetch(request())
       expect([answer.status, answer.headers.get('retry-after')]).toEqual([503, '1'])
       expect(await answered(503)).toBe(before + 1)
     })

@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { join } from 'node:path'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { httpRequests } from '@lr/platform/metrics'
 import { StartupError } from '@lr/platform/startup'
-import { type Bus, dynamicChangedSubject, type ScanEvent } from '@lr/proto'
+import { AppError, type Bus, DYNAMIC_SUBJECTS, dynamicChangedSubject, type ScanEvent } from '@lr/proto'
+import { captureLog } from '@lr/platform/testing/log-capture'
+import { modulesLoadedBy } from '@lr/platform/testing/loaded-modules'
 import { serveDynamic } from '../../src/handlers'
 import { type ResolverThreads, startResolverThreads } from '../../src/resolver/threads'
 import { personal, setup } from '../fixtures'
@@ -43,8 +46,6 @@ async function start(options: { threads?: number; analyticsCount?: number } = {}
     bus,
     publishScan: (event) => void scans.push(event),
     settings: { trustProxy: false, visitorHashKey: KEY },
-    logger: 'test',
-    logLevel: 'silent',
     failed: (error) => void failures.push(error),
   })
   const get = (code: string, init: RequestInit = {}) =>
@@ -144,13 +145,31 @@ describe('resolver threads', () => {
     again.stop(true)
   })
 
+  it('write a thread\'s log lines with this thread\'s logger: a failed lookup is one error line, and the scan answer 503', async () => {
+    const r = await start()
+    r.bus.serve(DYNAMIC_SUBJECTS.resolve, async () => {
+      throw new AppError('unavailable', 'the store is away')
+    })
+    const captured = captureLog()
+    try {
+      // The dynamic service above also answers: ask until the failing handler gets the turn.
+      let answer = await r.get('NoSuchCode2')
+      for (let i = 3; answer.status !== 503 && i < 20; i++) answer = await r.get(`NoSuchCode${i}`)
+      expect([answer.status, answer.headers.get('retry-after')]).toEqual([503, '1'])
+      await until(() => captured.lines.some((line) => line.msg === 'resolver lookup failed'), 'the log line')
+      expect(captured.lines.find((line) => line.msg === 'resolver lookup failed')).toMatchObject({ error: 'the store is away' })
+    } finally {
+      captured.restore()
+    }
+  })
+
   it('refuse a port another listener holds, also one that shares ports (SO_REUSEPORT): one line naming it', async () => {
     for (const reusePort of [false, true]) {
       const taken = Bun.serve({ port: 0, reusePort, fetch: () => new Response('other') })
       try {
         const bus = createLocalBus()
         const error = await startResolverThreads({
-          threads: 2, port: taken.port!, bus, publishScan: () => {}, settings: { trustProxy: false, visitorHashKey: KEY }, logger: 'test', logLevel: 'silent', failed: () => {},
+          threads: 2, port: taken.port!, bus, publishScan: () => {}, settings: { trustProxy: false, visitorHashKey: KEY }, failed: () => {},
         }).then(() => undefined, (e: unknown) => e)
         expect(error).toBeInstanceOf(StartupError)
         expect((error as Error).message).toBe(`port ${taken.port} (SHORT_PORT) is already in use`)
@@ -161,5 +180,14 @@ describe('resolver threads', () => {
         taken.stop(true)
       }
     }
+  })
+})
+
+describe('resolver thread modules', () => {
+  it('loads no contracts index, TypeBox, pino, prom-client or driver: each thread keeps them out of its heap', async () => {
+    const loaded = await modulesLoadedBy(join(import.meta.dir, '../../src/resolver/thread.ts'), join(import.meta.dir, '../..'))
+    expect(loaded.some((path) => path.endsWith('resolver/thread.ts'))).toBe(true)
+    expect(loaded.some((path) => path.endsWith('resolver/resolver.ts'))).toBe(true)
+    expect(loaded.filter((path) => /typebox|pino|prom-client|elysia|nats|mongoose|proto\/src\/(?!app-error|codes)|platform\/src\/(?!log|request-context|tally|http-tallies|bots)/.test(path))).toEqual([])
   })
 })

@@ -1,0 +1,23 @@
+import { type Bus, type Config, decode, DYNAMIC_CHANGED_ALL, DYNAMIC_SUBJECTS, type ResolveReply, ResolverEntry, type ScanEvent } from '@lr/proto'
+import { createBusScanPublisher } from '@lr/platform/scan-publisher'
+import { createResolver, type Resolver, type ResolverDeps, type ResolverFeed, resolverSettingsOf } from './resolver'
+
+/** The feed over a bus: a lookup is a request to the dynamic service, changes are its events (checked here). */
+export function createBusFeed(bus: Bus, lookupTimeoutMs = 3000): ResolverFeed {
+  return {
+    lookup: (code) => bus.request<ResolveReply>(DYNAMIC_SUBJECTS.resolve, { code }, { timeoutMs: lookupTimeoutMs }),
+    // No queue group: every resolver must hear every change.
+    follow: (changed) => bus.subscribe(DYNAMIC_CHANGED_ALL, (event) => changed(decode(ResolverEntry, event))),
+  }
+}
+
+/** A resolver over a bus: its lookups and change events over it, its scans published on it unless `publishScan` is given. */
+export function createBusResolver(deps: Omit<ResolverDeps, 'feed' | 'publishScan'> & { bus: Bus; lookupTimeoutMs?: number; publishScan?: (event: ScanEvent) => void }): Resolver {
+  const { bus, lookupTimeoutMs, ...rest } = deps
+  return createResolver({ ...rest, feed: createBusFeed(bus, lookupTimeoutMs), publishScan: deps.publishScan ?? createBusScanPublisher(bus).publish })
+}
+
+/** The resolver of a deployment: its settings from config, its scans handed to `publishScan`. */
+export function createResolverFromConfig(bus: Bus, config: Config, publishScan: (event: ScanEvent) => void): Resolver {
+  return createBusResolver({ bus, ...resolverSettingsOf(config), publishScan })
+}
