@@ -105,7 +105,10 @@ describe('export worker', () => {
     const worker = workerOf(store)
     const shape = shapeOf()
     const first = await worker.chunk({ library: LIB, after: 0, first: true, shape })
-    // Written after the Worker read the second chunk ahead.
+    // Written after the Worker read the second chunk ahead, which it starts once it answered the
+    // first: a write before that read would make the chunk ahead current, and rightly used (the
+    // full test run on a loaded machine once saw that order).
+    await Bun.sleep(100)
     await store.delete(LIB, 't000150', 1_700_009_999)
     await store.insertMany(LIB, [thing(999)])
     const second = await worker.chunk({ library: LIB, after: Number.parseInt(first.next!, 16), first: false, shape })
