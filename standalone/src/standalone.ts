@@ -5,7 +5,7 @@ import { createBusScanSource } from '@lr/platform/scan-source'
 import { openMongoIfConfigured, type RunningService } from '@lr/platform/lifecycle'
 import { startAuth } from '@lr/auth'
 import { startRecords } from '@lr/records'
-import { createResolverFromConfig, startDynamic } from '@lr/dynamic'
+import { createResolverFromConfig, type Resolver, startDynamic } from '@lr/dynamic'
 import { startAnalytics } from '@lr/analytics'
 import { startWebhooks } from '@lr/webhooks'
 import { createAdmission, createGateway } from '@lr/gateway'
@@ -34,18 +34,22 @@ export async function startStandalone(config: Config) {
     optional: admission.optional,
     corsOrigins: config.CORS_ORIGINS,
   })
-  // The short-link resolver over the same bus; main.ts (this package) gives it its own listener (SHORT_PORT).
-  // Its scans are events of the bus, which analytics consumes (scans.*).
+  // The short-link resolver over the same bus, made when first asked for: main.ts gives it its
+  // own listener (SHORT_PORT) with RESOLVER_THREADS=0; otherwise threads of their own answer and
+  // this one would follow every change event for nothing. Its scans are events of the bus,
+  // which analytics consumes (scans.*).
   const scans = createBusScanPublisher(bus)
-  const resolver = createResolverFromConfig(bus, config, scans.publish)
+  let resolver: Resolver | undefined
   return {
     gateway,
     bus,
-    resolver,
+    get resolver(): Resolver {
+      return (resolver ??= createResolverFromConfig(bus, config, scans.publish))
+    },
     /** The resolver's scan publisher: resolver threads (main.ts) hand their scans to it too. */
     scans,
     async stop() {
-      resolver.stop()
+      resolver?.stop()
       await scans.flush()
       for (const service of services.reverse()) await service.stop()
       await admission.close()
