@@ -1,5 +1,5 @@
 import type { ResolverEntry } from '@lr/proto'
-import { type Destination, destinationOf, forwardQuery } from './location'
+import { type Destination, destinationOf, NO_STORE, redirectTo } from './location'
 
 /**
  * An expiring or capped code's limits (README "Expiring and capped codes"), prepared once per
@@ -69,13 +69,11 @@ export interface LimitedDeps<S> {
   counts: ScanCounts
   /** Clock in epoch milliseconds. */
   now: () => number
-  headers: Record<string, string>
   /** Publishes the scan event of a counted request, `fallback` when it went to the fallback. */
   publish: (request: Request, code: string, server: S, outcome?: 'fallback') => void
 }
 
-const gone = (headers: Record<string, string>, why: string) =>
-  new Response(`Gone: this short link ${why}.\n`, { status: 410, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' } })
+const gone = (why: string) => new Response(`Gone: this short link ${why}.\n`, { status: 410, headers: { ...NO_STORE, 'content-type': 'text/plain; charset=utf-8' } })
 
 /**
  * The answer for a scan of a code with limits. Open: 302 to the destination, counted (GET, not a
@@ -87,12 +85,12 @@ export function answerLimited<S>(deps: LimitedDeps<S>, request: Request, server:
   const expired = deps.now() >= limits.expiresAtMs
   const open = !expired && (counted ? deps.counts.take(code, limits.maxScans) : !deps.counts.capped(code, limits.maxScans))
   if (open) {
-    const response = new Response(null, { status: 302, headers: { ...deps.headers, location: forwardQuery(destination, search) } })
+    const response = redirectTo(destination, search)
     if (counted) deps.publish(request, code, server)
     return response
   }
-  if (limits.fallback === null) return gone(deps.headers, expired ? 'has expired' : 'reached its scan limit')
-  const response = new Response(null, { status: 302, headers: { ...deps.headers, location: forwardQuery(limits.fallback, search) } })
+  if (limits.fallback === null) return gone(expired ? 'has expired' : 'reached its scan limit')
+  const response = redirectTo(limits.fallback, search)
   if (counted) deps.publish(request, code, server, 'fallback')
   return response
 }

@@ -9,7 +9,7 @@ import { isBot } from './bots'
 import { type CacheOptions, createTargetCache, type Target } from './cache'
 import { type AddressSource, clientAddress, preloadGeoIp } from './country'
 import { destinationFor } from './device'
-import { forwardQuery } from './location'
+import { NO_STORE, pathAndSearchOf, redirectTo } from './location'
 import { answerLimited, createScanCounts, type ScanCounts } from './limits'
 import { scanEventOf, type ScanSettings } from './scan'
 
@@ -53,9 +53,8 @@ export interface Resolver {
   stop(): void
 }
 
-const HEADERS = { 'cache-control': 'private, no-store' }
 const text = (status: number, body: string, extra: Record<string, string> = {}) =>
-  new Response(body, { status, headers: { ...HEADERS, 'content-type': 'text/plain; charset=utf-8', ...extra } })
+  new Response(body, { status, headers: { ...NO_STORE, 'content-type': 'text/plain; charset=utf-8', ...extra } })
 const ANSWERS = {
   404: () => text(404, 'Not found: no such short link.\n'),
   410: () => text(410, 'Gone: this short link was deleted.\n'),
@@ -113,8 +112,8 @@ export function createResolver(deps: ResolverDeps): Resolver {
 
   function fetch(request: Request, server?: AddressSource): Response | Promise<Response> {
     if (request.method !== 'GET' && request.method !== 'HEAD') return text(405, 'Method not allowed.\n', { allow: 'GET, HEAD' })
-    const url = new URL(request.url)
-    const code = codePath.exec(url.pathname)?.[1]
+    const url = pathAndSearchOf(request.url)
+    const code = codePath.exec(url.path)?.[1]
     // Malformed paths never reach the store.
     if (!code || !isIssuableCode(code)) return ANSWERS[404]()
     let known: Target | Promise<Target>
@@ -134,19 +133,19 @@ export function createResolver(deps: ResolverDeps): Resolver {
     return text(status, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
   }
 
-  function answer(request: Request, server: AddressSource | undefined, url: URL, code: string, target: Target): Response {
+  function answer(request: Request, server: AddressSource | undefined, url: { search: string }, code: string, target: Target): Response {
     if (target.status !== 302) return ANSWERS[target.status]()
     const userAgent = request.headers.get('user-agent') ?? ''
     const destination = target.rules ? destinationFor(target.destination, target.rules, userAgent) : target.destination
     // A counted scan: a GET by a client that is not a bot.
     const counted = request.method === 'GET' && !isBot(userAgent)
     if (target.limits !== undefined) return answerLimited(limitedDeps, request, server, code, destination, target.limits, url.search, counted)
-    const response = new Response(null, { status: 302, headers: { ...HEADERS, location: forwardQuery(destination, url.search) } })
+    const response = redirectTo(destination, url.search)
     if (counted) publishScan(request, code, server)
     return response
   }
   /** What an expiring or capped code's answer needs (limits.ts); every other code never uses it. */
-  const limitedDeps = { counts, now, headers: HEADERS, publish: publishScan }
+  const limitedDeps = { counts, now, publish: publishScan }
 
   return {
     fetch,
