@@ -100,6 +100,11 @@ export interface ChunkShape {
   limit: number
   /** Bytes of CSV at most (UTF-8); a single row always goes. */
   maxBytes: number
+  /**
+   * Heap a row read takes besides its CSV text (the store's row object and any mapped copy),
+   * counted with the CSV toward this thread's bulk collection (bulk-gc.ts). Default 0.
+   */
+  rowBytes?: number
 }
 
 /**
@@ -118,7 +123,7 @@ export async function csvChunkOf<T extends object>(
   for (;;) {
     const page = await read(limit)
     const csv = formatCsv(shape.columns, page.items, { header: first, derived: shape.derived })
-    bulkOutput(csv.length)
+    bulkOutput(csv.length + page.items.length * (shape.rowBytes ?? 0))
     if (limit === 1 || Buffer.byteLength(csv) <= shape.maxBytes) return { csv, next: page.next }
     limit = Math.max(1, Math.floor(limit / 2))
   }

@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it, spyOn } from 'bun:test'
 import { FormatterOptions } from '@fast-csv/format'
 import { FieldFormatter } from '@fast-csv/format/build/src/formatter/FieldFormatter'
-import { csvChunk, csvCell, formatCsv, neutraliseCell } from '@lr/platform/csv'
+import { BULK_GC_BYTES, bulkOutput } from '@lr/platform/bulk-gc'
+import { csvChunk, csvCell, csvChunkOf, formatCsv, neutraliseCell } from '@lr/platform/csv'
 
 describe('csv helpers', () => {
   it('prefixes a cell beginning with = + - @ tab or carriage return with a single quote', () => {
@@ -111,5 +112,32 @@ describe('csv helpers', () => {
       const chunk = await csvChunk({ columns: ['n', 'big'], limit: 4, maxBytes: 10 }, read(0), false)
       expect(chunk.csv.split('\r\n').filter(Boolean)).toHaveLength(1)
     })
+  })
+})
+
+describe('the bulk collection of export chunks', () => {
+  // Collections are counted through Bun.gc, the effect bulk-gc.ts exists for; the counting is
+  // what is under test. The counter is the thread's: one full step first brings it to zero.
+  const collectionsDuring = async (work: () => Promise<unknown>) => {
+    bulkOutput(BULK_GC_BYTES)
+    const gc = spyOn(Bun, 'gc').mockImplementation(() => 0)
+    try {
+      await work()
+      return gc.mock.calls.length
+    } finally {
+      gc.mockRestore()
+    }
+  }
+  const rows = Array.from({ length: 1000 }, (_, i) => ({ id: String(i) }))
+  const chunk = (rowBytes?: number) => csvChunkOf({ columns: ['id'], limit: 1000, maxBytes: 1 << 20, rowBytes }, () => ({ items: rows, next: null }), false)
+
+  it('counts a chunk by its CSV alone unless its rows weigh more', async () => {
+    // About 4.9 KB of CSV a chunk: far from BULK_GC_BYTES in ten chunks.
+    expect(await collectionsDuring(async () => { for (let i = 0; i < 10; i++) await chunk() })).toBe(0)
+  })
+
+  it('counts rowBytes for every row read, so an export of heavier rows is collected sooner', async () => {
+    // 1000 rows of BULK_GC_BYTES / 2000 bytes: a collection every second chunk.
+    expect(await collectionsDuring(async () => { for (let i = 0; i < 10; i++) await chunk(BULK_GC_BYTES / 2000) })).toBe(5)
   })
 })
