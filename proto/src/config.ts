@@ -14,7 +14,8 @@ export const ConfigSchema = T.Object({
   SHORT_PORT: port(3001),
   /**
    * Threads that answer short links on SHORT_PORT in one process (`bun start`), sharing the port
-   * (SO_REUSEPORT); unset: one per core; 0: the main thread answers them, beside the API.
+   * (SO_REUSEPORT); unset: one per usable CPU, none with one (defaultResolverThreads in
+   * services/dynamic/src/resolver/serve.ts); 0: the main thread answers them, beside the API.
    */
   RESOLVER_THREADS: T.Optional(T.Integer({ minimum: 0, maximum: 64 })),
   /** Probe listener (/healthz, /readyz) of a process without its own HTTP API; 0: none. */

@@ -1,5 +1,5 @@
-import { availableParallelism } from 'node:os'
 import type { Bus, Config, ScanEvent } from '@lr/proto'
+import { usableCpus } from '@lr/platform/cpus'
 import { errorFields, log } from '@lr/platform/log'
 import { metricsResponse } from '@lr/platform/metrics'
 import { listening } from '@lr/platform/startup'
@@ -16,13 +16,21 @@ export interface ShortLinks {
 }
 
 /**
- * Short links on SHORT_PORT: on RESOLVER_THREADS threads of their own (unset: one per core),
- * which share the port, or with 0 on this thread by `resolver()`. A thread that dies stops the
+ * RESOLVER_THREADS unset: one thread per CPU the process can keep busy (usableCpus: its cores,
+ * fewer under a container's CPU limit), and none with only one: a thread would then take turns
+ * with the main thread that holds its bus, and add a hop to every lookup and scan. At most 64, as
+ * the setting.
+ */
+export const defaultResolverThreads = (cpus = usableCpus()): number => (cpus > 1 ? Math.min(cpus, 64) : 0)
+
+/**
+ * Short links on SHORT_PORT: on RESOLVER_THREADS threads of their own (unset:
+ * defaultResolverThreads), which share the port, or with 0 on this thread by `resolver()`. A thread that dies stops the
  * process with one error line: its share of the connections could no longer be answered.
  */
 export async function serveShortLinks(options: { config: Config; bus: Bus; publishScan: (event: ScanEvent) => void; resolver: () => Resolver }): Promise<ShortLinks> {
   const { config } = options
-  const threads = config.RESOLVER_THREADS ?? availableParallelism()
+  const threads = config.RESOLVER_THREADS ?? defaultResolverThreads()
   if (threads === 0) {
     const resolver = options.resolver()
     const server = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', ...observeResolver(resolver.fetch, metricsResponse) }))

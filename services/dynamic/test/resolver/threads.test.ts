@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { usableCpus } from '@lr/platform/cpus'
+import { defaultResolverThreads } from '../../src/resolver/serve'
 import { join } from 'node:path'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { httpRequests } from '@lr/platform/metrics'
@@ -189,5 +191,19 @@ describe('resolver thread modules', () => {
     expect(loaded.some((path) => path.endsWith('resolver/thread.ts'))).toBe(true)
     expect(loaded.some((path) => path.endsWith('resolver/resolver.ts'))).toBe(true)
     expect(loaded.filter((path) => /typebox|pino|prom-client|elysia|nats|mongoose|proto\/src\/(?!app-error|codes)|platform\/src\/(?!log|request-context|tally|http-tallies|bots)/.test(path))).toEqual([])
+  })
+})
+
+describe('RESOLVER_THREADS unset', () => {
+  it('is one thread per usable CPU, none when only one is usable, 64 at most as the setting', () => {
+    expect(defaultResolverThreads(16)).toBe(16)
+    expect(defaultResolverThreads(2)).toBe(2)
+    expect(defaultResolverThreads(1)).toBe(0)
+    expect(defaultResolverThreads(256)).toBe(64)
+  })
+
+  it("follows this machine's usable CPUs", () => {
+    const cpus = usableCpus()
+    expect(defaultResolverThreads()).toBe(cpus > 1 ? cpus : 0)
   })
 })
