@@ -1,5 +1,6 @@
 import type { ChunkShape } from '@lr/platform/csv-format'
 import { errorFields, log } from '@lr/platform/log'
+import { storeDuration } from '@lr/platform/metrics'
 import type { LibraryStore, RecordBase, SqliteExportSource, SqliteKind } from './ports'
 
 export interface ExportChunkRequest {
@@ -12,7 +13,8 @@ export interface ExportChunkRequest {
   first: boolean
   shape: ChunkShape
 }
-export type ExportChunkReply = { id: number; csv: string; next: string | null; ahead: boolean } | { id: number; error: string }
+/** `readSeconds`: what the chunk's store reads took in the Worker (a chunk read ahead: when it was read). */
+export type ExportChunkReply = { id: number; csv: string; next: string | null; ahead: boolean; readSeconds: number } | { id: number; error: string; readSeconds: number }
 export type ExportControl = { type: 'open'; path: string; kind: SqliteKind }
 export type ExportControlReply = { type: 'opened'; error?: string }
 
@@ -43,6 +45,9 @@ const CLOSE_WAIT_MS = 5_000
  * while it does (bench/ANALYSIS.md, "Eleventh session": a 1M-row dynamic export's main thread
  * from 3.0-3.3 s to 0.3-0.4 s of CPU). Started by the first export, ended EXPORT_WORKER_IDLE_MS
  * after its last chunk, so a process that never exports never pays for its VM.
+ *
+ * The Worker times its store reads; each chunk's are observed here as the store's `exportPage`
+ * (lr_store_operation_duration_seconds), as a read on this thread would be.
  *
  * A chunk the Worker could not make rejects, and the service makes it on its own thread. Logged
  * here, once per cause: a Worker that could not start (then none is tried for
@@ -96,6 +101,9 @@ export function createExportWorker(source: SqliteExportSource, opts: { store: st
         }
         const pending = waiting.get(data.id)
         waiting.delete(data.id)
+        // The Worker's reads are the store's too: observed as the thread's own exportPage would be
+        // (withStoreMetrics), so lr_store_operation_duration_seconds shows every export read.
+        storeDuration.observe({ store: opts.store, operation: 'exportPage', outcome: 'error' in data ? 'error' : 'ok' }, data.readSeconds)
         if (!('error' in data)) pending?.resolve({ csv: data.csv, next: data.next, ahead: data.ahead })
         else {
           const error = new Error(`export worker: ${data.error}`)

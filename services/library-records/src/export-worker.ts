@@ -22,11 +22,31 @@ declare const self: Worker
 let db: Database | undefined
 let read: ReturnType<typeof createSqliteExportReader> | undefined
 let dataVersion: (() => number) | undefined
-let ahead: { key: string; version: number; csv: string; next: string | null } | undefined
+let ahead: { key: string; version: number; csv: string; next: string | null; readSeconds: number } | undefined
 
 const keyOf = (request: Pick<ExportChunkRequest, 'library' | 'after' | 'first'>) => `${request.first ? 1 : 0}:${request.after}:${request.library}`
-const chunkOf = (request: Pick<ExportChunkRequest, 'library' | 'after' | 'first' | 'shape'>) =>
-  csvChunkOf(request.shape, (limit) => read!(request.library, request.after, limit), request.first)
+type Made = { csv: string; next: string | null; readSeconds: number } | { error: string; readSeconds: number }
+
+/**
+ * One chunk, or why it could not be made, with the seconds its store reads took: the main thread
+ * observes them as the store's own (store metrics), since its store never saw these reads.
+ */
+async function chunkOf(request: Pick<ExportChunkRequest, 'library' | 'after' | 'first' | 'shape'>): Promise<Made> {
+  let readSeconds = 0
+  const timedRead = (limit: number) => {
+    const started = performance.now()
+    try {
+      return read!(request.library, request.after, limit)
+    } finally {
+      readSeconds += (performance.now() - started) / 1000
+    }
+  }
+  try {
+    return { ...(await csvChunkOf(request.shape, timedRead, request.first)), readSeconds }
+  } catch (error) {
+    return { error: (error as Error)?.message ?? String(error), readSeconds }
+  }
+}
 
 function open(message: ExportControl): void {
   db = new Database(message.path, { readonly: true, strict: true })
@@ -40,22 +60,16 @@ async function answer(request: ExportChunkRequest): Promise<void> {
   const key = keyOf(request)
   const kept = ahead?.key === key && ahead.version === dataVersion!() ? ahead : undefined
   ahead = undefined
-  let chunk: { csv: string; next: string | null }
-  try {
-    chunk = kept ?? (await chunkOf(request))
-  } catch (error) {
-    return self.postMessage({ id: request.id, error: (error as Error)?.message ?? String(error) } satisfies ExportChunkReply)
-  }
-  self.postMessage({ id: request.id, csv: chunk.csv, next: chunk.next, ahead: kept !== undefined } satisfies ExportChunkReply)
+  const chunk = kept ?? (await chunkOf(request))
+  if ('error' in chunk) return self.postMessage({ id: request.id, ...chunk } satisfies ExportChunkReply)
+  self.postMessage({ id: request.id, csv: chunk.csv, next: chunk.next, ahead: kept !== undefined, readSeconds: chunk.readSeconds } satisfies ExportChunkReply)
   if (chunk.next === null) return
   // The version before the read: a commit while reading makes the chunk unusable, never stale.
   const next = { library: request.library, after: Number.parseInt(chunk.next, 16), first: false, shape: request.shape }
   const version = dataVersion!()
-  try {
-    ahead = { key: keyOf(next), version, ...(await chunkOf(next)) }
-  } catch {
-    // The request for it reads again and answers the error.
-  }
+  const made = await chunkOf(next)
+  // One that failed is not kept: the request for it reads again and answers the error.
+  if (!('error' in made)) ahead = { key: keyOf(next), version, ...made }
 }
 
 self.onmessage = ({ data }: MessageEvent<ExportChunkRequest | ExportControl>) => {

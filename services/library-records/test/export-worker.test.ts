@@ -9,6 +9,8 @@ import { createSqliteLibraryStore, type SqliteKind } from '../src/adapters/sqlit
 import { createExportWorker, type ExportWorker } from '../src/export-in-worker'
 import type { RecordBase } from '../src/ports'
 import { captureLog } from '@lr/platform/testing/log-capture'
+import { metricsResponse } from '@lr/platform/metrics'
+import { sample } from '../../../test/harness/metrics'
 
 type Thing = RecordBase & { thing_id: string; url: string; note?: string }
 const KIND: SqliteKind = { table: 'things', idField: 'thing_id', urlField: 'url', extra: { note: 'string' } }
@@ -98,6 +100,35 @@ describe('export worker', () => {
     const worker = workerOf(store)
     const chunks = await chunksOf((after, first) => worker.chunk({ library: LIB, after, first, shape: shapeOf() }))
     expect(chunks.map((chunk) => chunk.ahead)).toEqual([false, true, true, true])
+  })
+
+  it("times its store reads into this thread's store metrics, as the store's own exportPage: each chunk once, a failed read as an error", async () => {
+    const { db, store } = await fileStore(350)
+    const worker = workerOf(store)
+    const series = (outcome: string) => `lr_store_operation_duration_seconds_count{store="things",operation="exportPage",outcome="${outcome}"}`
+    const seen = async () => {
+      const text = await (await metricsResponse()).text()
+      return { ok: sample(text, series('ok')) ?? 0, error: sample(text, series('error')) ?? 0, sum: sample(text, series('ok').replace('_count{', '_sum{')) ?? 0 }
+    }
+    const before = await seen()
+    const chunks = await chunksOf((after, first) => worker.chunk({ library: LIB, after, first, shape: shapeOf() }))
+    const after = await seen()
+    // Four chunks, three of them read ahead: each observed once, with the time its reads took.
+    expect(chunks).toHaveLength(4)
+    expect(after.ok - before.ok).toBe(4)
+    expect(after.sum).toBeGreaterThan(before.sum)
+    expect(after.error).toBe(before.error)
+    // A read that fails in the Worker: a column it reads is gone.
+    db.exec('ALTER TABLE things RENAME COLUMN url TO link_url')
+    const quiet = captureLog()
+    try {
+      // Awaited here, not through expect().rejects, which left the Worker's reply unread while it waited.
+      const failed = await worker.chunk({ library: LIB, after: 0, first: true, shape: shapeOf() }).then(() => undefined, (error: Error) => error)
+      expect(failed?.message).toContain('no such column')
+    } finally {
+      quiet.restore()
+    }
+    expect((await seen()).error).toBe(before.error + 1)
   })
 
   it('reads a chunk again when the store was written since it read it ahead: a deleted record is not exported, a new one is', async () => {
