@@ -34,21 +34,23 @@ export function cpusOfCpuMax(text: string): number | undefined {
 export function cgroupCpuLimit(read: ReadText = readText): number | undefined {
   const groups = read('/proc/self/cgroup') ?? ''
   const v2Path = /^0::(\/\S*)$/m.exec(groups)?.[1]
-  for (const dir of new Set([v2Path && `/sys/fs/cgroup${v2Path}`, '/sys/fs/cgroup'])) {
-    if (!dir) continue
-    const cpuMax = read(`${dir.replace(/\/$/, '')}/cpu.max`)
+  for (const dir of dirsOf('/sys/fs/cgroup', v2Path)) {
+    const cpuMax = read(`${dir}/cpu.max`)
     if (cpuMax !== undefined) return cpusOfCpuMax(cpuMax)
   }
   const v1Path = /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(\/\S*)$/m.exec(groups)?.[1]
-  for (const base of ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/cpu,cpuacct']) {
-    for (const dir of new Set([v1Path && `${base}${v1Path}`, base])) {
-      if (!dir) continue
-      const quota = read(`${dir.replace(/\/$/, '')}/cpu.cfs_quota_us`)
-      const period = read(`${dir.replace(/\/$/, '')}/cpu.cfs_period_us`)
-      if (quota !== undefined && period !== undefined) return cpusOfQuota(Number(quota.trim()), Number(period.trim()))
-    }
+  for (const dir of [...dirsOf('/sys/fs/cgroup/cpu', v1Path), ...dirsOf('/sys/fs/cgroup/cpu,cpuacct', v1Path)]) {
+    const quota = read(`${dir}/cpu.cfs_quota_us`)
+    const period = read(`${dir}/cpu.cfs_period_us`)
+    if (quota !== undefined && period !== undefined) return cpusOfQuota(Number(quota.trim()), Number(period.trim()))
   }
   return undefined
+}
+
+/** Where a group's files may be: under `mount` at the group's own path, else at the mount's root (a container's view). */
+function dirsOf(mount: string, path: string | undefined): string[] {
+  const own = path && path !== '/' ? `${mount}${path.replace(/\/$/, '')}` : undefined
+  return own ? [own, mount] : [mount]
 }
 
 /**

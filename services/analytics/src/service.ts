@@ -17,7 +17,7 @@ export const EXPORT_PAGE_SIZE = 2000
  * What a scan row weighs besides its CSV, for the bulk collection (ChunkShape.rowBytes). A scan
  * export reads and formats on the thread that streams it (one process), two objects a row (the
  * store's and rowOf's) for 137 bytes of CSV: counted by its CSV alone it peaked at 119-120 MB
- * against the 120 MB target; with 100 bytes a row, 111-113 MB, at 1.79-1.87 s instead of
+ * against the 120 MB target; with 100 bytes a row, 111-114 MB, at 1.79-1.97 s instead of
  * 1.67-1.88 s for 1M rows (target 4 s) (bench/ANALYSIS.md, sixteenth session).
  */
 const SCAN_ROW_BYTES = 100
