@@ -69,8 +69,8 @@ export interface LimitedDeps<S> {
   counts: ScanCounts
   /** Clock in epoch milliseconds. */
   now: () => number
-  /** Publishes the scan event of a counted request, `fallback` when it went to the fallback. */
-  publish: (request: Request, code: string, server: S, outcome?: 'fallback') => void
+  /** Publishes the scan event of a counted request (`scan`: what the caller needs for it), `fallback` when it went to the fallback. */
+  publish: (scan: S, outcome?: 'fallback') => void
 }
 
 const gone = (why: string) => new Response(`Gone: this short link ${why}.\n`, { status: 410, headers: { ...NO_STORE, 'content-type': 'text/plain; charset=utf-8' } })
@@ -81,16 +81,16 @@ const gone = (why: string) => new Response(`Gone: this short link ${why}.\n`, { 
  * with outcome `fallback`, never taking from the cap), else 410 as for a deleted code. Bots and
  * HEAD requests get the same answer and count for nothing.
  */
-export function answerLimited<S>(deps: LimitedDeps<S>, request: Request, server: S, code: string, destination: Destination, limits: Limits, search: string, counted: boolean): Response {
+export function answerLimited<S>(deps: LimitedDeps<S>, scan: S, code: string, destination: Destination, limits: Limits, search: string, counted: boolean): Response {
   const expired = deps.now() >= limits.expiresAtMs
   const open = !expired && (counted ? deps.counts.take(code, limits.maxScans) : !deps.counts.capped(code, limits.maxScans))
   if (open) {
     const response = redirectTo(destination, search)
-    if (counted) deps.publish(request, code, server)
+    if (counted) deps.publish(scan)
     return response
   }
   if (limits.fallback === null) return gone(expired ? 'has expired' : 'reached its scan limit')
   const response = redirectTo(limits.fallback, search)
-  if (counted) deps.publish(request, code, server, 'fallback')
+  if (counted) deps.publish(scan, 'fallback')
   return response
 }

@@ -10,7 +10,7 @@ import { type CacheOptions, createTargetCache, type Target } from './cache'
 import { type AddressSource, clientAddress, preloadGeoIp } from './country'
 import { destinationFor } from './device'
 import { NO_STORE, pathAndSearchOf, redirectTo } from './location'
-import { answerLimited, createScanCounts, type ScanCounts } from './limits'
+import { answerLimited, createScanCounts, type LimitedDeps, type ScanCounts } from './limits'
 import { scanEventOf, type ScanSettings } from './scan'
 
 /**
@@ -41,6 +41,9 @@ export interface ResolverDeps extends ScanSettings {
 }
 
 export type { AddressSource } from './country'
+
+/** A scan of an expiring or capped code, as answerLimited hands it back to be published. */
+type LimitedScan = { request: Request; userAgent: string; code: string; server: AddressSource | undefined }
 
 export interface Resolver {
   /**
@@ -88,9 +91,10 @@ export function createResolver(deps: ResolverDeps): Resolver {
   // The embedded GeoIP database is read now rather than by the first scan.
   preloadGeoIp()
 
-  function publishScan(request: Request, code: string, server: AddressSource | undefined, outcome?: 'fallback'): void {
+  /** `userAgent`: the request's, read once by `answer`. */
+  function publishScan(request: Request, userAgent: string, code: string, server: AddressSource | undefined, outcome?: 'fallback'): void {
     try {
-      const event = scanEventOf(request, code, clientAddress(request, server, deps.trustProxy), now(), deps)
+      const event = scanEventOf(request, userAgent, code, clientAddress(request, server, deps.trustProxy), now(), deps)
       if (outcome) event.outcome = outcome
       handOn(event)
     } catch (error) {
@@ -139,13 +143,13 @@ export function createResolver(deps: ResolverDeps): Resolver {
     const destination = target.rules ? destinationFor(target.destination, target.rules, userAgent) : target.destination
     // A counted scan: a GET by a client that is not a bot.
     const counted = request.method === 'GET' && !isBot(userAgent)
-    if (target.limits !== undefined) return answerLimited(limitedDeps, request, server, code, destination, target.limits, url.search, counted)
+    if (target.limits !== undefined) return answerLimited(limitedDeps, { request, userAgent, code, server }, code, destination, target.limits, url.search, counted)
     const response = redirectTo(destination, url.search)
-    if (counted) publishScan(request, code, server)
+    if (counted) publishScan(request, userAgent, code, server)
     return response
   }
   /** What an expiring or capped code's answer needs (limits.ts); every other code never uses it. */
-  const limitedDeps = { counts, now, publish: publishScan }
+  const limitedDeps: LimitedDeps<LimitedScan> = { counts, now, publish: (scan, outcome) => publishScan(scan.request, scan.userAgent, scan.code, scan.server, outcome) }
 
   return {
     fetch,

@@ -25,8 +25,9 @@ export const defaultResolverThreads = (cpus = usableCpus()): number => (cpus > 1
 
 /**
  * Short links on SHORT_PORT: on RESOLVER_THREADS threads of their own (unset:
- * defaultResolverThreads), which share the port, or with 0 on this thread by `resolver()`. A thread that dies stops the
- * process with one error line: its share of the connections could no longer be answered.
+ * defaultResolverThreads), which share the port, or with 0 on this thread by `resolver()`. A
+ * thread that dies stops the process with one error line: its share of the connections could no
+ * longer be answered.
  */
 export async function serveShortLinks(options: { config: Config; bus: Bus; publishScan: (event: ScanEvent) => void; resolver: () => Resolver }): Promise<ShortLinks> {
   const { config } = options

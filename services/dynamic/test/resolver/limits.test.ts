@@ -33,7 +33,7 @@ describe('scan counts', () => {
 
 describe('answerLimited', () => {
   const published: (string | undefined)[] = []
-  const deps = (nowMs: number) => ({ counts: createScanCounts(), now: () => nowMs, headers: {}, publish: (_r: Request, _c: string, _s: unknown, outcome?: 'fallback') => void published.push(outcome) })
+  const deps = (nowMs: number) => ({ counts: createScanCounts(), now: () => nowMs, publish: (_scan: unknown, outcome?: 'fallback') => void published.push(outcome) })
   const request = new Request('http://short.test/Code0001')
   const destination = destinationOf('https://example.com/offer')
 
@@ -41,7 +41,7 @@ describe('answerLimited', () => {
     published.length = 0
     const d = deps(0)
     const limits = limitsOf({ ...entry, max_scans: 2, fallback_url: 'https://example.com/over' })!
-    const where = () => answerLimited(d, request, undefined, 'Code0001', destination, limits, '?a=1', true).headers.get('location')
+    const where = () => answerLimited(d, request, 'Code0001', destination, limits, '?a=1', true).headers.get('location')
     expect([where(), where(), where()]).toEqual(['https://example.com/offer?a=1', 'https://example.com/offer?a=1', 'https://example.com/over?a=1'])
     expect(published).toEqual([undefined, undefined, 'fallback'])
   })
@@ -49,9 +49,9 @@ describe('answerLimited', () => {
   it('answers 410 once expired without a fallback, counting nothing for an uncounted request', async () => {
     published.length = 0
     const limits = limitsOf({ ...entry, expires_at: 10 })!
-    const before = answerLimited(deps(9_999), request, undefined, 'Code0001', destination, limits, '', false)
+    const before = answerLimited(deps(9_999), request, 'Code0001', destination, limits, '', false)
     expect(before.status).toBe(302)
-    const after = answerLimited(deps(10_000), request, undefined, 'Code0001', destination, limits, '', true)
+    const after = answerLimited(deps(10_000), request, 'Code0001', destination, limits, '', true)
     expect([after.status, await after.text()]).toEqual([410, 'Gone: this short link has expired.\n'])
     expect(published).toEqual([])
   })
