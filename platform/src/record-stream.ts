@@ -1,7 +1,8 @@
 import { AckPolicy, ConsumerEvents, type ConsumerMessages, DeliverPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos } from 'nats'
 import { durableStream, ensureStream } from './jetstream-streams'
 import { isMissingStream } from './jetstream-faults'
-import { type RecordEvent, type RecordEventSink, recordEventSubject, type WantedScans } from '@lr/proto'
+import { type RecordEvent, type RecordEventSink, type RecordEventType, recordEventSubject, type WantedScans } from '@lr/proto'
+import { createTurnBatcher } from './turn-batch'
 import { errorFields, log } from './log'
 
 /**
@@ -14,40 +15,61 @@ export const RECORD_EVENT_STREAM = 'RECORD_EVENTS'
 /** Creates the stream (events stay 7 days for a webhooks worker that is away), or aligns the one that exists; safe from every process. */
 export const ensureRecordEventStream = (jsm: JetStreamManager) => ensureStream(jsm, durableStream(RECORD_EVENT_STREAM, ['record-events.>']))
 
+/** A record event message's largest size, below the broker's max_payload (bench/ANALYSIS.md, seventeenth session). */
+export const RECORD_EVENT_BATCH_MAX_BYTES = 256 * 1024
+
 /**
- * The sink of services/records and services/dynamic with TRANSPORT=nats: publishes each event
- * and resolves on its PubAck (stored by the stream), before the API answers. The stream is made
- * on first use, so a process starts even while JetStream is away (the event is then logged lost).
+ * The sink of services/records and services/dynamic with TRANSPORT=nats: publishes the events and
+ * resolves on their PubAck (stored by the stream), before the API answers. The stream is made on
+ * first use, so a process starts even while JetStream is away (the event is then logged lost).
+ *
+ * Events of one type handed over in the same burst (the writes of one group commit, say) go as one
+ * message: a JSON array, at most `maxBatchBytes` and the broker's max_payload, its `Nats-Msg-Id` the
+ * first event's id. A lone event goes as the event itself, as before. A batch is published again
+ * whole after a failure, under the same id, so the stream's dedup window keeps each event once.
+ * The webhooks worker reads both shapes (`recordEventsOf`). Run the webhooks worker of this
+ * version before records and dynamic: an older one drops an array as malformed.
  */
-export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutMs?: number } = {}): RecordEventSink {
+export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutMs?: number; maxBatchBytes?: number } = {}): RecordEventSink {
   const js = nc.jetstream({ timeout: opts.timeoutMs ?? 5000 })
+  const maxBytes = Math.min(opts.maxBatchBytes ?? RECORD_EVENT_BATCH_MAX_BYTES, (nc.info?.max_payload ?? 1024 * 1024) - 1024)
   let ready: Promise<unknown> | undefined
   const ensure = () => (ready ??= nc.jetstreamManager().then(ensureRecordEventStream).catch((error) => {
     ready = undefined
     throw error
   }))
-  const publish = (event: RecordEvent) => js.publish(recordEventSubject(event.type), JSON.stringify(event), { msgID: event.id })
-  return async (event: RecordEvent) => {
+  const publishBatch = async (type: RecordEventType, events: { id: string; json: string }[]) => {
+    const body = events.length === 1 ? events[0]!.json : `[${events.map((event) => event.json).join(',')}]`
+    const publish = () => js.publish(recordEventSubject(type), body, { msgID: events[0]!.id })
     await ensure()
     try {
-      await publish(event)
+      await publish()
     } catch (error) {
       // A stream that went (a broker restarted without its store, or deleted by hand) is made
-      // again, here or by the webhooks worker, and this event follows. "No responders" says it
+      // again, here or by the webhooks worker, and this batch follows. "No responders" says it
       // went; a plain subscriber on the subject turns that into a timeout, hence the check.
       const made = await nc.jetstreamManager().then(ensureRecordEventStream).catch(() => false)
       if (!made && !isMissingStream(error)) throw error
-      await publish(event)
+      await publish()
     }
+  }
+  const batchers = new Map<RecordEventType, ReturnType<typeof createTurnBatcher<{ id: string; json: string }>>>()
+  return (event: RecordEvent) => {
+    let batcher = batchers.get(event.type)
+    if (!batcher) batchers.set(event.type, (batcher = createTurnBatcher((events) => publishBatch(event.type, events), maxBytes)))
+    const json = JSON.stringify(event)
+    return batcher({ item: { id: event.id, json }, bytes: Buffer.byteLength(json) })
   }
 }
 
 /** What consume() reports when its consumer or stream is not there any more. */
 const GONE = new Set([ConsumerEvents.ConsumerDeleted, ConsumerEvents.ConsumerNotFound, ConsumerEvents.StreamNotFound])
 
-function oneEvent(msg: JsMsg): unknown[] {
+/** The record events of one RECORD_EVENTS message: an event, or an array of them (createJetStreamRecordEvents). */
+export function recordEventsOf(msg: Pick<JsMsg, 'json'>): unknown[] {
   try {
-    return [msg.json<unknown>()]
+    const payload = msg.json<unknown>()
+    return Array.isArray(payload) ? payload : [payload]
   } catch {
     return [null] // malformed: apply drops it, and it is acknowledged
   }
@@ -64,7 +86,7 @@ export interface DurableConsumerOptions {
   ackWaitMs?: number
   /** Redelivery delay of a message `apply` refused. Default 1000 ms. */
   retryMs?: number
-  /** The events of one message; default: the message is one JSON event (a malformed one is null). */
+  /** The events of one message; default recordEventsOf: one JSON event or an array of them (a malformed message is one null). */
   eventsOf?: (msg: JsMsg) => unknown[]
   /** The codes a message names before it is read (scanCodesOf), for `start`'s `wanted`. */
   codesOf?: (msg: JsMsg) => string[] | undefined
@@ -79,7 +101,7 @@ export interface DurableConsumerOptions {
  * idempotent (redeliveries). On stop, what the client still holds goes back at once (nak).
  */
 export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerOptions) {
-  const { stream, durable, maxAhead = 100, ackWaitMs = 10_000, retryMs = 1000, eventsOf = oneEvent, codesOf } = opts
+  const { stream, durable, maxAhead = 100, ackWaitMs = 10_000, retryMs = 1000, eventsOf = recordEventsOf, codesOf } = opts
   let stopping = false
   let loop: Promise<void> | undefined
   let messages: ConsumerMessages | undefined

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { connect, type JetStreamManager, type NatsConnection } from 'nats'
+import { AckPolicy, connect, DeliverPolicy, type JetStreamManager, type NatsConnection } from 'nats'
 import { startNats, type NatsServer } from '../../test/harness/nats'
 import { waitUntil } from '../../test/harness/ports'
 import { skipReason } from '../../test/harness/servers'
-import { createDurableConsumer, createJetStreamRecordEvents, ensureRecordEventStream, RECORD_EVENT_STREAM } from '@lr/platform/record-stream'
+import { createDurableConsumer, createJetStreamRecordEvents, ensureRecordEventStream, RECORD_EVENT_STREAM, recordEventsOf } from '@lr/platform/record-stream'
 import type { RecordEvent } from '@lr/proto'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_CODES_HEADER, SCAN_CODES_HEADER_MAX, scanCodesOf, scansOfBatch } from '@lr/platform/scan-stream-config'
@@ -45,6 +45,43 @@ else
         await consumer.stop()
         expect([...seen].sort()).toEqual(range(1, 6).map((e) => e.id))
       }, 20_000)
+
+    it('publishes the events handed over in one burst as one message per type (an array), a lone event as itself, and the consumer applies each event once', async () => {
+      await jsm.streams.delete(RECORD_EVENT_STREAM).catch(() => false)
+      const sink = createJetStreamRecordEvents(nc)
+      const updated = (n: number): RecordEvent => ({ ...event(n), type: 'record.updated' })
+      await Promise.all([...range(1, 5), updated(6), updated(7)].map(sink))
+      await sink(event(8))
+      const stored = await Promise.all([1, 2, 3].map((seq) => jsm.streams.getMessage(RECORD_EVENT_STREAM, { seq })))
+      expect((await jsm.streams.info(RECORD_EVENT_STREAM)).state.messages).toBe(3)
+      expect(stored.map((m) => m.subject)).toEqual(['record-events.record.created', 'record-events.record.updated', 'record-events.record.created'])
+      expect(stored[0]!.json()).toEqual(range(1, 5))
+      expect(stored[1]!.json()).toEqual([updated(6), updated(7)])
+      expect(stored[2]!.json()).toEqual(event(8))
+      // The batch's Nats-Msg-Id is its first event's id: a batch published again is kept once.
+      expect(stored.map((m) => m.header.get('Nats-Msg-Id'))).toEqual(['evt_1', 'evt_6', 'evt_8'])
+      const seen: string[] = []
+      const consumer = createDurableConsumer(nc, { stream: RECORD_EVENT_STREAM, durable: 'webhooks', ensureStream: ensureRecordEventStream })
+      await jsm.consumers.delete(RECORD_EVENT_STREAM, 'webhooks').catch(() => false)
+      await jsm.consumers.add(RECORD_EVENT_STREAM, { durable_name: 'webhooks', ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All })
+      await consumer.start(async (payloads) => void seen.push(...payloads.map((p) => (p as RecordEvent).id)))
+      await waitUntil(() => seen.length >= 8, 5_000, 'the eight events')
+      await consumer.stop()
+      expect(seen).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5', 'evt_6', 'evt_7', 'evt_8'])
+    })
+
+    it('keeps each message within maxBatchBytes: a burst larger than that goes as several messages, every event once', async () => {
+      await jsm.streams.delete(RECORD_EVENT_STREAM).catch(() => false)
+      const maxBatchBytes = 1000
+      const sink = createJetStreamRecordEvents(nc, { maxBatchBytes })
+      const big = (n: number): RecordEvent => ({ ...event(n), data: { n, name: 'x'.repeat(200) } })
+      await Promise.all(Array.from({ length: 20 }, (_, i) => sink(big(i + 1))))
+      const { messages } = (await jsm.streams.info(RECORD_EVENT_STREAM)).state
+      const stored = await Promise.all(Array.from({ length: messages }, (_, i) => jsm.streams.getMessage(RECORD_EVENT_STREAM, { seq: i + 1 })))
+      expect(messages).toBeGreaterThan(4)
+      for (const m of stored) expect(m.data.length).toBeLessThanOrEqual(maxBatchBytes)
+      expect(stored.flatMap((m) => recordEventsOf(m)).map((e) => (e as RecordEvent).id)).toEqual(Array.from({ length: 20 }, (_, i) => `evt_${i + 1}`))
+    })
 
     it('hands every scan of a SCAN_BATCHES message to apply in one call (the webhooks worker\'s scan intake)', async () => {
       await jsm.streams.delete(SCAN_BATCH_STREAM).catch(() => false)

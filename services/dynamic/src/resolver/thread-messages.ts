@@ -14,8 +14,8 @@ export type ToThread =
   /** A new block of count slots, sent before any answer naming a slot in it. */
   | { t: 'block'; block: SharedArrayBuffer }
   | { t: 'looked'; id: number; error: { code: string; message: string } }
-  /** A change event, checked by this thread (createBusFeed). */
-  | { t: 'changed'; entry: ResolverEntry }
+  /** Change events, checked by the main thread (createBusFeed): those of one burst in one message. */
+  | { t: 'changed'; entries: ResolverEntry[] }
   | { t: 'tallies'; id: number }
   | { t: 'metrics'; id: number; text: string; contentType: string }
   | { t: 'stop' }

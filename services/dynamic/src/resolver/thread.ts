@@ -105,7 +105,7 @@ self.onmessage = ({ data: message }: MessageEvent<ToThread>) => {
     case 'block':
       return shared.addBlock(message.block)
     case 'changed':
-      for (const changed of listeners) changed(message.entry)
+      for (const entry of message.entries) for (const changed of listeners) changed(entry)
       return
     case 'tallies':
       return post({ t: 'tallies', id: message.id, snapshot: takeTallies() })

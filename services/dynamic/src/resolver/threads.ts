@@ -1,4 +1,4 @@
-import { AppError, type Bus, type ScanEvent } from '@lr/proto'
+import { AppError, type Bus, type ResolverEntry, type ScanEvent } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
 import { gatherBeforeScrape, METRICS_CONTENT_TYPE, metricsText } from '@lr/platform/metrics'
 import { listening, StartupError } from '@lr/platform/startup'
@@ -7,6 +7,7 @@ import { createBusFeed } from './bus-feed'
 import type { ResolverSettings } from './resolver'
 import { createCountSlots } from './shared-counts'
 import type { FromThread, ToThread } from './thread-messages'
+import { createTurnBatcher } from '@lr/platform/turn-batch'
 
 export interface ResolverThreadsOptions {
   /** Threads to start (at least 1). */
@@ -110,10 +111,13 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
     })
   }
 
-  // Every thread's change events: no queue group, each must hear all of them.
-  const unfollow = feed.follow((entry) => {
-    for (const worker of threads) worker.postMessage({ t: 'changed', entry } satisfies ToThread)
-  })
+  // Every thread's change events: no queue group, each must hear all of them. Those of one burst
+  // (the writes of one commit, a batch create) cross as one message: each message wakes every
+  // thread, which cost more than the change itself (bench/ANALYSIS.md, seventeenth session).
+  const toThreads = createTurnBatcher<ResolverEntry>(async (entries) => {
+    for (const worker of threads) worker.postMessage({ t: 'changed', entries } satisfies ToThread)
+  }, Number.POSITIVE_INFINITY)
+  const unfollow = feed.follow((entry) => void toThreads({ item: entry, bytes: 0 }))
   const ungather = gatherBeforeScrape(() => Promise.all(threads.map(tallies)).then(() => undefined))
   function tallies(worker: Worker): Promise<void> {
     const id = nextId++

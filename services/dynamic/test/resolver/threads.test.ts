@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'bun:test'
+import { afterEach, describe, expect, it, spyOn } from 'bun:test'
 import { usableCpus } from '@lr/platform/cpus'
 import { defaultResolverThreads } from '../../src/resolver/serve'
 import { join } from 'node:path'
@@ -104,6 +104,31 @@ describe('resolver threads', () => {
     await r.service.delete(personal, code)
     await Bun.sleep(20)
     expect((await r.many(code, 40)).map((a) => a.status)).toEqual(Array(40).fill(410))
+  })
+
+  it('tell every thread of the changes of one burst in one message: a batch of twenty codes crosses once per thread, and each thread applies every change of a message', async () => {
+    const r = await start()
+    const posted: unknown[] = []
+    const original = Worker.prototype.postMessage
+    const spy = spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, message: unknown, ...rest: unknown[]) {
+      if ((message as { t?: string }).t === 'changed') posted.push(message)
+      return original.call(this, message, ...(rest as []))
+    } as Worker['postMessage'])
+    let codes: string[] = []
+    try {
+      const body = { dynqrcodes: Array.from({ length: 20 }, (_, i) => ({ destination_url: `${DESTINATION}/${i}`, name: `Code ${i}` })) }
+      codes = (await r.service.batch(personal, body)).created.map((c) => c.code)
+      await Bun.sleep(20)
+      expect(posted).toHaveLength(2)
+      for (const message of posted) expect((message as { entries: { code: string }[] }).entries.map((e) => e.code)).toEqual(codes)
+    } finally {
+      spy.mockRestore()
+    }
+    // Every thread applies every change of a message: with all twenty in each cache, twenty deletes at once leave none answered.
+    for (const [i, code] of codes.entries()) expect((await r.many(code, 8)).map((a) => a.headers.get('location'))).toEqual(Array(8).fill(`${DESTINATION}/${i}`))
+    await Promise.all(codes.map((code) => r.service.delete(personal, code)))
+    await Bun.sleep(20)
+    for (const code of codes) expect((await r.many(code, 8)).map((a) => a.status)).toEqual(Array(8).fill(410))
   })
 
   it('stay exact at a cap however the threads share its scans, starting from analytics\' count', async () => {
