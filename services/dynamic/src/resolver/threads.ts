@@ -48,6 +48,8 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
   if (options.port !== 0) listening('SHORT_PORT', options.port, () => Bun.serve({ port: options.port, hostname: '0.0.0.0', fetch: () => new Response() })).stop(true)
   const feed = createBusFeed(options.bus)
   const threads: Worker[] = []
+  /** Threads whose Worker closed (ended or failed): a stop does not wait for them. */
+  const ended = new Set<Worker>()
   const tallyWaiting = new Map<number, (snapshot: TallySnapshot) => void>()
   let nextId = 0
   let stopping = false
@@ -106,7 +108,10 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
         else if (!stopping) options.failed(error)
       }
       worker.addEventListener('error', (event) => died(`failed: ${(event as ErrorEvent).message}`))
-      worker.addEventListener('close', () => died('ended'))
+      worker.addEventListener('close', () => {
+        ended.add(worker)
+        died('ended')
+      })
       worker.postMessage({ t: 'start', settings: options.settings, port, blocks: countSlots.blocks() } satisfies ToThread)
     })
   }
@@ -142,6 +147,8 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
       threads.map(
         (worker) =>
           new Promise<void>((resolve) => {
+            // A thread that already ended has nothing to hand over and will not say `stopped`.
+            if (ended.has(worker)) return resolve()
             const timer = setTimeout(resolve, STOP_TIMEOUT_MS)
             const done = () => (clearTimeout(timer), resolve())
             worker.addEventListener('message', ({ data }: MessageEvent<FromThread>) => data.t === 'stopped' && done())

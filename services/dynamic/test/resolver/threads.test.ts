@@ -131,6 +131,31 @@ describe('resolver threads', () => {
     for (const code of codes) expect((await r.many(code, 8)).map((a) => a.status)).toEqual(Array(8).fill(410))
   })
 
+  it('report a thread that ends while serving, once, naming it (serve.ts stops the process on it); a stop after it still ends', async () => {
+    const workers: Worker[] = []
+    const original = Worker.prototype.postMessage
+    const spy = spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, message: unknown, ...rest: unknown[]) {
+      if ((message as { t?: string }).t === 'start') workers.push(this)
+      return original.call(this, message, ...(rest as []))
+    } as Worker['postMessage'])
+    let r: Running
+    try {
+      r = await start()
+    } finally {
+      spy.mockRestore()
+    }
+    expect(workers).toHaveLength(2)
+    expect(r.failures).toEqual([])
+    workers[1]!.terminate()
+    await until(() => r.failures.length > 0, 'the ended thread reported')
+    await Bun.sleep(50)
+    expect(r.failures.map((error) => error.message)).toEqual(['resolver thread 2 ended'])
+    // The ended thread will never say `stopped`: a stop does not wait out its 10 s fallback for it.
+    const stopping = performance.now()
+    await r.threads.stop()
+    expect(performance.now() - stopping).toBeLessThan(5_000)
+  })
+
   it('stay exact at a cap however the threads share its scans, starting from analytics\' count', async () => {
     const r = await start({ analyticsCount: 5 })
     const code = await created(r, { max_scans: 30, fallback_url: FALLBACK })
