@@ -71,6 +71,15 @@ const until = async (ok: () => boolean, what: string) => {
   if (!ok()) throw new Error(`timed out waiting for ${what}`)
 }
 
+/** Sees every message of type `t` this thread posts to a Worker (each still sent); `mockRestore` ends it. */
+function watchPosts(t: string, seen: (message: unknown, worker: Worker) => void) {
+  const original = Worker.prototype.postMessage
+  return spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, message: unknown, ...rest: unknown[]) {
+    if ((message as { t?: string }).t === t) seen(message, this)
+    return original.call(this, message, ...(rest as []))
+  } as Worker['postMessage'])
+}
+
 const created = async (r: Running, extra: Record<string, unknown> = {}) =>
   (await r.service.create(personal, { destination_url: DESTINATION, name: 'Code', ...extra })).created[0]!.code
 
@@ -109,11 +118,7 @@ describe('resolver threads', () => {
   it('tell every thread of the changes of one burst in one message: a batch of twenty codes crosses once per thread, and each thread applies every change of a message', async () => {
     const r = await start()
     const posted: unknown[] = []
-    const original = Worker.prototype.postMessage
-    const spy = spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, message: unknown, ...rest: unknown[]) {
-      if ((message as { t?: string }).t === 'changed') posted.push(message)
-      return original.call(this, message, ...(rest as []))
-    } as Worker['postMessage'])
+    const spy = watchPosts('changed', (message) => posted.push(message))
     let codes: string[] = []
     try {
       const body = { dynqrcodes: Array.from({ length: 20 }, (_, i) => ({ destination_url: `${DESTINATION}/${i}`, name: `Code ${i}` })) }
@@ -133,11 +138,7 @@ describe('resolver threads', () => {
 
   it('report a thread that ends while serving, once, naming it (serve.ts stops the process on it); a stop after it still ends', async () => {
     const workers: Worker[] = []
-    const original = Worker.prototype.postMessage
-    const spy = spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, message: unknown, ...rest: unknown[]) {
-      if ((message as { t?: string }).t === 'start') workers.push(this)
-      return original.call(this, message, ...(rest as []))
-    } as Worker['postMessage'])
+    const spy = watchPosts('start', (_, worker) => workers.push(worker))
     let r: Running
     try {
       r = await start()
