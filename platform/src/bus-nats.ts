@@ -3,6 +3,7 @@ import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type Reply } from '@lr/proto'
 import { dataBytesOf, encodeReply, observeRound, replyWithin, REQUEST_ID_HEADER, requestTooLarge, runHandler, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
+import { natsConnectOptions } from './nats-connect'
 import { currentRequestId } from './request-context'
 
 const encoder = new TextEncoder()
@@ -43,7 +44,7 @@ export interface NatsBusOptions {
 }
 
 export async function createNatsBus(url: string, name: string, options: NatsBusOptions = {}): Promise<NatsBus> {
-  const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 250 })
+  const nc = await connect(natsConnectOptions(url, name))
   return wrapNatsConnection(nc, options)
 }
 

@@ -1,6 +1,7 @@
 import { connect, type NatsConnection } from 'nats'
 import type { Config } from '@lr/proto'
 import { startLogging } from './log'
+import { natsConnectOptions } from './nats-connect'
 import { createScanRelay, type ScanRelay } from './scan-relay'
 import type { RelayReply, RelayRequest } from './scan-relay-in-worker'
 
@@ -16,7 +17,7 @@ const reply = (message: RelayReply) => self.postMessage(message)
 async function start(config: Config): Promise<void> {
   startLogging('analytics', config.LOG_LEVEL)
   try {
-    nc = await connect({ servers: config.NATS_URL, name: 'analytics-relay', maxReconnectAttempts: -1, reconnectTimeWait: 250 })
+    nc = await connect(natsConnectOptions(config.NATS_URL, 'analytics-relay'))
     relay = createScanRelay(nc, { reportLag: (lag) => reply({ type: 'lag', lag }) })
     await relay.start()
     reply({ type: 'started' })

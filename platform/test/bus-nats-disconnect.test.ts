@@ -26,6 +26,11 @@ else
       await nats?.stop()
     })
 
+    it('connects as every process does: reconnecting for ever, a quarter second apart, without nats.js\'s async traces (an Error made per request)', () => {
+      const { options } = client.connection as unknown as { options: Record<string, unknown> }
+      expect(options).toMatchObject({ name: 'client', maxReconnectAttempts: -1, reconnectTimeWait: 250, noAsyncTraces: true })
+    })
+
     it('refuses a request as unavailable within a second while the server is down', async () => {
       await nats.down()
       const started = performance.now()
