@@ -4,6 +4,7 @@ import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type Reply } from '@
 import { dataBytesOf, encodeReply, observeRound, replyWithin, REQUEST_ID_HEADER, requestTooLarge, runHandler, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { natsConnectOptions } from './nats-connect'
+import { createNatsRequests } from './nats-requests'
 import { currentRequestId } from './request-context'
 
 const encoder = new TextEncoder()
@@ -59,26 +60,16 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
   // timed out (10 s); a caller is better served by a 503 at once. Requests already waiting when
   // the connection drops fail too: their replies would be lost with it.
   let connected = true
-  const waiting = new Set<(error: AppError) => void>()
+  const requests = createNatsRequests(nc)
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === Events.Reconnect) connected = true
       if (status.type !== Events.Disconnect) continue
       connected = false
-      for (const fail of waiting) fail(notConnected())
+      requests.failAll(notConnected())
     }
   })()
-  /** `request` settled, or rejected with notConnected() when the connection drops first. */
-  async function unlessDisconnected<T>(request: Promise<T>): Promise<T> {
-    let fail: (error: AppError) => void = () => undefined
-    const dropped = new Promise<never>((_, reject) => (fail = reject))
-    waiting.add(fail)
-    try {
-      return await Promise.race([request, dropped])
-    } finally {
-      waiting.delete(fail)
-    }
-  }
+  void nc.closed().then(() => requests.failAll(notConnected()))
 
   // nc.drain() alone would not wait for async handlers: their replies would find it closed.
   const subscriptions = new Set<Subscription>()
@@ -125,8 +116,7 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
       headers?.set(REQUEST_ID_HEADER, requestId!)
       const data = encode(payload)
       if (data.length > maxPayload) throw requestTooLarge(data.length, maxPayload)
-      const msg = await unlessDisconnected(nc.request(subject, data, { timeout: opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers }))
-      return msg.data
+      return await requests.request(subject, data, opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers)
     } catch (error) {
       throw error instanceof AppError ? error : translate(error, subject)
     }
