@@ -3,11 +3,11 @@ import { errorFields, log } from '@lr/platform/log'
 import { gatherBeforeScrape, METRICS_CONTENT_TYPE, metricsText } from '@lr/platform/metrics'
 import { listening, StartupError } from '@lr/platform/startup'
 import { addTallies, type TallySnapshot } from '@lr/platform/tally'
+import { createTurnBatcher } from '@lr/platform/turn-batch'
 import { createBusFeed } from './bus-feed'
 import type { ResolverSettings } from './resolver'
 import { createCountSlots } from './shared-counts'
 import type { FromThread, ToThread } from './thread-messages'
-import { createTurnBatcher } from '@lr/platform/turn-batch'
 
 export interface ResolverThreadsOptions {
   /** Threads to start (at least 1). */
