@@ -32,7 +32,8 @@ export function createNatsRequests(nc: NatsConnection) {
   const inbox = createInbox()
   const waiting = new Map<string, Waiting>()
   let next = 0
-  const replies = nc.subscribe(`${inbox}.*`, {
+  // Drained and closed with the connection (bus-nats.ts close).
+  nc.subscribe(`${inbox}.*`, {
     callback: (error, msg) => {
       if (error) return // the requests waiting time out
       const token = msg.subject.slice(inbox.length + 1)
@@ -77,10 +78,6 @@ export function createNatsRequests(nc: NatsConnection) {
     /** Requests waiting for their reply (for tests). */
     get waiting(): number {
       return waiting.size
-    },
-
-    close(): void {
-      replies.unsubscribe()
     },
   }
 }

@@ -25,7 +25,6 @@ else
       requests = createNatsRequests(nc)
     })
     afterAll(async () => {
-      requests?.close()
       await nc?.close()
       await server?.stop()
     })
