@@ -205,6 +205,11 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
       }
     },
 
+    subscribed(subject) {
+      const { plain: some, groups: matched } = matchesOf(subject)
+      return some.length > 0 || matched.length > 0
+    },
+
     async ping() {
       return !closed
     },

@@ -1,37 +1,79 @@
-import { type Bus, type ScanPublisher, scanSubject } from '@lr/proto'
+import { type Bus, SCAN_BATCH_EVENT, type ScanBatch, type ScanEvent, type ScanPublisher, scanSubject } from '@lr/proto'
 import { errorFields, log } from './log'
 import { countScanPublished } from './metrics'
 
+/** A batch of scan events as a ScanBatch: their JSON text, their distinct codes, their count. */
+export function scanBatchOf(events: readonly ScanEvent[]): ScanBatch {
+  const codes = new Set<string>()
+  for (const event of events) codes.add(event.code)
+  return { events: JSON.stringify(events), codes: [...codes].join(' '), count: events.length }
+}
+
 /**
- * One-process mode: each scan is an event on scanSubject(code) of the bus. A scan costs one
- * promise here (its publish's), counted while under way; no set of promises and no chain per
- * scan: this runs once per redirect on the thread that answers them.
+ * One-process mode: scans travel the in-process bus as ScanBatch events on SCAN_BATCH_EVENT,
+ * which the consumers inside the process read (analytics, webhooks), and each scan also as an
+ * event of its own on scanSubject(code) for whoever subscribes there (README "Scan events"). A
+ * batch is read for those only when the bus has a subscriber for one of its codes: the product's
+ * own consumers take the batches, so under load the thread that holds the bus does not parse the
+ * scans a resolver thread handed over, nor publish each (bench/ANALYSIS.md, eighteenth session).
+ * `publish` holds the scans of one event-loop turn and sends them as one batch.
  */
 export function createBusScanPublisher(bus: Bus): ScanPublisher {
+  /** Scans handed over whose events are not yet delivered. */
   let inFlight = 0
+  let held: ScanEvent[] = []
   let idle: (() => void)[] = []
-  const settled = () => {
-    if (--inFlight > 0 || idle.length === 0) return
+  const settled = (scans: number) => {
+    inFlight -= scans
+    if (inFlight > 0 || held.length > 0 || idle.length === 0) return
     const waiting = idle
     idle = []
     for (const resolve of waiting) resolve()
   }
-  const failed = (error: unknown) => {
-    log().error(errorFields(error), 'scan not published')
-    settled()
+  const failed = (error: unknown, scans: number) => {
+    log().error({ scans, ...errorFields(error) }, 'scans not published')
+    settled(scans)
   }
+  const subscribed = (code: string) => bus.subscribed?.(scanSubject(code)) ?? true
+
+  /** Each scan of the batch on scanSubject(code), for the codes someone listens to. */
+  function publishEach(batch: ScanBatch): void {
+    if (!batch.codes.split(' ').some(subscribed)) return
+    for (const event of JSON.parse(batch.events) as ScanEvent[]) {
+      if (!subscribed(event.code)) continue
+      inFlight++
+      bus.publish(scanSubject(event.code), event).then(() => settled(1), (error) => failed(error, 1))
+    }
+  }
+
+  function publishBatch(batch: ScanBatch): void {
+    inFlight += batch.count
+    try {
+      bus.publish(SCAN_BATCH_EVENT, batch).then(() => settled(batch.count), (error) => failed(error, batch.count))
+      countScanPublished(batch.count)
+    } catch (error) {
+      failed(error, batch.count)
+    }
+    try {
+      publishEach(batch)
+    } catch (error) {
+      log().error(errorFields(error), 'scan events not published on scans.<code>')
+    }
+  }
+
+  function sendHeld(): void {
+    const events = held
+    held = []
+    if (events.length > 0) publishBatch(scanBatchOf(events))
+  }
+
   return {
     publish(event) {
-      try {
-        inFlight++
-        bus.publish(scanSubject(event.code), event).then(settled, failed)
-        countScanPublished()
-      } catch (error) {
-        failed(error)
-      }
+      if (held.push(event) === 1) setImmediate(sendHeld)
     },
-    flush: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve))),
-    pending: () => inFlight,
+    publishBatch,
+    flush: () => (inFlight === 0 && held.length === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve))),
+    pending: () => inFlight + held.length,
     close() {},
   }
 }

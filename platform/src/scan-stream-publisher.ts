@@ -220,14 +220,24 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     })
   }
 
+  function publish(event: ScanEvent): void {
+    if (closed) return
+    try {
+      hold(event)
+      schedule()
+    } catch (error) {
+      log().error(errorFields(error), 'scan not published')
+    }
+  }
+
   return {
-    publish(event) {
-      if (closed) return
+    publish,
+    // Each scan is held on its own: the buffer, the spool and the batches count scans.
+    publishBatch(batch) {
       try {
-        hold(event)
-        schedule()
+        for (const event of JSON.parse(batch.events) as ScanEvent[]) publish(event)
       } catch (error) {
-        log().error(errorFields(error), 'scan not published')
+        log().error({ scans: batch.count, ...errorFields(error) }, 'scans not published')
       }
     },
     flush: () => (pending() === 0 || closed ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),

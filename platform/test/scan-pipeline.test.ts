@@ -1,13 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { type Bus } from '@lr/proto'
+import { type Bus, SCAN_BATCH_EVENT, type ScanBatch } from '@lr/proto'
 import { createLocalBus } from '@lr/platform/bus-local'
-import { createBusScanPublisher } from '@lr/platform/scan-publisher'
+import { createBusScanPublisher, scanBatchOf } from '@lr/platform/scan-publisher'
 import { createBusScanSource } from '@lr/platform/scan-source'
 import type { ScanEvent } from '@lr/proto'
+import { captureLog } from './log-capture'
 
 const event = (n: number, code = 'Code0001'): ScanEvent => ({
   scan_id: `scan-${n}`, code, scanned_at: 1_736_510_400_000 + n, user_agent: 'UA', visitor_id: 'a'.repeat(64), country: 'DE',
 })
+const events = (from: number, to: number, code = 'Code0001') => Array.from({ length: to - from + 1 }, (_, i) => event(from + i, code))
 
 let bus: Bus
 beforeEach(() => {
@@ -16,42 +18,147 @@ beforeEach(() => {
 afterEach(() => bus.close())
 
 describe('createBusScanPublisher', () => {
-  it('publishes each scan on scans.<code>', async () => {
-    const seen: [string, unknown][] = []
-    bus.subscribe('scans.>', (e, subject) => void seen.push([subject, e]))
+  it('publishes the scans of one turn as one batch on scan-batches, and each on scans.<code> to whoever subscribes there', async () => {
+    const each: [string, unknown][] = []
+    const batches: unknown[] = []
+    bus.subscribe('scans.>', (e, subject) => void each.push([subject, e]))
+    bus.subscribe(SCAN_BATCH_EVENT, (batch) => void batches.push(batch))
     const publisher = createBusScanPublisher(bus)
-    publisher.publish(event(1, 'AbcDef12'))
+    const scans = [event(1, 'AbcDef12'), event(2, 'XyzUvw34'), event(3, 'AbcDef12')]
+    for (const scan of scans) publisher.publish(scan)
+    expect(publisher.pending()).toBe(3)
     await publisher.flush()
     await Bun.sleep(0)
-    expect(seen).toEqual([['scans.AbcDef12', event(1, 'AbcDef12')]])
+    expect(batches).toEqual([{ events: JSON.stringify(scans), codes: 'AbcDef12 XyzUvw34', count: 3 }])
+    expect(each).toEqual(scans.map((scan) => [`scans.${scan.code}`, scan]))
     expect(publisher.pending()).toBe(0)
+  })
+
+  it('reads a batch only for the codes someone listens to: the text of a batch no one listens to per scan passes on unread', async () => {
+    const each: unknown[] = []
+    const batches: ScanBatch[] = []
+    bus.subscribe('scans.Listened', (e) => void each.push(e))
+    bus.subscribe(SCAN_BATCH_EVENT, (batch) => void batches.push(batch as ScanBatch))
+    const log = captureLog()
+    try {
+      const publisher = createBusScanPublisher(bus)
+      publisher.publishBatch(scanBatchOf([event(1, 'Listened'), event(2, 'Other123'), event(3, 'Listened')]))
+      // Text that is no JSON at all: never parsed, since nobody subscribed to scans.Unheard1.
+      publisher.publishBatch({ events: 'not json', codes: 'Unheard1', count: 1 })
+      await publisher.flush()
+      await Bun.sleep(0)
+      expect(each).toEqual([event(1, 'Listened'), event(3, 'Listened')])
+      expect(batches.map((batch) => batch.events)).toEqual([JSON.stringify([event(1, 'Listened'), event(2, 'Other123'), event(3, 'Listened')]), 'not json'])
+      expect(log.lines).toEqual([])
+    } finally {
+      log.restore()
+    }
   })
 
   it('never throws, even when the bus fails', async () => {
     const broken = { ...bus, publish: () => Promise.reject(new Error('down')) }
     const publisher = createBusScanPublisher(broken)
-    expect(() => publisher.publish(event(1))).not.toThrow()
-    await publisher.flush()
-    expect(publisher.pending()).toBe(0)
+    const log = captureLog()
+    try {
+      expect(() => publisher.publish(event(1))).not.toThrow()
+      expect(() => publisher.publishBatch({ events: 'not json', codes: 'Code0001', count: 1 })).not.toThrow()
+      await publisher.flush()
+      expect(publisher.pending()).toBe(0)
+      expect(log.lines.map((line) => [line.msg, line.scans])).toContainEqual(['scans not published', 1])
+    } finally {
+      log.restore()
+    }
   })
 })
 
 describe('createBusScanSource', () => {
-  it('applies scans published on the bus in batches, in order', async () => {
-    const batches: unknown[][] = []
-    const source = createBusScanSource(bus, { maxBatch: 2 })
-    await source.start(async (events) => void batches.push(events))
+  const handOver = (scans: ScanEvent[]) => bus.publish(SCAN_BATCH_EVENT, scanBatchOf(scans))
+
+  it('applies the batches of the bus, up to maxBatch scans a call, in order', async () => {
+    const applied: unknown[][] = []
+    const source = createBusScanSource(bus, { maxBatch: 4 })
+    await source.start(async (scans) => void applied.push(scans))
     const publisher = createBusScanPublisher(bus)
-    for (let n = 1; n <= 5; n++) publisher.publish(event(n))
+    for (const batch of [events(1, 2), events(3, 4), events(5, 5), events(6, 11)]) publisher.publishBatch(scanBatchOf(batch))
     await publisher.flush()
     await source.stop()
-    expect(batches.flat()).toEqual([1, 2, 3, 4, 5].map((n) => event(n)))
-    expect(batches.every((b) => b.length <= 2)).toBe(true)
+    expect(applied.flat()).toEqual(events(1, 11))
+    // Whole batches: 2 + 2, then 1 (the next would pass 4), then 6 alone (a batch is never split).
+    expect(applied.map((scans) => scans.length)).toEqual([4, 1, 6])
+  })
+
+  it('hands the batches\' text on unread, with their count, when given applyTexts', async () => {
+    const texts: [readonly string[], number][] = []
+    const source = createBusScanSource(bus, { lingerMs: 20 })
+    await source.start(() => Promise.reject(new Error('not this one')), undefined, async (batch, count) => void texts.push([batch, count]))
+    await handOver(events(1, 2))
+    await bus.publish(SCAN_BATCH_EVENT, { events: 'not json', codes: 'Code0001', count: 1 })
+    await source.stop()
+    expect(texts).toEqual([[[JSON.stringify(events(1, 2)), 'not json'], 3]])
+  })
+
+  it('passes batches whose codes no one wants by unread, and reads the others (a failed question counts as wanted)', async () => {
+    const applied: unknown[] = []
+    const asked: string[][] = []
+    const source = createBusScanSource(bus, { lingerMs: 0 })
+    await source.start(
+      async (scans) => void applied.push(...scans),
+      async (codes) => {
+        asked.push([...codes])
+        if (codes.includes('Broken12')) throw new Error('directory down')
+        return codes.includes('Wanted12')
+      },
+    )
+    await bus.publish(SCAN_BATCH_EVENT, { events: 'not json', codes: 'Unwanted', count: 1 })
+    await Bun.sleep(10)
+    await handOver([event(1, 'Wanted12'), event(2, 'Unwanted')])
+    await Bun.sleep(10)
+    await handOver([event(3, 'Broken12')])
+    await source.stop()
+    expect(asked).toEqual([['Unwanted'], ['Wanted12', 'Unwanted'], ['Broken12']])
+    expect(applied).toEqual([event(1, 'Wanted12'), event(2, 'Unwanted'), event(3, 'Broken12')])
+  })
+
+  it('applies what is not a batch, or not a JSON array, as one malformed scan (validation drops it)', async () => {
+    const applied: unknown[] = []
+    const source = createBusScanSource(bus, { lingerMs: 20 })
+    await source.start(async (scans) => void applied.push(...scans))
+    await bus.publish(SCAN_BATCH_EVENT, event(1))
+    await bus.publish(SCAN_BATCH_EVENT, { events: '{"a":1}', codes: '', count: 1 })
+    await bus.publish(SCAN_BATCH_EVENT, { events: '[1,', codes: '', count: 1 })
+    await handOver([event(2)])
+    await source.stop()
+    expect(applied).toEqual([null, null, null, event(2)])
+  })
+
+  it('drops the oldest batches beyond maxBuffer scans while the store refuses, each counted in a log line', async () => {
+    const log = captureLog()
+    let refusing = true
+    const applied: unknown[] = []
+    const source = createBusScanSource(bus, { maxBuffer: 4, retryMs: 20, lingerMs: 0 })
+    try {
+      await source.start(async (scans) => {
+        if (refusing) throw new Error('store down')
+        applied.push(...scans)
+      })
+      for (const batch of [events(1, 2), events(3, 4), events(5, 6), events(7, 8)]) {
+        await handOver(batch)
+        await Bun.sleep(1)
+      }
+      refusing = false
+      for (let i = 0; i < 100 && applied.length < 4; i++) await Bun.sleep(10)
+      await source.stop()
+      expect(applied).toEqual(events(5, 8))
+      const dropped = log.lines.filter((line) => line.msg === 'scans dropped: too many waiting to be applied')
+      expect(dropped.reduce((sum, line) => sum + line.dropped, 0)).toBe(4)
+    } finally {
+      log.restore()
+    }
   })
 
   const handOverOnePerTurn = async (from: number, to: number) => {
     for (let n = from; n <= to; n++) {
-      await bus.publish('scans.Code0001', event(n))
+      await handOver([event(n)])
       await new Promise((resolve) => setImmediate(resolve))
     }
   }
@@ -60,7 +167,7 @@ describe('createBusScanSource', () => {
     const sizes = async (lingerMs: number) => {
       const batches: number[] = []
       const source = createBusScanSource(bus, { lingerMs })
-      await source.start(async (events) => void batches.push(events.length))
+      await source.start(async (scans) => void batches.push(scans.length))
       await handOverOnePerTurn(1, 8)
       for (let i = 0; i < 100 && batches.reduce((a, b) => a + b, 0) < 8; i++) await Bun.sleep(10)
       await source.stop()
@@ -73,8 +180,8 @@ describe('createBusScanSource', () => {
   it('applies a batch of half maxBatch or more without waiting', async () => {
     const applied: number[] = []
     const source = createBusScanSource(bus, { maxBatch: 4, lingerMs: 10_000 })
-    await source.start(async (events) => void applied.push(events.length))
-    for (let n = 1; n <= 2; n++) await bus.publish('scans.Code0001', event(n))
+    await source.start(async (scans) => void applied.push(scans.length))
+    await handOver(events(1, 2))
     for (let i = 0; i < 50 && applied.length === 0; i++) await Bun.sleep(10)
     expect(applied).toEqual([2])
     await source.stop()
@@ -83,8 +190,8 @@ describe('createBusScanSource', () => {
   it('stops without waiting a linger out, applying what waited', async () => {
     const applied: unknown[] = []
     const source = createBusScanSource(bus, { lingerMs: 10_000 })
-    await source.start(async (events) => void applied.push(...events))
-    await bus.publish('scans.Code0001', event(1))
+    await source.start(async (scans) => void applied.push(...scans))
+    await handOver([event(1)])
     await Bun.sleep(5)
     const started = performance.now()
     await source.stop()
@@ -95,11 +202,11 @@ describe('createBusScanSource', () => {
     let attempts = 0
     const applied: unknown[] = []
     const source = createBusScanSource(bus, { retryMs: 10 })
-    await source.start(async (events) => {
+    await source.start(async (scans) => {
       if (++attempts < 3) throw new Error('store busy')
-      applied.push(...events)
+      applied.push(...scans)
     })
-    await bus.publish('scans.Code0001', event(1))
+    await handOver([event(1)])
     for (let i = 0; i < 50 && applied.length === 0; i++) await Bun.sleep(10)
     await source.stop()
     expect([attempts, applied]).toEqual([3, [event(1)]])
@@ -108,14 +215,14 @@ describe('createBusScanSource', () => {
   it('applies what is queued before stop resolves, and nothing after', async () => {
     const applied: unknown[] = []
     const source = createBusScanSource(bus)
-    await source.start(async (events) => {
+    await source.start(async (scans) => {
       await Bun.sleep(5)
-      applied.push(...events)
+      applied.push(...scans)
     })
-    await bus.publish('scans.Code0001', event(1))
+    await handOver([event(1)])
     await Bun.sleep(0)
     await source.stop()
-    await bus.publish('scans.Code0001', event(2))
+    await handOver([event(2)])
     await Bun.sleep(10)
     expect(applied).toEqual([event(1)])
   })

@@ -31,6 +31,11 @@ export interface Bus {
   /** Publishes an event; subjects may be matched by subscribers with `*` and `>`. */
   publish(subject: string, event: unknown): Promise<void>
   subscribe(pattern: string, handler: EventHandler, opts?: { queue?: string }): () => void
+  /**
+   * Whether an event published on `subject` now would reach a subscriber. Only a bus that knows
+   * every subscriber has it (the in-process one); without it, assume one does.
+   */
+  subscribed?(subject: string): boolean
   /** Resolves while the transport answers; used by /readyz. */
   ping(): Promise<boolean>
   close(): Promise<void>

@@ -33,6 +33,39 @@ export const ScanEvent = T.Object({
 export type ScanEvent = Static<typeof ScanEvent>
 
 /**
+ * Scans that travel together as one JSON text: a resolver thread hands its scans to the process's
+ * main thread so, and in one process they cross the in-process bus so (SCAN_BATCH_EVENT) to the
+ * consumers inside it, which pass the text on unread (the ingestion Worker) or read it only when
+ * they want one of its codes (the webhooks worker). Parsing and publishing each scan on the main
+ * thread was most of its work under the resolver load (bench/ANALYSIS.md, eighteenth session).
+ */
+export interface ScanBatch {
+  /** A JSON array of scan events. */
+  events: string
+  /** The distinct codes of those scans, space-separated. */
+  codes: string
+  /** How many scans `events` holds. */
+  count: number
+}
+
+/**
+ * Subject of ScanBatch events on the in-process bus: the one-process twin of the SCAN_BATCHES
+ * stream. Its consumers subscribe in queue groups; `scans.<code>` still carries every scan to
+ * whoever subscribes there (createBusScanPublisher).
+ */
+export const SCAN_BATCH_EVENT = 'scan-batches'
+
+/** The scan events of a batch's JSON text; text that is not a JSON array is [null], which validation drops. */
+export function scansOfText(text: string): unknown[] {
+  try {
+    const events: unknown = JSON.parse(text)
+    return Array.isArray(events) ? events : [null]
+  } catch {
+    return [null]
+  }
+}
+
+/**
  * How the resolver hands a counted scan on (docs/decisions.md §5). Adapters:
  * createBusScanPublisher (one process, the in-process bus) and createJetStreamScanPublisher
  * (TRANSPORT=nats, batches on the SCAN_BATCHES stream; in @lr/platform/scan-stream).
@@ -40,6 +73,8 @@ export type ScanEvent = Static<typeof ScanEvent>
 export interface ScanPublisher {
   /** Hands the scan on in the background: never blocks the redirect, never throws. */
   publish(event: ScanEvent): void
+  /** Hands on scans already serialised together (a resolver thread's hand-over), as `publish` would each. */
+  publishBatch(batch: ScanBatch): void
   /** Resolves once every scan handed over so far was published (or dropped); for shutdown. */
   flush(): Promise<void>
   /** Scans handed over and not yet published. */
@@ -53,6 +88,12 @@ export interface ScanPublisher {
  * batch is durably stored; a rejection means nothing of it may be considered applied.
  */
 export type ApplyScans = (events: unknown[]) => Promise<void>
+
+/**
+ * ApplyScans for scans still as text: each text a JSON array of scan events (ScanBatch.events),
+ * `count` scans in all; a text that is not a JSON array counts as one malformed scan.
+ */
+export type ApplyScanTexts = (texts: readonly string[], count: number) => Promise<void>
 
 /**
  * Whether any scan of these codes is wanted (a rejection counts as wanted: the batch is then read
@@ -70,8 +111,10 @@ export interface ScanSource {
    * Starts delivering; resolves once the subscription is in place. With `wanted`, a source that
    * knows a batch's codes before reading it (a SCAN_BATCHES message names them in a header) asks
    * first, and acknowledges a batch whose codes no one wants without reading or applying it.
+   * With `applyTexts`, a source that holds scans as JSON text (the in-process bus's batches)
+   * hands the text on unread instead of calling `apply`.
    */
-  start(apply: ApplyScans, wanted?: WantedScans): Promise<void>
+  start(apply: ApplyScans, wanted?: WantedScans, applyTexts?: ApplyScanTexts): Promise<void>
   /** Stops delivering and waits for the batch being applied; what is not applied is left for later (JetStream) or applied first (bus). */
   stop(): Promise<void>
 }

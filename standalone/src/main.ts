@@ -11,7 +11,7 @@ const { product, server, short } = await startOrExit('standalone', async () => {
   const product = await startStandalone(config)
   const server = listening('PORT', config.PORT, () => product.gateway.listen({ port: config.PORT, hostname: '0.0.0.0' }))
   // Short links on threads of their own (RESOLVER_THREADS), their scans handed to the product's publisher.
-  const short = await serveShortLinks({ config, bus: product.bus, publishScan: product.scans.publish, resolver: () => product.resolver })
+  const short = await serveShortLinks({ config, bus: product.bus, scans: product.scans, resolver: () => product.resolver })
   return { product, server, short }
 })
 log().info(

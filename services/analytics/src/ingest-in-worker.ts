@@ -1,11 +1,14 @@
-import type { ApplyScans } from '@lr/proto'
+import type { ApplyScans, ApplyScanTexts } from '@lr/proto'
 import { log } from '@lr/platform/log'
 import { secondsSince, storeDuration } from '@lr/platform/metrics'
 import { type IngestResult, MALFORMED_DROPPED } from './ingest'
 import { ANALYTICS_STORE } from './ports'
 
-/** `events` is the batch as JSON text: a string crosses to a worker far cheaper than 1000 objects. */
-export interface IngestRequest { type: 'ingest'; id: number; events: string }
+/**
+ * `texts` are the batch as JSON texts, each an array of scan events: a string crosses to a worker
+ * far cheaper than 1000 objects, and the in-process bus's batches arrive as text already.
+ */
+export interface IngestRequest { type: 'ingest'; id: number; texts: readonly string[] }
 export type IngestReply = ({ id: number } & IngestResult) | { id: number; error: string }
 export type WorkerControl = { type: 'open'; dataDir: string } | { type: 'close' }
 export type WorkerControlReply = { type: 'opened' | 'closed'; error?: string }
@@ -18,7 +21,7 @@ export type WorkerControlReply = { type: 'opened' | 'closed'; error?: string }
  * stop semantics are unchanged. The Worker writes `analytics.sqlite` under `dataDir` (STORE=sqlite
  * only); a malformed event it drops is logged here, where the process's logger is.
  */
-export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplyScans; close(): Promise<void> }> {
+export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplyScans; applyTexts: ApplyScanTexts; close(): Promise<void> }> {
   const worker = new Worker(new URL('./ingest-worker.ts', import.meta.url).href)
   const waiting = new Map<number, { resolve(): void; reject(error: Error): void }>()
   let next = 0
@@ -47,21 +50,23 @@ export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplySca
     worker.terminate()
     throw error
   }
-  return {
-    apply: (events) => {
-      const started = performance.now()
-      // The Worker's own store metrics stay in its thread, which no /metrics reads: the batch's
-      // write is timed here instead, as this thread waits for it.
-      const observe = (outcome: 'ok' | 'error') => storeDuration.observe({ store: ANALYTICS_STORE, operation: 'applyScans', outcome }, secondsSince(started))
-      return new Promise<void>((resolve, reject) => {
-        const id = next++
-        waiting.set(id, {
-          resolve: () => (observe('ok'), resolve()),
-          reject: (error) => (observe('error'), reject(error)),
-        })
-        worker.postMessage({ type: 'ingest', id, events: JSON.stringify(events) } satisfies IngestRequest)
+  const applyTexts: ApplyScanTexts = (texts) => {
+    const started = performance.now()
+    // The Worker's own store metrics stay in its thread, which no /metrics reads: the batch's
+    // write is timed here instead, as this thread waits for it.
+    const observe = (outcome: 'ok' | 'error') => storeDuration.observe({ store: ANALYTICS_STORE, operation: 'applyScans', outcome }, secondsSince(started))
+    return new Promise<void>((resolve, reject) => {
+      const id = next++
+      waiting.set(id, {
+        resolve: () => (observe('ok'), resolve()),
+        reject: (error) => (observe('error'), reject(error)),
       })
-    },
+      worker.postMessage({ type: 'ingest', id, texts } satisfies IngestRequest)
+    })
+  }
+  return {
+    apply: (events) => applyTexts([JSON.stringify(events)], events.length),
+    applyTexts,
     async close() {
       await roundTrip({ type: 'close' })
       worker.terminate()

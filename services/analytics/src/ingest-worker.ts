@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { scansOfText } from '@lr/proto/scans'
 import { openSqlite, sqlitePathOf } from '@lr/platform/sqlite'
 import { createSqliteScanWrites } from './adapters/analytics-writes.sqlite'
 import { createSqliteFallbacks } from './adapters/analytics-fallbacks.sqlite'
@@ -18,6 +19,14 @@ import type { IngestReply, IngestRequest, WorkerControl, WorkerControlReply } fr
  * batch's outcome (ingest-in-worker.ts).
  */
 declare const self: Worker
+
+/** The scan events of a batch's texts (a text that is not a JSON array: one malformed event). */
+function eventsOf(texts: readonly string[]): unknown[] {
+  if (texts.length === 1) return scansOfText(texts[0]!)
+  const events: unknown[] = []
+  for (const text of texts) for (const event of scansOfText(text)) events.push(event)
+  return events
+}
 let db: Database | undefined
 let ingest: ReturnType<typeof createScanIngest> | undefined
 
@@ -41,7 +50,7 @@ self.onmessage = async ({ data }: MessageEvent<IngestRequest | WorkerControl>) =
   }
   let reply: IngestReply
   try {
-    reply = { id: data.id, ...(await ingest!(JSON.parse(data.events))) }
+    reply = { id: data.id, ...(await ingest!(eventsOf(data.texts))) }
   } catch (error) {
     reply = { id: data.id, error: (error as Error)?.message ?? String(error) }
   }

@@ -41,7 +41,7 @@ export async function startAnalytics(ctx: ServiceContext, opts: AnalyticsOptions
   const { source } = opts
   const worker = opts.ingest === 'worker' ? await ingestInWorker(ctx.config.DATA_DIR) : undefined
   try {
-    await source.start(worker?.apply ?? ((events) => service.ingest(events).then(() => undefined)))
+    await source.start(worker?.apply ?? ((events) => service.ingest(events).then(() => undefined)), undefined, worker?.applyTexts)
   } catch (error) {
     await worker?.close()
     await close()

@@ -21,7 +21,7 @@ const { bus, scans, short, health } = await startOrExit('resolver', async () => 
   // Through a broker outage scans wait on local disk, not in memory (README "Logs and metrics").
   const spool = openScanSpool(config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
   const scans = createJetStreamScanPublisher(bus.connection, { spool })
-  const short = await serveShortLinks({ config, bus, publishScan: scans.publish, resolver: () => createResolverFromConfig(bus, config, scans.publish) })
+  const short = await serveShortLinks({ config, bus, scans, resolver: () => createResolverFromConfig(bus, config, scans.publish) })
   const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, { nats: () => bus.ping() })) : undefined
   return { bus, scans, short, health }
 })

@@ -1,4 +1,4 @@
-import type { Bus, Config, ScanEvent } from '@lr/proto'
+import type { Bus, Config, ScanPublisher } from '@lr/proto'
 import { usableCpus } from '@lr/platform/cpus'
 import { errorFields, log } from '@lr/platform/log'
 import { metricsResponse } from '@lr/platform/metrics'
@@ -29,7 +29,7 @@ export const defaultResolverThreads = (cpus = usableCpus()): number => (cpus > 1
  * thread that dies stops the process with one error line: its share of the connections could no
  * longer be answered.
  */
-export async function serveShortLinks(options: { config: Config; bus: Bus; publishScan: (event: ScanEvent) => void; resolver: () => Resolver }): Promise<ShortLinks> {
+export async function serveShortLinks(options: { config: Config; bus: Bus; scans: ScanPublisher; resolver: () => Resolver }): Promise<ShortLinks> {
   const { config } = options
   const threads = config.RESOLVER_THREADS ?? defaultResolverThreads()
   if (threads === 0) {
@@ -48,7 +48,7 @@ export async function serveShortLinks(options: { config: Config; bus: Bus; publi
     threads,
     port: config.SHORT_PORT,
     bus: options.bus,
-    publishScan: options.publishScan,
+    publishScans: options.scans.publishBatch,
     settings: resolverSettingsOf(config),
     failed: (error) => {
       log().error(errorFields(error), 'a resolver thread ended: stopping, short links can no longer all be answered')

@@ -1,4 +1,4 @@
-import type { ResolveReply, ResolverEntry } from '@lr/proto'
+import type { ResolveReply, ResolverEntry, ScanBatch } from '@lr/proto'
 import type { TallySnapshot } from '@lr/platform/tally'
 import type { ResolverSettings } from './resolver'
 
@@ -26,8 +26,8 @@ export type FromThread =
   /** A log line of the thread, written by this thread's logger (one writer of stdout, no pino there). */
   | { t: 'log'; level: 'error' | 'warn' | 'info' | 'debug'; fields: object; message: string }
   | { t: 'lookup'; id: number; code: string }
-  /** A turn's scans as one JSON array: one string crosses threads far cheaper than its objects. */
-  | { t: 'scans'; events: string }
+  /** Scans as one JSON array with their codes: one string crosses threads far cheaper than its objects. */
+  | { t: 'scans'; batch: ScanBatch }
   | { t: 'tallies'; id: number; snapshot: TallySnapshot }
   | { t: 'metrics'; id: number }
   | { t: 'stopped' }

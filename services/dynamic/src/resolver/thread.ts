@@ -52,21 +52,25 @@ const askMetrics = () =>
   })
 
 /**
- * Scans cross to the main thread together, as one JSON text, a millisecond's worth at a time (or
- * HAND_OVER_MAX scans): each message wakes that thread, and one per event-loop turn cost it 1.9
- * µs per scan against 1.3-1.5 µs so (bench/ANALYSIS.md, fifteenth session).
+ * Scans cross to the main thread together, as one JSON text with their codes, a millisecond's
+ * worth at a time (or HAND_OVER_MAX scans): each message wakes that thread, and one per
+ * event-loop turn cost it 1.9 µs per scan against 1.3-1.5 µs so (bench/ANALYSIS.md, fifteenth
+ * session). The main thread passes the text on unread (a ScanBatch).
  */
 const HAND_OVER_MS = 1
 const HAND_OVER_MAX = 256
 let held: ScanEvent[] = []
+const heldCodes = new Set<string>()
 function sendHeld(): void {
   if (held.length === 0) return
-  const events = JSON.stringify(held)
+  const batch = { events: JSON.stringify(held), codes: [...heldCodes].join(' '), count: held.length }
   held = []
-  post({ t: 'scans', events })
+  heldCodes.clear()
+  post({ t: 'scans', batch })
 }
 function publishScan(event: ScanEvent): void {
   const count = held.push(event)
+  heldCodes.add(event.code)
   if (count === 1) setTimeout(sendHeld, HAND_OVER_MS)
   else if (count >= HAND_OVER_MAX) sendHeld()
 }

@@ -1,4 +1,4 @@
-import { AppError, type Bus, type ResolverEntry, type ScanEvent } from '@lr/proto'
+import { AppError, type Bus, type ResolverEntry, type ScanBatch } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
 import { gatherBeforeScrape, METRICS_CONTENT_TYPE, metricsText } from '@lr/platform/metrics'
 import { listening, StartupError } from '@lr/platform/startup'
@@ -16,8 +16,8 @@ export interface ResolverThreadsOptions {
   port: number
   /** The bus of this thread: each thread's lookups and every change event go over it. */
   bus: Bus
-  /** Where the threads' scans go on (this thread's scan publisher). */
-  publishScan: (event: ScanEvent) => void
+  /** Where the threads' scans go on (this thread's scan publisher's publishBatch). */
+  publishScans: (batch: ScanBatch) => void
   settings: ResolverSettings
   /** A thread died while serving: the process cannot answer its share of the connections. */
   failed: (error: Error) => void
@@ -68,8 +68,7 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
         )
         return
       case 'scans':
-        for (const event of JSON.parse(message.events) as ScanEvent[]) options.publishScan(event)
-        return
+        return options.publishScans(message.batch)
       case 'log':
         log()[message.level](message.fields, message.message)
         return

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { httpRequests } from '@lr/platform/metrics'
 import { StartupError } from '@lr/platform/startup'
-import { AppError, type Bus, DYNAMIC_SUBJECTS, dynamicChangedSubject, type ScanEvent } from '@lr/proto'
+import { AppError, type Bus, DYNAMIC_SUBJECTS, dynamicChangedSubject, type ScanBatch, type ScanEvent } from '@lr/proto'
 import { captureLog } from '@lr/platform/testing/log-capture'
 import { modulesLoadedBy } from '@lr/platform/testing/loaded-modules'
 import { serveDynamic } from '../../src/handlers'
@@ -23,6 +23,8 @@ interface Running {
   bus: Bus
   threads: ResolverThreads
   scans: ScanEvent[]
+  /** The hand-overs as they came, each a ScanBatch. */
+  batches: ScanBatch[]
   failures: Error[]
   service: ReturnType<typeof setup>['service']
   get(code: string, init?: RequestInit): Promise<Response>
@@ -41,19 +43,23 @@ async function start(options: { threads?: number; analyticsCount?: number } = {}
   const ctx = setup({ announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry), countScans: async () => options.analyticsCount ?? 0 })
   const stopServing = serveDynamic(bus, ctx.service)
   const scans: ScanEvent[] = []
+  const batches: ScanBatch[] = []
   const failures: Error[] = []
   const threads = await startResolverThreads({
     threads: options.threads ?? 2,
     port: 0,
     bus,
-    publishScan: (event) => void scans.push(event),
+    publishScans: (batch) => {
+      batches.push(batch)
+      scans.push(...(JSON.parse(batch.events) as ScanEvent[]))
+    },
     settings: { trustProxy: false, visitorHashKey: KEY },
     failed: (error) => void failures.push(error),
   })
   const get = (code: string, init: RequestInit = {}) =>
     fetch(`http://127.0.0.1:${threads.port}/${code}`, { redirect: 'manual', keepalive: false, headers: { 'user-agent': BROWSER }, ...init })
   const one: Running = {
-    bus, threads, scans, failures, service: ctx.service, get,
+    bus, threads, scans, batches, failures, service: ctx.service, get,
     many: (code, n) => Promise.all(Array.from({ length: n }, () => get(code))),
     async close() {
       await threads.stop()
@@ -97,6 +103,9 @@ describe('resolver threads', () => {
       expect(scan).toMatchObject({ code, user_agent: BROWSER, country: 'unknown' })
       expect(scan.visitor_id).toMatch(/^[0-9a-f]{64}$/)
     }
+    // Handed over in batches, each naming its code and counting its scans.
+    expect(r.batches.reduce((sum, batch) => sum + batch.count, 0)).toBe(40)
+    for (const batch of r.batches) expect([batch.codes, batch.count]).toEqual([code, JSON.parse(batch.events).length])
     // A bot and a HEAD are answered and never counted; an unknown code is 404 without a lookup of a bad path.
     expect((await r.get(code, { headers: { 'user-agent': 'Googlebot/2.1' } })).status).toBe(302)
     expect((await r.get(code, { method: 'HEAD' })).status).toBe(302)
@@ -222,7 +231,7 @@ describe('resolver threads', () => {
       try {
         const bus = createLocalBus()
         const error = await startResolverThreads({
-          threads: 2, port: taken.port!, bus, publishScan: () => {}, settings: { trustProxy: false, visitorHashKey: KEY }, failed: () => {},
+          threads: 2, port: taken.port!, bus, publishScans: () => {}, settings: { trustProxy: false, visitorHashKey: KEY }, failed: () => {},
         }).then(() => undefined, (e: unknown) => e)
         expect(error).toBeInstanceOf(StartupError)
         expect((error as Error).message).toBe(`port ${taken.port} (SHORT_PORT) is already in use`)
