@@ -54,6 +54,21 @@ else
         expect(msg.header.get('Nats-Msg-Id')).toMatch(/^\d+-[0-9a-f]{8}-1$/)
       })
 
+      it('takes a resolver thread\'s hand-over (publishBatch) scan by scan, with the scans published beside it; a text that is no JSON is logged, never thrown', async () => {
+        const publisher = createJetStreamScanPublisher(nc)
+        const log = captureLog()
+        try {
+          publisher.publish(event(1))
+          publisher.publishBatch({ events: JSON.stringify(range(2, 4)), codes: 'Code0001', count: 3 })
+          expect(() => publisher.publishBatch({ events: 'not json', codes: 'Code0001', count: 2 })).not.toThrow()
+          await publisher.flush()
+          expect((await jsm.streams.getMessage(SCAN_BATCH_STREAM, { seq: 1 })).json()).toEqual(range(1, 4))
+          expect(log.lines.map((line) => [line.msg, line.scans])).toEqual([['scans not published', 2]])
+        } finally {
+          log.restore()
+        }
+      })
+
       it('cuts batches at maxBatch scans and at maxBatchBytes, keeping every scan in order', async () => {
         const byCount = createJetStreamScanPublisher(nc, { maxBatch: 100 })
         for (const e of range(1, 1000)) byCount.publish(e)

@@ -62,6 +62,26 @@ describe('ingestInWorker', () => {
     }
   })
 
+  it('applies batches handed over as text (the in-process bus\'s), a text that is not a JSON array as one malformed event', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
+    dirs.push(dir)
+    const worker = await ingestInWorker(dir)
+    const reader = await openAnalyticsStore(loadConfig({ DATA_DIR: dir }))
+    const logged = captureLog()
+    try {
+      await worker.applyTexts([JSON.stringify([event(1), event(2, 'b')]), 'not json', JSON.stringify([event(3)]), '{"a":1}'], 5)
+      const breakdown = await reader.store.breakdown('Code0001', ALL_TIME)
+      expect([breakdown.total_scans, breakdown.unique_scans]).toEqual([3, 2])
+      expect(logged.lines.filter((line) => line.msg === 'dropped malformed scan events')).toEqual([{ msg: 'dropped malformed scan events', dropped: 2 }])
+      await worker.applyTexts([JSON.stringify([event(4)])], 1)
+      expect((await reader.store.breakdown('Code0001', ALL_TIME)).total_scans).toBe(4)
+    } finally {
+      logged.restore()
+      await worker.close()
+      await reader.close()
+    }
+  })
+
   it('fails to start, with the reason, when the database cannot be opened', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
     dirs.push(dir)
