@@ -45,42 +45,39 @@ describe('ingestInWorker', () => {
     }
   })
 
-  it('drops malformed events, logs how many on this thread, and stores the rest', async () => {
+  /** A worker on a fresh directory, a reader of its store and this thread's log lines, for `test`. */
+  async function withWorker(test: (worker: Awaited<ReturnType<typeof ingestInWorker>>, reader: Awaited<ReturnType<typeof openAnalyticsStore>>, logged: ReturnType<typeof captureLog>) => Promise<void>) {
     const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
     dirs.push(dir)
     const worker = await ingestInWorker(dir)
     const reader = await openAnalyticsStore(loadConfig({ DATA_DIR: dir }))
     const logged = captureLog()
     try {
-      await worker.apply([event(1), { ...event(2), visitor_id: 'not-a-hash' }, { code: 'Code0001' }])
-      expect((await reader.store.breakdown('Code0001', ALL_TIME)).total_scans).toBe(1)
-      expect(logged.lines.filter((line) => line.msg === 'dropped malformed scan events')).toEqual([{ msg: 'dropped malformed scan events', dropped: 2 }])
+      await test(worker, reader, logged)
     } finally {
       logged.restore()
       await worker.close()
       await reader.close()
     }
-  })
+  }
+  const malformedLines = (logged: ReturnType<typeof captureLog>) => logged.lines.filter((line) => line.msg === 'dropped malformed scan events')
 
-  it('applies batches handed over as text (the in-process bus\'s), a text that is not a JSON array as one malformed event', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
-    dirs.push(dir)
-    const worker = await ingestInWorker(dir)
-    const reader = await openAnalyticsStore(loadConfig({ DATA_DIR: dir }))
-    const logged = captureLog()
-    try {
+  it('drops malformed events, logs how many on this thread, and stores the rest', () =>
+    withWorker(async (worker, reader, logged) => {
+      await worker.apply([event(1), { ...event(2), visitor_id: 'not-a-hash' }, { code: 'Code0001' }])
+      expect((await reader.store.breakdown('Code0001', ALL_TIME)).total_scans).toBe(1)
+      expect(malformedLines(logged)).toEqual([{ msg: 'dropped malformed scan events', dropped: 2 }])
+    }))
+
+  it('applies batches handed over as text (the in-process bus\'s), a text that is not a JSON array as one malformed event', () =>
+    withWorker(async (worker, reader, logged) => {
       await worker.applyTexts([JSON.stringify([event(1), event(2, 'b')]), 'not json', JSON.stringify([event(3)]), '{"a":1}'], 5)
       const breakdown = await reader.store.breakdown('Code0001', ALL_TIME)
       expect([breakdown.total_scans, breakdown.unique_scans]).toEqual([3, 2])
-      expect(logged.lines.filter((line) => line.msg === 'dropped malformed scan events')).toEqual([{ msg: 'dropped malformed scan events', dropped: 2 }])
+      expect(malformedLines(logged)).toEqual([{ msg: 'dropped malformed scan events', dropped: 2 }])
       await worker.applyTexts([JSON.stringify([event(4)])], 1)
       expect((await reader.store.breakdown('Code0001', ALL_TIME)).total_scans).toBe(4)
-    } finally {
-      logged.restore()
-      await worker.close()
-      await reader.close()
-    }
-  })
+    }))
 
   it('fails to start, with the reason, when the database cannot be opened', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
