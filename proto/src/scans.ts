@@ -50,10 +50,11 @@ export interface ScanBatch {
 
 /**
  * Subject of ScanBatch events on the in-process bus: the one-process twin of the SCAN_BATCHES
- * stream. Its consumers subscribe in queue groups; `scans.<code>` still carries every scan to
- * whoever subscribes there (createBusScanPublisher).
+ * stream, on a subject of its own (over NATS that stream would take `scan-batches` events in and
+ * store these objects where arrays belong). Its consumers subscribe in queue groups;
+ * `scans.<code>` still carries every scan to whoever subscribes there (createBusScanPublisher).
  */
-export const SCAN_BATCH_EVENT = 'scan-batches'
+export const SCAN_BATCH_EVENT = 'local.scan-batches'
 
 /** The scan events of a batch's JSON text; text that is not a JSON array is [null], which validation drops. */
 export function scansOfText(text: string): unknown[] {
