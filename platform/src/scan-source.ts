@@ -1,5 +1,5 @@
 import { errorFields, log } from './log'
-import { type ApplyScans, type ApplyScanTexts, type Bus, SCAN_BATCH_EVENT, type ScanBatch, type ScanSource, scansOfText, type WantedScans } from '@lr/proto'
+import { type ApplyScans, type ApplyScanTexts, type Bus, SCAN_BATCH_EVENT, type ScanBatch, type ScanSource, scansOfTexts, type WantedScans } from '@lr/proto'
 
 export interface BusScanSourceOptions {
   /** Scans applied in one call at most (a single batch with more is applied whole). Default 1000. */
@@ -88,9 +88,7 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
   async function applyTaken({ apply, wanted, applyTexts }: Consumers, batches: readonly ScanBatch[], count: number): Promise<void> {
     if (wanted && !(await wanted(codesOf(batches)).catch(() => true))) return
     if (applyTexts) return applyTexts(batches.map((batch) => batch.events), count)
-    const events: unknown[] = []
-    for (const batch of batches) for (const event of scansOfText(batch.events)) events.push(event)
-    return apply(events)
+    return apply(scansOfTexts(batches.map((batch) => batch.events)))
   }
 
   async function drain(consumers: Consumers): Promise<void> {

@@ -1,4 +1,5 @@
 import type { JetStreamManager, JsMsg } from 'nats'
+import { scansOfText } from '@lr/proto/scans'
 import { durableStream, ensureStream } from './jetstream-streams'
 
 /**
@@ -41,11 +42,4 @@ export function scanCodesOf(msg: Pick<JsMsg, 'headers'>): string[] | undefined {
  * The scan events of one SCAN_BATCHES message (a JSON array); a malformed message is [null], so
  * the consumer's validation drops it and it is acknowledged with the rest.
  */
-export function scansOfBatch(msg: JsMsg): unknown[] {
-  try {
-    const events = msg.json()
-    return Array.isArray(events) ? events : [null]
-  } catch {
-    return [null]
-  }
-}
+export const scansOfBatch = (msg: JsMsg): unknown[] => scansOfText(msg.string())

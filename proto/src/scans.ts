@@ -66,6 +66,14 @@ export function scansOfText(text: string): unknown[] {
   }
 }
 
+/** The scan events of several batches' texts, in order (scansOfText of each). */
+export function scansOfTexts(texts: readonly string[]): unknown[] {
+  if (texts.length === 1) return scansOfText(texts[0]!)
+  const events: unknown[] = []
+  for (const text of texts) for (const event of scansOfText(text)) events.push(event)
+  return events
+}
+
 /**
  * How the resolver hands a counted scan on (docs/decisions.md §5). Adapters:
  * createBusScanPublisher (one process, the in-process bus) and createJetStreamScanPublisher

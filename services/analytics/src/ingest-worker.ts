@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { scansOfText } from '@lr/proto/scans'
+import { scansOfTexts } from '@lr/proto/scans'
 import { openSqlite, sqlitePathOf } from '@lr/platform/sqlite'
 import { createSqliteScanWrites } from './adapters/analytics-writes.sqlite'
 import { createSqliteFallbacks } from './adapters/analytics-fallbacks.sqlite'
@@ -20,13 +20,6 @@ import type { IngestReply, IngestRequest, WorkerControl, WorkerControlReply } fr
  */
 declare const self: Worker
 
-/** The scan events of a batch's texts (a text that is not a JSON array: one malformed event). */
-function eventsOf(texts: readonly string[]): unknown[] {
-  if (texts.length === 1) return scansOfText(texts[0]!)
-  const events: unknown[] = []
-  for (const text of texts) for (const event of scansOfText(text)) events.push(event)
-  return events
-}
 let db: Database | undefined
 let ingest: ReturnType<typeof createScanIngest> | undefined
 
@@ -50,7 +43,7 @@ self.onmessage = async ({ data }: MessageEvent<IngestRequest | WorkerControl>) =
   }
   let reply: IngestReply
   try {
-    reply = { id: data.id, ...(await ingest!(eventsOf(data.texts))) }
+    reply = { id: data.id, ...(await ingest!(scansOfTexts(data.texts))) }
   } catch (error) {
     reply = { id: data.id, error: (error as Error)?.message ?? String(error) }
   }
