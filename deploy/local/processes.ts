@@ -21,6 +21,8 @@ export interface ProcessGroup {
   output(): string
   /** The process id of a running process (for memory sampling). */
   pid(name: ProcessName): number | undefined
+  /** Resolves with a started process's exit code once it ended. */
+  exited(name: ProcessName): Promise<number> | undefined
 }
 
 /** Starts every process (or `names`) with `env`, piping their output into one buffer. */
@@ -48,6 +50,7 @@ export function spawnProcesses(env: Record<string, string | undefined>, names = 
     start,
     output: () => log,
     pid: (name) => running.get(name)?.pid,
+    exited: (name) => running.get(name)?.exited,
     async stop(name) {
       const targets = name ? [name] : [...running.keys()].reverse()
       for (const target of targets) {

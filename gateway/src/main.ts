@@ -1,5 +1,6 @@
 import { loadConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
 import { createNatsBus } from '@lr/platform/bus-nats'
+import { failWhenClosed } from '@lr/platform/nats-connect'
 import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platform/startup'
 import { log, startLogging } from '@lr/platform/log'
 import { createGateway } from './app'
@@ -28,8 +29,9 @@ const { bus, admission, server } = await startOrExit('gateway', async () => {
   return { bus, admission, server }
 })
 log().info({ port: server.server?.port, nats: withoutCredentials(config.NATS_URL), limiter: config.LIMITER }, `API on :${server.server?.port} over ${withoutCredentials(config.NATS_URL)}`)
-onShutdown('gateway', async () => {
+const shutdown = onShutdown('gateway', async () => {
   await server.stop()
   await admission.close()
   await bus.close()
 })
+failWhenClosed(bus.connection, shutdown.fail)

@@ -40,28 +40,49 @@ export async function openMongoIfConfigured(config: Config): Promise<Connection 
 /** Longest graceful stop; below the 30 s grace period of deploy/k8s, so a stuck stop still logs why. */
 export const SHUTDOWN_DEADLINE_MS = 25_000
 
+/** How a process asks for its own stop (onShutdown). */
+export interface Shutdown {
+  /**
+   * The process can no longer do its work (its NATS connection closed for good): one error line
+   * with `fields`, the same stop as on SIGTERM, then exit 1, so its supervisor starts it again.
+   * Ignored once a stop is under way: closing its own connections is part of every stop.
+   */
+  fail(fields: Record<string, unknown>, message: string): void
+}
+
 /**
  * Runs `stop` once on SIGTERM or SIGINT, then exits 0; 1 when stopping failed or did not finish
- * within SHUTDOWN_DEADLINE_MS.
+ * within SHUTDOWN_DEADLINE_MS, or when the stop came from `fail`.
  */
-export function onShutdown(name: string, stop: () => Promise<void>): void {
+export function onShutdown(name: string, stop: () => Promise<void>): Shutdown {
   let stopping = false
-  const handle = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    log().info({ signal }, 'shutting down')
+  const run = async (exitCode: 0 | 1) => {
     setTimeout(() => {
       log().error({ deadline_ms: SHUTDOWN_DEADLINE_MS }, 'shutdown did not finish in time')
       process.exit(1)
     }, SHUTDOWN_DEADLINE_MS).unref()
     try {
       await stop()
-      process.exit(0)
+      process.exit(exitCode)
     } catch (error) {
       log().error(errorFields(error), 'shutdown failed')
       process.exit(1)
     }
   }
-  process.on('SIGTERM', () => void handle('SIGTERM'))
-  process.on('SIGINT', () => void handle('SIGINT'))
+  const handle = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log().info({ signal }, 'shutting down')
+    void run(0)
+  }
+  process.on('SIGTERM', () => handle('SIGTERM'))
+  process.on('SIGINT', () => handle('SIGINT'))
+  return {
+    fail(fields, message) {
+      if (stopping) return
+      stopping = true
+      log().error(fields, message)
+      void run(1)
+    },
+  }
 }

@@ -1,4 +1,4 @@
-import { type ConnectionOptions } from 'nats'
+import type { ConnectionOptions, NatsConnection } from 'nats'
 
 /**
  * The options of every NATS connection of the product. It reconnects for ever, a quarter second
@@ -11,10 +11,52 @@ import { type ConnectionOptions } from 'nats'
  * seventeenth session). Without it a request's timeout or "no responders" names the subject, not
  * the line that asked; bus-nats.ts and the logs already name the subject.
  */
-export const natsConnectOptions = (servers: string, name: string): ConnectionOptions => ({
-  servers,
+export const natsConnectOptions = (url: string, name: string): ConnectionOptions => ({
+  ...natsServerOptions(url),
   name,
   maxReconnectAttempts: -1,
   reconnectTimeWait: 250,
   noAsyncTraces: true,
 })
+
+/**
+ * NATS_URL as the client takes it. nats.js ignores credentials written in a server URL, and the
+ * server then refuses the connection (deploy/README.md tells operators to write them there), so
+ * they are read here and handed over as options: `nats://user:password@host:4222` gives a user
+ * and password, `nats://token@host:4222` a token, percent-escapes decoded. Several servers may be
+ * given, comma-separated; credentials are the last ones written.
+ */
+export function natsServerOptions(url: string): Pick<ConnectionOptions, 'servers' | 'user' | 'pass' | 'token'> {
+  const servers: string[] = []
+  let credentials: Pick<ConnectionOptions, 'user' | 'pass' | 'token'> = {}
+  for (const server of url.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const written = /^([a-z][a-z0-9+.-]*:\/\/)?([^@/]*)@(.*)$/i.exec(server)
+    if (!written) {
+      servers.push(server)
+      continue
+    }
+    const [, scheme = '', auth = '', rest = ''] = written
+    servers.push(`${scheme}${rest}`)
+    const colon = auth.indexOf(':')
+    credentials = colon < 0 ? { token: decodeURIComponent(auth) } : { user: decodeURIComponent(auth.slice(0, colon)), pass: decodeURIComponent(auth.slice(colon + 1)) }
+  }
+  return { servers, ...credentials }
+}
+
+/**
+ * What a process does when a NATS connection of its own closes for good: `fail` (the process's
+ * Shutdown.fail: one line, the usual stop, exit 1). Reconnecting never ends by itself
+ * (natsConnectOptions), but the client gives up when the server refuses its credentials twice in
+ * a row (rotated or revoked). The process could then do nothing more, and its /healthz would stay
+ * 200 for ever; its supervisor starts it again instead, and a start that cannot connect says why
+ * in one line. A close of the process's own (its stop) resolves here too: `fail` ignores it then.
+ */
+export function failWhenClosed(nc: NatsConnection, fail: (fields: Record<string, unknown>, message: string) => void): void {
+  void nc.closed().then((error) => {
+    const reason = closeReason(error)
+    fail({ connection: 'NATS', error: reason }, `the NATS connection closed for good (${reason}): stopping`)
+  })
+}
+
+/** Why a connection closed, as nc.closed() tells it (the server's words come quoted: 'Authorization Violation'). */
+export const closeReason = (error: Error | void): string => error?.message.replace(/^'(.*)'$/, '$1') ?? 'closed'

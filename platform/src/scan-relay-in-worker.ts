@@ -3,7 +3,7 @@ import { log } from './log'
 import { type ConsumerLag, recordLag } from './scan-stream-source'
 
 export type RelayRequest = { type: 'start'; config: Config } | { type: 'stop' } | { type: 'giveWay'; behind: boolean }
-export type RelayReply = { type: 'started' | 'stopped' } | { type: 'failed'; message: string } | { type: 'lag'; lag: ConsumerLag }
+export type RelayReply = { type: 'started' | 'stopped' } | { type: 'failed' | 'closed'; message: string } | { type: 'lag'; lag: ConsumerLag }
 
 /**
  * The scan relay (scan-relay.ts) of an analytics process, on a thread of its own: in the
@@ -13,11 +13,26 @@ export type RelayReply = { type: 'started' | 'stopped' } | { type: 'failed'; mes
  * gauges, so /metrics shows `scans-relay` as before. Resolves once the relay runs (its stream
  * and consumer made); rejects with the worker's reason when it cannot start.
  */
-export async function startScanRelayInWorker(config: Config): Promise<{ stop(): Promise<void>; giveWay(behind: boolean): void }> {
+export async function startScanRelayInWorker(
+  config: Config,
+  /**
+   * Told once the relay can no longer work: its NATS connection closed for good (the process's
+   * Shutdown.fail stops it, exit 1). Default: one error line and exit 1 at once.
+   */
+  fail: (fields: Record<string, unknown>, message: string) => void = (fields, message) => {
+    log().error(fields, message)
+    process.exit(1)
+  },
+): Promise<{ stop(): Promise<void>; giveWay(behind: boolean): void }> {
   const worker = new Worker(new URL('./scan-relay-worker.ts', import.meta.url).href)
   let answer: ((reply: RelayReply) => void) | undefined
   let stopping = false
-  worker.onmessage = ({ data }: MessageEvent<RelayReply>) => (data.type === 'lag' ? recordLag(data.lag) : answer?.(data))
+  worker.onmessage = ({ data }: MessageEvent<RelayReply>) => {
+    if (data.type === 'lag') return recordLag(data.lag)
+    // A relay without its connection would leave SCANS unfed while analytics goes on (as below).
+    if (data.type === 'closed') return stopping || fail({ connection: 'analytics-relay', error: data.message }, `the analytics-relay NATS connection closed for good (${data.message}): stopping`)
+    answer?.(data)
+  }
   // A relay that died would leave SCANS unfed while analytics goes on: the process ends with one
   // line, and its supervisor (Kubernetes) starts it again; the relay resumes from its consumer.
   worker.onerror = (event) => {

@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from 'nats'
 import type { Config } from '@lr/proto'
 import { startLogging } from './log'
-import { natsConnectOptions } from './nats-connect'
+import { closeReason, natsConnectOptions } from './nats-connect'
 import { createScanRelay, type ScanRelay } from './scan-relay'
 import type { RelayReply, RelayRequest } from './scan-relay-in-worker'
 
@@ -12,12 +12,15 @@ import type { RelayReply, RelayRequest } from './scan-relay-in-worker'
 declare const self: Worker
 let nc: NatsConnection | undefined
 let relay: ScanRelay | undefined
+let stopping = false
 const reply = (message: RelayReply) => self.postMessage(message)
 
 async function start(config: Config): Promise<void> {
   startLogging('analytics', config.LOG_LEVEL)
   try {
     nc = await connect(natsConnectOptions(config.NATS_URL, 'analytics-relay'))
+    // Closed while not stopping: the client gave up (natsConnectOptions); the process decides.
+    void nc.closed().then((error) => stopping || reply({ type: 'closed', message: closeReason(error) }))
     relay = createScanRelay(nc, { reportLag: (lag) => reply({ type: 'lag', lag }) })
     await relay.start()
     reply({ type: 'started' })
@@ -30,6 +33,7 @@ async function start(config: Config): Promise<void> {
 self.onmessage = async ({ data }: MessageEvent<RelayRequest>) => {
   if (data.type === 'start') return start(data.config)
   if (data.type === 'giveWay') return relay?.giveWay(data.behind)
+  stopping = true
   await relay?.stop()
   await nc?.close()
   reply({ type: 'stopped' })

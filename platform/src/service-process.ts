@@ -1,5 +1,6 @@
 import type { NatsConnection } from 'nats'
-import { loadConfigOrExit, onShutdown, openMongoIfConfigured, type RunningService, type ServiceContext } from './lifecycle'
+import { loadConfigOrExit, onShutdown, openMongoIfConfigured, type RunningService, type ServiceContext, type Shutdown } from './lifecycle'
+import { failWhenClosed } from './nats-connect'
 import { createNatsBus } from './bus-nats'
 import { startHealthListener } from './health-listener'
 import { listening, reaching, startOrExit, withoutCredentials } from './startup'
@@ -11,6 +12,8 @@ import { listening, reaching, startOrExit, withoutCredentials } from './startup'
  */
 export interface NatsProcess {
   connection: NatsConnection
+  /** Shutdown.fail of the process: a part that can no longer work (analytics' relay) stops it so. */
+  fail: Shutdown['fail']
 }
 import { log, startLogging } from './log'
 
@@ -22,21 +25,29 @@ import { log, startLogging } from './log'
 export async function runServiceProcess(name: string, start: (ctx: ServiceContext, nats: NatsProcess) => Promise<RunningService>) {
   const config = loadConfigOrExit(Bun.env)
   startLogging(name, config.LOG_LEVEL)
+  let shutdown: Shutdown | undefined
+  // Before the stop is registered (still starting), a failure is one line and exit 1 as any other of the start-up.
+  const fail: Shutdown['fail'] = (fields, message) => {
+    if (shutdown) return shutdown.fail(fields, message)
+    log().error(fields, message)
+    process.exit(1)
+  }
   const { bus, mongo, service, health } = await startOrExit(name, async () => {
     const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, name, { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
     const mongo = await openMongoIfConfigured(config)
-    const service = await start({ bus, config, mongo }, { connection: bus.connection })
+    const service = await start({ bus, config, mongo }, { connection: bus.connection, fail })
     const checks = { store: () => service.ready(), nats: () => bus.ping() }
     const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, checks)) : undefined
     return { bus, mongo, service, health }
   })
   log().info({ nats: withoutCredentials(config.NATS_URL), store: config.STORE, health_port: health?.port ?? null }, `serving on ${withoutCredentials(config.NATS_URL)}`)
   // Stores close last: a handler still running when SIGTERM came may need its store to reply.
-  onShutdown(name, async () => {
+  shutdown = onShutdown(name, async () => {
     await bus.stopServing() // no new request or event; running handlers finish, their replies go out
     await service.stop() // its own intake (analytics: the scan consumer), then its store
     await bus.close() // pending publishes flushed, connection closed
     await mongo?.close()
     await health?.stop()
   })
+  failWhenClosed(bus.connection, shutdown.fail)
 }

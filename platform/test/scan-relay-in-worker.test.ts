@@ -9,6 +9,7 @@ import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher
 import { startScanRelayInWorker } from '@lr/platform/scan-relay-in-worker'
 import { SCAN_BATCH_STREAM, SCAN_STREAM } from '@lr/platform/scan-stream-config'
 import { ids, range, useScanStreams } from './scan-streams.fixture'
+import { startNats } from '../../test/harness/nats'
 
 const skip = skipReason('nats-server')
 if (skip) describe.skip(`scan relay in a Worker (${skip})`, () => {})
@@ -54,6 +55,28 @@ else
       await waitUntil(async () => (await jsm.streams.info(SCAN_STREAM)).state.messages === 50, 5_000, 'every scan in SCANS')
       await relay.stop()
       publisher.close()
+    })
+
+    it('tells the process once its connection closes for good, and not when it is stopped', async () => {
+      const server = await startNats({ jetstream: true, auth: { user: 'relay', password: 'first' } })
+      try {
+        const told: { fields: Record<string, unknown>; message: string }[] = []
+        const configWith = (url: string) => loadConfig({ TRANSPORT: 'nats', NATS_URL: url, LOG_LEVEL: 'warn' })
+        const relay = await startScanRelayInWorker(configWith(server.url), (fields, message) => told.push({ fields, message }))
+        // The server takes another password: the client is refused twice and gives up.
+        await server.down()
+        server.setPassword('second')
+        await server.up()
+        await waitUntil(() => told.length > 0, 10_000, 'the relay to tell of its closed connection')
+        expect(told).toEqual([{ fields: { connection: 'analytics-relay', error: 'Authorization Violation' }, message: 'the analytics-relay NATS connection closed for good (Authorization Violation): stopping' }])
+        await relay.stop()
+        const again = await startScanRelayInWorker(configWith(server.url.replace(':first@', ':second@')), (fields, message) => told.push({ fields, message }))
+        await again.stop()
+        await Bun.sleep(100)
+        expect(told.length).toBe(1)
+      } finally {
+        await server.stop()
+      }
     })
 
     it('rejects with the reason when the relay cannot start', async () => {

@@ -13,20 +13,30 @@ export interface NatsServer {
   down(): Promise<void>
   /** Starts the server again after `down()`, on the same port, with its JetStream store. */
   up(): Promise<void>
+  /** With `auth`: the password the server takes from its next `up()` on (a rotation). */
+  setPassword(password: string): void
 }
 
 /**
  * Starts a private nats-server on a free loopback port (JetStream with a temporary store dir
- * when asked). max_payload is raised so a full 1 MiB API body can always be forwarded.
+ * when asked; with `auth`, one user whose credentials `url` carries). max_payload is raised so a
+ * full 1 MiB API body can always be forwarded.
  */
-export async function startNats(opts: { jetstream?: boolean } = {}): Promise<NatsServer> {
+export async function startNats(opts: { jetstream?: boolean; auth?: { user: string; password: string } } = {}): Promise<NatsServer> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'lr-nats-'))
   const conf = join(dir, 'nats.conf')
-  writeFileSync(
-    conf,
-    [`listen: 127.0.0.1:${port}`, 'max_payload: 8MB', opts.jetstream ? `jetstream { store_dir: "${join(dir, 'js')}" }` : ''].join('\n'),
-  )
+  const configure = (password?: string) =>
+    writeFileSync(
+      conf,
+      [
+        `listen: 127.0.0.1:${port}`,
+        'max_payload: 8MB',
+        opts.jetstream ? `jetstream { store_dir: "${join(dir, 'js')}" }` : '',
+        opts.auth ? `authorization { user: "${opts.auth.user}", password: "${password}" }` : '',
+      ].join('\n'),
+    )
+  configure(opts.auth?.password)
   let proc: Subprocess | undefined
   const up = async () => {
     proc = Bun.spawn(['nats-server', '-c', conf], { stdout: 'ignore', stderr: 'pipe' })
@@ -39,7 +49,8 @@ export async function startNats(opts: { jetstream?: boolean } = {}): Promise<Nat
   }
   await up()
   return {
-    url: `nats://127.0.0.1:${port}`,
+    url: opts.auth ? `nats://${opts.auth.user}:${opts.auth.password}@127.0.0.1:${port}` : `nats://127.0.0.1:${port}`,
+    setPassword: configure,
     port,
     up,
     down,

@@ -9,7 +9,7 @@ import { startAnalytics } from './start'
 // consumer `scans-relay`, in a Worker of its own; SCAN_RELAY=0 leaves it out); on SIGTERM/SIGINT
 // stop both (what is not done goes back to the stream), unsubscribe, close bus and store, exit 0.
 // Scan batches are applied in this thread.
-await runServiceProcess('analytics', async (ctx, { connection }) => {
+await runServiceProcess('analytics', async (ctx, { connection, fail }) => {
   if (ctx.config.SCAN_RELAY === 0) return startAnalytics(ctx, { source: createJetStreamScanSource(connection) })
   // The relay gives way to ingestion while ingestion is behind (ScanRelay.giveWay).
   let relay: Awaited<ReturnType<typeof startScanRelayInWorker>> | undefined
@@ -19,7 +19,7 @@ await runServiceProcess('analytics', async (ctx, { connection }) => {
     relay?.giveWay(now)
   }
   const analytics = await startAnalytics(ctx, { source: createJetStreamScanSource(connection, { onBacklog }) })
-  relay = await startScanRelayInWorker(ctx.config).catch(async (error) => {
+  relay = await startScanRelayInWorker(ctx.config, fail).catch(async (error) => {
     await analytics.stop()
     throw error
   })

@@ -1,5 +1,6 @@
 import { loadConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
 import { createNatsBus } from '@lr/platform/bus-nats'
+import { failWhenClosed } from '@lr/platform/nats-connect'
 import { startHealthListener } from '@lr/platform/health-listener'
 import { log, startLogging } from '@lr/platform/log'
 import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platform/startup'
@@ -29,11 +30,14 @@ log().info(
   { port: short.port, resolver_threads: short.threads, nats: withoutCredentials(config.NATS_URL), health_port: health?.port ?? null },
   `serving on :${short.port} over ${withoutCredentials(config.NATS_URL)}`,
 )
-onShutdown('resolver', async () => {
+const shutdown = onShutdown('resolver', async () => {
   await short.stop()
-  // Scans still held (NATS slow or away) get a few seconds to reach the stream.
-  await Promise.race([scans.flush(), Bun.sleep(5000)])
+  // Scans still held (NATS slow or away) get a few seconds to reach the stream; none when the
+  // connection closed for good: they go to the spool at once.
+  if (!bus.connection.isClosed()) await Promise.race([scans.flush(), Bun.sleep(5000)])
   scans.close()
   await bus.close()
   await health?.stop()
 })
+// Scans still held then go to the spool, as on SIGTERM during an outage.
+failWhenClosed(bus.connection, shutdown.fail)
