@@ -80,6 +80,17 @@ else
       expect([code, lines]).toEqual([1, [`[gateway] cannot start: NATS at ${url} is unreachable (CONNECTION_REFUSED)`]])
     })
 
+    it('the gateway with credentials NATS refuses: one line saying so, exit 1', async () => {
+      const guarded = await startNats({ auth: { user: 'library', password: 'right' } })
+      try {
+        const wrong = guarded.url.replace(':right@', ':wrong@')
+        const { code, lines } = await run(ENTRY_POINTS.gateway, { TRANSPORT: 'nats', NATS_URL: wrong, PORT: String(await freePort()) })
+        expect([code, lines]).toEqual([1, [`[gateway] cannot start: NATS at nats://127.0.0.1:${guarded.port} refused the credentials (AUTHORIZATION_VIOLATION)`]])
+      } finally {
+        await guarded.stop()
+      }
+    })
+
     it('a service process with NATS unreachable: one line naming NATS_URL, exit 1', async () => {
       const url = await unreachableNats()
       const { code, lines } = await run(ENTRY_POINTS.auth, { TRANSPORT: 'nats', NATS_URL: url, DATA_DIR: dataDir })

@@ -10,7 +10,7 @@ export class StartupError extends Error {}
 /** A URL without its user and password, fit for a log line (NATS_URL, MONGODB_URL may carry them). */
 export const withoutCredentials = (url: string): string => url.replace(/\/\/[^@/]*@/, '//')
 
-const codeOf = (error: unknown) => String((error as { code?: unknown })?.code ?? '') || ((error as Error)?.message ?? String(error)).split('\n')[0]
+const codeOf = (error: unknown): string => String((error as { code?: unknown })?.code ?? '') || (((error as Error)?.message ?? String(error)).split('\n')[0] ?? '')
 
 /** Listens with `listen`; a port already taken becomes a StartupError naming the port and its setting. */
 export function listening<T>(setting: string, port: number, listen: () => T): T {
@@ -22,12 +22,17 @@ export function listening<T>(setting: string, port: number, listen: () => T): T 
   }
 }
 
+/** Codes of a server that answered and refused the credentials: the URL's user and password, not the network, need a look. */
+const REFUSED_CREDENTIALS = new Set(['AUTHORIZATION_VIOLATION'])
+
 /** Awaits a connection to a server; its failure becomes a StartupError naming the server and the URL. */
 export async function reaching<T>(what: string, url: string, connect: () => Promise<T>): Promise<T> {
   try {
     return await connect()
   } catch (error) {
-    throw new StartupError(`${what} at ${withoutCredentials(url)} is unreachable (${codeOf(error)})`)
+    const code = codeOf(error)
+    const how = REFUSED_CREDENTIALS.has(code) ? 'refused the credentials' : 'is unreachable'
+    throw new StartupError(`${what} at ${withoutCredentials(url)} ${how} (${code})`)
   }
 }
 
