@@ -65,6 +65,8 @@ else
         // Analytics has two connections (its bus and its relay's); the first to close stops it.
         expect({ name, lines: closed.length }).toEqual({ name, lines: 1 })
         expect(closed[0]).toContain('Authorization Violation')
+        // The stop itself went through: no "shutdown failed" or any other error line.
+        expect({ name, errors: linesOf(name).filter((line) => line.includes('"level":"error"')).length }).toEqual({ name, errors: 1 })
       }
     }, 30_000)
   })
