@@ -8,7 +8,7 @@
 export class StartupError extends Error {}
 
 /** A URL without its user and password, fit for a log line (NATS_URL, MONGODB_URL may carry them). */
-export const withoutCredentials = (url: string): string => url.replace(/\/\/[^@/]*@/, '//')
+export const withoutCredentials = (url: string): string => url.replace(/\/\/[^@/,]*@/g, '//')
 
 const codeOf = (error: unknown): string => String((error as { code?: unknown })?.code ?? '') || (((error as Error)?.message ?? String(error)).split('\n')[0] ?? '')
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { natsConnectOptions, natsServerOptions } from '../src/nats-connect'
+import { withoutCredentials } from '../src/startup'
 
 // nats.js ignores credentials written in a server URL; the real refusal and the connection with
 // them are shown against a real server in test/nats-closed.test.ts.
@@ -23,5 +24,9 @@ describe('natsServerOptions: NATS_URL as nats.js takes it', () => {
   it('is what every connection of the product is made with', () => {
     const options = natsConnectOptions('nats://u:p@h:4222', 'gateway')
     expect([options.servers, options.user, options.pass, options.name]).toEqual([['nats://h:4222'], 'u', 'p', 'gateway'])
+  })
+
+  it('leaves no credentials of any server in what a log line shows of the URL', () => {
+    expect(withoutCredentials('nats://a:b@n1:4222,nats://t0ken@n2:4222,nats://n3:4222')).toBe('nats://n1:4222,nats://n2:4222,nats://n3:4222')
   })
 })
