@@ -1,13 +1,6 @@
-import { type Bus, SCAN_BATCH_EVENT, type ScanBatch, type ScanEvent, type ScanPublisher, scanSubject } from '@lr/proto'
+import { type Bus, SCAN_BATCH_EVENT, type ScanBatch, scanBatchOf, type ScanEvent, type ScanPublisher, scanSubject } from '@lr/proto'
 import { errorFields, log } from './log'
 import { countScanPublished } from './metrics'
-
-/** A batch of scan events as a ScanBatch: their JSON text, their distinct codes, their count. */
-export function scanBatchOf(events: readonly ScanEvent[]): ScanBatch {
-  const codes = new Set<string>()
-  for (const event of events) codes.add(event.code)
-  return { events: JSON.stringify(events), codes: [...codes].join(' '), count: events.length }
-}
 
 /**
  * One-process mode: scans travel the in-process bus as ScanBatch events on SCAN_BATCH_EVENT,

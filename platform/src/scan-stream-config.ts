@@ -1,5 +1,5 @@
 import type { JetStreamManager, JsMsg } from 'nats'
-import { scansOfText } from '@lr/proto/scans'
+import { scansOfText } from '@lr/proto/scan-batch'
 import { durableStream, ensureStream } from './jetstream-streams'
 
 /**

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { scansOfTexts } from '@lr/proto/scans'
+import { scansOfTexts } from '@lr/proto/scan-batch'
 import { openSqlite, sqlitePathOf } from '@lr/platform/sqlite'
 import { createSqliteScanWrites } from './adapters/analytics-writes.sqlite'
 import { createSqliteFallbacks } from './adapters/analytics-fallbacks.sqlite'

@@ -6,6 +6,7 @@
 // past its memory target. So this file and what it loads stay light (about 5 MB a thread): the
 // main thread checks change events, writes the log lines and holds the metrics registry.
 import { AppError, type ErrorCode } from '@lr/proto/app-error'
+import { scanBatchOf } from '@lr/proto/scan-batch'
 import type { Logger, ResolveReply, ResolverEntry, ScanEvent } from '@lr/proto'
 import { installLogger } from '@lr/platform/log'
 import { takeTallies } from '@lr/platform/tally'
@@ -60,17 +61,14 @@ const askMetrics = () =>
 const HAND_OVER_MS = 1
 const HAND_OVER_MAX = 256
 let held: ScanEvent[] = []
-const heldCodes = new Set<string>()
 function sendHeld(): void {
   if (held.length === 0) return
-  const batch = { events: JSON.stringify(held), codes: [...heldCodes].join(' '), count: held.length }
+  const batch = scanBatchOf(held)
   held = []
-  heldCodes.clear()
   post({ t: 'scans', batch })
 }
 function publishScan(event: ScanEvent): void {
   const count = held.push(event)
-  heldCodes.add(event.code)
   if (count === 1) setTimeout(sendHeld, HAND_OVER_MS)
   else if (count >= HAND_OVER_MAX) sendHeld()
 }
