@@ -16,8 +16,8 @@ export type RelayReply = { type: 'started' | 'stopped' } | { type: 'failed' | 'c
 export async function startScanRelayInWorker(
   config: Config,
   /**
-   * Told once the relay can no longer work: its NATS connection closed for good (the process's
-   * Shutdown.fail stops it, exit 1). Default: one error line and exit 1 at once.
+   * Told once the relay can no longer work: its NATS connection closed for good, or the Worker
+   * failed (the process's Shutdown.fail stops it, exit 1). Default: one error line and exit 1 at once.
    */
   fail: (fields: Record<string, unknown>, message: string) => void = (fields, message) => {
     log().error(fields, message)
@@ -35,10 +35,10 @@ export async function startScanRelayInWorker(
   }
   // A relay that died would leave SCANS unfed while analytics goes on: the process ends with one
   // line, and its supervisor (Kubernetes) starts it again; the relay resumes from its consumer.
+  let failed = false
   worker.onerror = (event) => {
-    if (stopping) return
-    log().error({ error: event.message }, 'the scan relay worker failed: exiting')
-    process.exit(1)
+    failed = true
+    if (!stopping) fail({ error: event.message }, 'the scan relay worker failed: stopping')
   }
   const ask = (request: RelayRequest) =>
     new Promise<RelayReply>((resolve) => {
@@ -54,7 +54,8 @@ export async function startScanRelayInWorker(
     giveWay: (behind) => worker.postMessage({ type: 'giveWay', behind } satisfies RelayRequest),
     async stop() {
       stopping = true
-      await ask({ type: 'stop' })
+      // A failed Worker answers nothing: the stop that its failure began must not wait for it.
+      if (!failed) await ask({ type: 'stop' })
       worker.terminate()
     },
   }
