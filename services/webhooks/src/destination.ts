@@ -5,7 +5,8 @@ import { isIP } from 'node:net'
  * Where a webhook may be sent (docs/decisions.md "Webhooks"): http or https, and never an address
  * of this network (loopback, private, link-local, unique-local, CGNAT, multicast, reserved; IPv4
  * and IPv6, IPv4-mapped and NAT64 included) unless WEBHOOKS_ALLOW_PRIVATE=1. The host is resolved
- * when the endpoint is created and again before every attempt (DNS rebinding).
+ * when the endpoint is created and again for every attempt, which connects to the addresses it
+ * checked (connectionsOf: DNS rebinding).
  */
 
 const v4 = (a: string) => a.split('.').reduce((n, part) => n * 256 + Number(part), 0)
@@ -56,12 +57,23 @@ export function isPrivateAddress(address: string): boolean {
   return true // not an address at all: refused
 }
 
-/** Why a URL cannot take webhooks, or null when it can; `resolve` finds a host name's addresses. */
-export async function destinationProblem(
-  raw: string,
-  allowPrivate: boolean,
-  resolve: (host: string) => Promise<string[]> = resolveHost,
-): Promise<string | null> {
+/**
+ * Where one attempt connects: the endpoint's URL with its host replaced by one address checked
+ * just before, and the name the endpoint was given kept for the request (`host`, the Host header)
+ * and for TLS (`servername`: the SNI and the name the certificate must carry). No name is looked
+ * up again between the check and the connect, so an answer that changes in between (DNS
+ * rebinding) cannot send the attempt somewhere the check did not see.
+ */
+export interface Connection {
+  url: string
+  host?: string
+  servername?: string
+}
+
+type Resolve = (host: string) => Promise<string[]>
+
+/** The URL, or why it is not one webhooks may use whatever it points to. */
+function parseDestination(raw: string): URL | string {
   let url: URL
   try {
     url = new URL(raw)
@@ -70,19 +82,65 @@ export async function destinationProblem(
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must use http or https'
   if (url.username || url.password) return 'url must not carry credentials; authenticate the sender by the signature'
-  if (allowPrivate) return null
+  return url
+}
+
+/**
+ * The addresses a URL's host stands for, checked unless `allowPrivate`: null for an address
+ * written in the URL (connected to as it is), or why the URL is refused.
+ */
+async function addressesOf(url: URL, allowPrivate: boolean, resolve: Resolve): Promise<{ addresses: string[] | null } | { problem: string }> {
   const host = url.hostname.replace(/^\[|\]$/g, '')
-  const refused = `url points to a private, loopback or link-local address (${host}); such destinations are refused unless WEBHOOKS_ALLOW_PRIVATE=1`
-  if (isIP(host)) return isPrivateAddress(host) ? refused : null
-  if (host === 'localhost' || host.endsWith('.localhost')) return refused
+  const refused = { problem: `url points to a private, loopback or link-local address (${host}); such destinations are refused unless WEBHOOKS_ALLOW_PRIVATE=1` }
+  if (isIP(host)) return !allowPrivate && isPrivateAddress(host) ? refused : { addresses: null }
+  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) return refused
+  const unresolved = { problem: `url host ${JSON.stringify(host)} does not resolve` }
   let addresses: string[]
   try {
     addresses = await resolve(host)
   } catch {
-    return `url host ${JSON.stringify(host)} does not resolve`
+    return unresolved
   }
-  if (addresses.length === 0) return `url host ${JSON.stringify(host)} does not resolve`
-  return addresses.some(isPrivateAddress) ? refused : null
+  if (addresses.length === 0) return unresolved
+  return !allowPrivate && addresses.some(isPrivateAddress) ? refused : { addresses }
+}
+
+/** Why a URL cannot take webhooks, or null when it can; `resolve` finds a host name's addresses. */
+export async function destinationProblem(raw: string, allowPrivate: boolean, resolve: Resolve = resolveHost): Promise<string | null> {
+  const url = parseDestination(raw)
+  if (typeof url === 'string') return url
+  if (allowPrivate) return null
+  const found = await addressesOf(url, false, resolve)
+  return 'problem' in found ? found.problem : null
+}
+
+/**
+ * Where an attempt to `raw` may connect, in order (one per address of its host, as `resolve`
+ * answers them), or why it may not: the check of destinationProblem made on the very addresses
+ * connected to. With WEBHOOKS_ALLOW_PRIVATE=1 nothing is refused, but the attempt still connects
+ * to the addresses looked up here.
+ */
+export async function connectionsOf(raw: string, allowPrivate: boolean, resolve: Resolve = resolveHost): Promise<{ connections: Connection[] } | { problem: string }> {
+  const url = parseDestination(raw)
+  if (typeof url === 'string') return { problem: url }
+  const found = await addressesOf(url, allowPrivate, resolve)
+  if ('problem' in found) return found
+  if (found.addresses === null) return { connections: [{ url: url.href }] }
+  const connections = found.addresses.flatMap((address) => pinned(url, address) ?? [])
+  return connections.length > 0 ? { connections } : { problem: `url host ${JSON.stringify(url.hostname)} has no address a URL can name` }
+}
+
+/** `url` sent to `address`; undefined for an address no URL can carry (an IPv6 zone, fe80::1%eth0). */
+function pinned(url: URL, address: string): Connection | undefined {
+  const literal = URL.parse(`http://${isIP(address) === 6 ? `[${address}]` : address}/`)?.hostname
+  if (!literal || !isIP(literal.replace(/^\[|\]$/g, ''))) return undefined
+  const to = new URL(url.href)
+  to.hostname = literal
+  // URL keeps the old host when it cannot take the new one: that name would be looked up again.
+  if (to.hostname !== literal) return undefined
+  const connection: Connection = { url: to.href, host: url.host }
+  if (url.protocol === 'https:') connection.servername = url.hostname.replace(/\.$/, '')
+  return connection
 }
 
 async function resolveHost(host: string): Promise<string[]> {

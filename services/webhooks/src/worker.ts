@@ -1,7 +1,8 @@
 import { WEBHOOK_ATTEMPTS_KEPT } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
 import { webhookAttempts, webhookEndpointsDisabled, webhookGivenUp } from '@lr/platform/metrics'
-import { destinationProblem } from './destination'
+import { connectionsOf } from './destination'
+import { postTo } from './post'
 import type { StoredAttempt, StoredMessage, WebhookStore } from './ports'
 import type { WebhookSettings } from './service'
 import { sign } from './signature'
@@ -17,7 +18,10 @@ export interface DeliveryWorkerDeps {
   store: WebhookStore
   settings: WebhookSettings
   nowMs?: () => number
-  /** Resolves a host's addresses before each attempt; default the system resolver (tests give their own). */
+  /**
+   * Resolves a host's addresses for each attempt, which connects to them (no second lookup);
+   * default the system resolver (tests give their own).
+   */
   resolve?: (host: string) => Promise<string[]>
 }
 
@@ -47,11 +51,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     const endpoint = await store.getEndpoint(message.library, message.endpoint_id)
     if (!endpoint) return { http_status: null, error: 'endpoint deleted' }
     if (endpoint.status !== 'enabled') return { http_status: null, error: 'endpoint disabled' }
-    const problem = await destinationProblem(endpoint.url, settings.allowPrivate, deps.resolve)
-    if (problem) return { http_status: null, error: problem }
+    const checked = await connectionsOf(endpoint.url, settings.allowPrivate, deps.resolve)
+    if ('problem' in checked) return { http_status: null, error: checked.problem }
     const timestamp = Math.floor(nowMs() / 1000)
     try {
-      const response = await fetch(endpoint.url, {
+      const response = await postTo(checked.connections, {
         method: 'POST',
         body: message.body,
         redirect: 'manual',

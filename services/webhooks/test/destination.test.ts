@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { destinationProblem, isPrivateAddress } from '../src/destination'
+import { connectionsOf, destinationProblem, isPrivateAddress } from '../src/destination'
 
 const resolvesTo = (...addresses: string[]) => async () => addresses
 
@@ -39,5 +39,29 @@ describe('webhook destinations', () => {
     expect(await destinationProblem('https://u:p@example.com/x', true)).toContain('credentials')
     expect(await destinationProblem('not a url', true)).toContain('absolute')
     expect(await destinationProblem('https://nowhere.invalid/x', false, fails)).toContain('does not resolve')
+  })
+
+  it('connects an attempt to each checked address, keeping the name for Host and TLS', async () => {
+    expect(await connectionsOf('https://Hooks.Example.com:8443/in?x=1', false, resolvesTo('93.184.216.34', '2606:4700:4700:0::1111'))).toEqual({
+      connections: [
+        { url: 'https://93.184.216.34:8443/in?x=1', host: 'hooks.example.com:8443', servername: 'hooks.example.com' },
+        { url: 'https://[2606:4700:4700::1111]:8443/in?x=1', host: 'hooks.example.com:8443', servername: 'hooks.example.com' },
+      ],
+    })
+    expect(await connectionsOf('http://hooks.example.com/in', false, resolvesTo('93.184.216.34'))).toEqual({ connections: [{ url: 'http://93.184.216.34/in', host: 'hooks.example.com' }] })
+    // An address in the URL is connected to as it is: no lookup.
+    expect(await connectionsOf('https://93.184.216.34/in', false, async () => { throw new Error('no lookup expected') })).toEqual({ connections: [{ url: 'https://93.184.216.34/in' }] })
+  })
+
+  it('refuses the attempt when any address is private, unless WEBHOOKS_ALLOW_PRIVATE=1; skips addresses no URL can name', async () => {
+    const both = resolvesTo('93.184.216.34', '10.0.0.5')
+    expect(await connectionsOf('https://hooks.example.com/x', false, both)).toEqual({ problem: expect.stringContaining('WEBHOOKS_ALLOW_PRIVATE=1') })
+    expect(await connectionsOf('http://localhost:8080/x', false, resolvesTo('127.0.0.1'))).toEqual({ problem: expect.stringContaining('WEBHOOKS_ALLOW_PRIVATE=1') })
+    expect(await connectionsOf('https://hooks.example.com/x', true, both)).toEqual({
+      connections: ['93.184.216.34', '10.0.0.5'].map((a) => ({ url: `https://${a}/x`, host: 'hooks.example.com', servername: 'hooks.example.com' })),
+    })
+    expect(await connectionsOf('http://hooks.internal/x', true, resolvesTo('fe80::1%eth0', '10.0.0.5'))).toEqual({ connections: [{ url: 'http://10.0.0.5/x', host: 'hooks.internal' }] })
+    expect(await connectionsOf('http://hooks.internal/x', true, resolvesTo('fe80::1%eth0'))).toEqual({ problem: expect.stringContaining('no address a URL can name') })
+    expect(await connectionsOf('ftp://hooks.example.com/x', true)).toEqual({ problem: 'url must use http or https' })
   })
 })
