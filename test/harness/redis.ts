@@ -19,18 +19,19 @@ export interface RedisServer {
   resume(): void
 }
 
-/** Resolves once the server answers PING with PONG over a raw connection; throws after timeoutMs. */
-export async function waitForPong(port: number, timeoutMs = 5_000): Promise<void> {
+/** Resolves once the server answers PING with PONG over a raw connection (after AUTH with `password`); throws after timeoutMs. */
+export async function waitForPong(port: number, timeoutMs = 5_000, password?: string): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    if (await pingOnce(port)) return
+    if (await pingOnce(port, password)) return
     await Bun.sleep(20)
   }
   throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`)
 }
 
-function pingOnce(port: number): Promise<boolean> {
+function pingOnce(port: number, password?: string): Promise<boolean> {
   return new Promise((resolve) => {
+    let answered = ''
     const done = (ok: boolean, socket?: { end(): void }) => {
       resolve(ok) // first: end() runs the close handler synchronously
       socket?.end()
@@ -39,8 +40,12 @@ function pingOnce(port: number): Promise<boolean> {
       hostname: '127.0.0.1',
       port,
       socket: {
-        open: (socket) => void socket.write('PING\r\n'),
-        data: (socket, data) => done(data.toString().startsWith('+PONG'), socket),
+        open: (socket) => void socket.write(`${password === undefined ? '' : `AUTH ${password}\r\n`}PING\r\n`),
+        data: (socket, data) => {
+          answered += data.toString()
+          if (answered.includes('+PONG')) done(true, socket)
+          else if (answered.includes('-')) done(false, socket)
+        },
         error: () => done(false),
         connectError: () => done(false),
         close: () => done(false),
@@ -49,24 +54,27 @@ function pingOnce(port: number): Promise<boolean> {
   })
 }
 
-function spawnRedis(binary: string, port: number): Subprocess {
-  return Bun.spawn([binary, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+function spawnRedis(binary: string, port: number, password?: string): Subprocess {
+  const auth = password === undefined ? [] : ['--requirepass', password]
+  return Bun.spawn([binary, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...auth], {
     stdout: 'ignore',
     stderr: 'pipe',
   })
 }
 
-export async function startRedis(): Promise<RedisServer> {
+/** `password`: the server requires it (requirepass, the default user's); `url` carries it. */
+export async function startRedis(options: { password?: string } = {}): Promise<RedisServer> {
+  const { password } = options
   const binary = Bun.which('redis-server')
   if (!binary) throw new Error('redis-server is not on PATH; these tests need a real Redis')
   const port = await freePort()
   let child: Subprocess | undefined
 
   async function start() {
-    const spawned = spawnRedis(binary!, port)
+    const spawned = spawnRedis(binary!, port, password)
     child = spawned
     try {
-      await waitForPong(port)
+      await waitForPong(port, 5_000, password)
     } catch (error) {
       spawned.kill('SIGKILL')
       const stderr = await new Response(spawned.stderr as ReadableStream).text()
@@ -82,7 +90,7 @@ export async function startRedis(): Promise<RedisServer> {
 
   await start()
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://${password === undefined ? '' : `:${encodeURIComponent(password)}@`}127.0.0.1:${port}`,
     port,
     stop,
     async restart() {

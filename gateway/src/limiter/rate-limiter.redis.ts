@@ -20,12 +20,19 @@ const LIMITED_BY = [undefined, 'rate', 'daily'] as const
  */
 export function createRedisLimiter(redis: Redis, options: RedisLimiterOptions = {}): RateLimiter {
   const prefix = options.prefix ?? 'lr:limit:'
+  // Why there is no connection, for the failover's one line: without a connection a command
+  // only fails with "Stream isn't writeable" (no offline queue); the connection's own error says
+  // why (refused, a wrong password: WRONGPASS, a timeout).
+  let connectionError: string | undefined
+  redis.on('error', (error: Error) => void (connectionError = error.message))
+  redis.on('ready', () => void (connectionError = undefined))
 
   /** EVALSHA, and EVAL once when the server does not know the script (first call, after a restart). */
   async function run(key: string, args: (string | number)[]): Promise<unknown> {
     try {
       return await redis.evalsha(SHA, 1, key, ...args)
     } catch (error) {
+      if (redis.status !== 'ready') throw new Error(connectionError ?? `not connected (${redis.status})`, { cause: error })
       if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error
       return await redis.eval(LIMIT_SCRIPT, 1, key, ...args)
     }

@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import type Redis from 'ioredis'
+import { type RedisServer, startRedis } from '../../../test/harness/redis'
+import { skipReason } from '../../../test/harness/servers'
+import { createFailoverLimiter, createMemoryLimiter, createRedisLimiter } from '../../src/limiter'
+import { createRedisClient } from '../../src/limiter/redis-client'
+import { connected } from './redis-ready'
+
+const skip = skipReason('redis-server')
+const POLICY = { daily: 100, perSecond: 10, burst: 10 }
+// Characters a URL must percent-encode: REDIS_URL carries them encoded (deploy/README.md).
+const PASSWORD = 'p@ss:w/rd%1'
+
+describe.skipIf(Boolean(skip))(`REDIS_URL with a password, on a real redis-server${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let server: RedisServer | undefined
+  const clients: Redis[] = []
+  afterEach(async () => {
+    for (const redis of clients.splice(0)) redis.disconnect()
+    await server?.stop()
+  })
+  const client = (url: string) => {
+    const redis = createRedisClient(url)
+    clients.push(redis)
+    return redis
+  }
+
+  it('authenticates with the password the URL carries and keeps the shared count in Redis', async () => {
+    server = await startRedis({ password: PASSWORD })
+    expect(server.url).toBe(`redis://:${encodeURIComponent(PASSWORD)}@127.0.0.1:${server.port}`)
+    const redis = await connected(client(server.url))
+    const decision = await createRedisLimiter(redis, { prefix: 'auth:' }).consume('key-1', POLICY)
+    expect(decision).toMatchObject({ allowed: true, burst: { remaining: 9 } })
+    expect(Object.keys(await redis.hgetall('auth:key-1')).length).toBeGreaterThan(0)
+  })
+
+  it('with a wrong password, limits per process and says why in one line (the server\'s WRONGPASS)', async () => {
+    server = await startRedis({ password: PASSWORD })
+    const wrong = client(`redis://:wrong@127.0.0.1:${server.port}`)
+    const logs: string[] = []
+    const limiter = createFailoverLimiter(createRedisLimiter(wrong), createMemoryLimiter(), { log: (line) => logs.push(line) })
+    await Bun.sleep(200)
+    expect((await limiter.consume('key-2', POLICY)).allowed).toBe(true)
+    expect(limiter.degraded()).toBe(true)
+    expect(await limiter.ping()).toBe(false)
+    expect(logs).toEqual(['rate limiter: Redis unreachable (WRONGPASS invalid username-password pair or user is disabled.); limiting per process until it returns'])
+    await limiter.close()
+  })
+  it('names the refused connection when Redis is down, not only that a command could not be written', async () => {
+    server = await startRedis()
+    const url = server.url
+    await server.stop()
+    const logs: string[] = []
+    const limiter = createFailoverLimiter(createRedisLimiter(client(url)), createMemoryLimiter(), { log: (line) => logs.push(line) })
+    await Bun.sleep(200)
+    expect((await limiter.consume('key-3', POLICY)).allowed).toBe(true)
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toContain('ECONNREFUSED')
+    await limiter.close()
+  })
+})
