@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ENTRY_POINTS } from '../deploy/entry-points'
+import { type MongoServer, mongoSkipReason, startFerretDb } from './harness/ferretdb'
 import { type NatsServer, startNats } from './harness/nats'
 import { freePort, waitUntil } from './harness/ports'
 import { skipReason } from './harness/servers'
@@ -113,6 +114,36 @@ else
       const url = await unreachableNats()
       const { code, lines } = await run(ENTRY_POINTS.resolver, { TRANSPORT: 'nats', NATS_URL: url, SHORT_PORT: String(await freePort()), DATA_DIR: dataDir })
       expect([code, lines]).toEqual([1, [`[resolver] cannot start: NATS at ${url} is unreachable (CONNECTION_REFUSED)`]])
+    })
+
+    const mongoSkip = mongoSkipReason()
+    describe.skipIf(Boolean(mongoSkip) || Boolean(Bun.env.MONGODB_URL))(`MongoDB that requires a password${mongoSkip ? ` (skipped: ${mongoSkip})` : Bun.env.MONGODB_URL ? ' (skipped: it starts a FerretDB of its own, and MONGODB_URL is set)' : ''}`, () => {
+      // Characters a URL must percent-encode: MONGODB_URL carries them encoded.
+      const PASSWORD = 'p@ss:w/rd'
+      let mongo: MongoServer
+      beforeAll(async () => {
+        mongo = await startFerretDb({ auth: { user: 'library', password: PASSWORD, database: 'lr' } })
+      })
+      afterAll(() => mongo?.stop())
+
+      it('a service whose password MongoDB refuses: one line saying so, without the password, exit 1', async () => {
+        const wrong = mongo.url.replace(encodeURIComponent(PASSWORD), 'wrong')
+        const { code, lines } = await run(ENTRY_POINTS.auth, { TRANSPORT: 'nats', NATS_URL: nats.url, STORE: 'mongo', MONGODB_URL: wrong })
+        const where = mongo.url.replace(/\/\/[^@]*@/, '//')
+        expect([code, lines]).toEqual([1, [`[auth] cannot start: MongoDB at ${where} refused the credentials (AuthenticationFailed)`]])
+      })
+
+      it('the user and password MONGODB_URL carries (percent-encoded) are the ones the store writes with', async () => {
+        const admin = async (...args: string[]) => {
+          const env = { ...Bun.env, TRANSPORT: 'memory', STORE: 'mongo', MONGODB_URL: mongo.url }
+          const proc = Bun.spawn(['bun', 'run', '--silent', 'admin', ...args], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+          const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+          expect({ code, err }).toEqual({ code: 0, err: '' })
+          return JSON.parse(out)
+        }
+        await admin('account', 'create', '--email', 'owner@example.com', '--tier', 'business')
+        expect((await admin('account', 'list')).accounts.map((a: { email: string }) => a.email)).toEqual(['owner@example.com'])
+      })
     })
 
     it('the gateway with LIMITER=redis and Redis unreachable starts, ready and degraded (Redis is optional)', async () => {

@@ -10,7 +10,11 @@ export class StartupError extends Error {}
 /** A URL without its user and password, fit for a log line (NATS_URL, MONGODB_URL may carry them). */
 export const withoutCredentials = (url: string): string => url.replace(/\/\/[^@/,]*@/g, '//')
 
-const codeOf = (error: unknown): string => String((error as { code?: unknown })?.code ?? '') || (((error as Error)?.message ?? String(error)).split('\n')[0] ?? '')
+/** What failed, in the server's own words: a MongoDB error's name (its `code` is a bare number), else its code, else its first line. */
+const codeOf = (error: unknown): string => {
+  const { code, codeName } = (error ?? {}) as { code?: unknown; codeName?: unknown }
+  return String(codeName ?? code ?? '') || (((error as Error)?.message ?? String(error)).split('\n')[0] ?? '')
+}
 
 /** Listens with `listen`; a port already taken becomes a StartupError naming the port and its setting. */
 export function listening<T>(setting: string, port: number, listen: () => T): T {
@@ -23,7 +27,7 @@ export function listening<T>(setting: string, port: number, listen: () => T): T 
 }
 
 /** Codes of a server that answered and refused the credentials: the URL's user and password, not the network, need a look. */
-const REFUSED_CREDENTIALS = new Set(['AUTHORIZATION_VIOLATION'])
+const REFUSED_CREDENTIALS = new Set(['AUTHORIZATION_VIOLATION', 'AuthenticationFailed'])
 
 /** Awaits a connection to a server; its failure becomes a StartupError naming the server and the URL. */
 export async function reaching<T>(what: string, url: string, connect: () => Promise<T>): Promise<T> {

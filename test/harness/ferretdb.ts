@@ -19,7 +19,12 @@ export interface MongoServer {
   stop(): Promise<void>
 }
 
-export async function startFerretDb(): Promise<MongoServer> {
+/**
+ * `auth`: the server requires this user (FerretDB's SCRAM authentication, made at start with its
+ * database); `url` carries the user and password, percent-encoded, with that database as authSource.
+ */
+export async function startFerretDb(options: { auth?: { user: string; password: string; database: string } } = {}): Promise<MongoServer> {
+  const { auth } = options
   const binary = Bun.which('ferretdb')
   if (!binary) throw new Error('ferretdb is not on PATH; .ci/setup builds it')
   const port = await freePort()
@@ -36,6 +41,7 @@ export async function startFerretDb(): Promise<MongoServer> {
       '--debug-addr=-',
       '--telemetry=disable',
       '--log-level=error',
+      ...(auth ? ['--test-enable-new-auth', `--setup-database=${auth.database}`, `--setup-username=${auth.user}`, `--setup-password=${auth.password}`] : []),
     ],
     { stdout: 'ignore', stderr: 'pipe' },
   )
@@ -48,7 +54,9 @@ export async function startFerretDb(): Promise<MongoServer> {
     throw new Error(`${(error as Error).message}\n${stderr}`)
   }
   return {
-    url: `mongodb://127.0.0.1:${port}/`,
+    url: auth
+      ? `mongodb://${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@127.0.0.1:${port}/${auth.database}?authSource=${auth.database}`
+      : `mongodb://127.0.0.1:${port}/`,
     async stop() {
       proc.kill('SIGTERM')
       await proc.exited
