@@ -40,7 +40,7 @@ function pingOnce(port: number, password?: string): Promise<boolean> {
       hostname: '127.0.0.1',
       port,
       socket: {
-        open: (socket) => void socket.write(`${password === undefined ? '' : `AUTH ${password}\r\n`}PING\r\n`),
+        open: (socket) => void socket.write(`${password === undefined ? '' : `*2\r\n$4\r\nAUTH\r\n$${Buffer.byteLength(password)}\r\n${password}\r\n`}PING\r\n`),
         data: (socket, data) => {
           answered += data.toString()
           if (answered.includes('+PONG')) done(true, socket)

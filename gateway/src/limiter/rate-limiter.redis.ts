@@ -14,25 +14,38 @@ export interface RedisLimiterOptions {
 const SHA = createHash('sha1').update(LIMIT_SCRIPT).digest('hex')
 const LIMITED_BY = [undefined, 'rate', 'daily'] as const
 
+const connections = new WeakMap<Redis, { error?: string }>()
+/**
+ * Why a client has no connection, for the failover's one line: without one a command only fails
+ * with "Stream isn't writeable" (no offline queue), while the connection's own error says why
+ * (refused, a wrong password: WRONGPASS, a timeout). One pair of listeners per client, however
+ * many limiters share it.
+ */
+function watched(redis: Redis): { error?: string } {
+  let connection = connections.get(redis)
+  if (!connection) {
+    const state: { error?: string } = {}
+    redis.on('error', (error: Error) => void (state.error = error.message))
+    redis.on('ready', () => void (state.error = undefined))
+    connections.set(redis, (connection = state))
+  }
+  return connection
+}
+
 /**
  * The shared limiter: one Lua script per request on Redis server time, so any number of
  * gateways spend one budget. It owns `redis`: close() disconnects it.
  */
 export function createRedisLimiter(redis: Redis, options: RedisLimiterOptions = {}): RateLimiter {
   const prefix = options.prefix ?? 'lr:limit:'
-  // Why there is no connection, for the failover's one line: without a connection a command
-  // only fails with "Stream isn't writeable" (no offline queue); the connection's own error says
-  // why (refused, a wrong password: WRONGPASS, a timeout).
-  let connectionError: string | undefined
-  redis.on('error', (error: Error) => void (connectionError = error.message))
-  redis.on('ready', () => void (connectionError = undefined))
+  const connection = watched(redis)
 
   /** EVALSHA, and EVAL once when the server does not know the script (first call, after a restart). */
   async function run(key: string, args: (string | number)[]): Promise<unknown> {
     try {
       return await redis.evalsha(SHA, 1, key, ...args)
     } catch (error) {
-      if (redis.status !== 'ready') throw new Error(connectionError ?? `not connected (${redis.status})`, { cause: error })
+      if (redis.status !== 'ready') throw new Error(connection.error ?? `not connected (${redis.status})`, { cause: error })
       if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error
       return await redis.eval(LIMIT_SCRIPT, 1, key, ...args)
     }
