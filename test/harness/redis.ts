@@ -54,24 +54,34 @@ function pingOnce(port: number, password?: string): Promise<boolean> {
   })
 }
 
-function spawnRedis(binary: string, port: number, password?: string): Subprocess {
-  const auth = password === undefined ? [] : ['--requirepass', password]
+/** An ACL user (Redis 6+) besides the default one: `keys` its key pattern (`~keys`), every command. */
+export interface RedisUser {
+  name: string
+  password: string
+  keys: string
+}
+
+function spawnRedis(binary: string, port: number, password?: string, user?: RedisUser): Subprocess {
+  const auth = [...(password === undefined ? [] : ['--requirepass', password]), ...(user ? ['--user', user.name, 'on', `>${user.password}`, `~${user.keys}`, '+@all'] : [])]
   return Bun.spawn([binary, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...auth], {
     stdout: 'ignore',
     stderr: 'pipe',
   })
 }
 
-/** `password`: the server requires it (requirepass, the default user's); `url` carries it. */
-export async function startRedis(options: { password?: string } = {}): Promise<RedisServer> {
-  const { password } = options
+/**
+ * `password`: the server requires it (requirepass, the default user's); `url` carries it. `user`:
+ * an ACL user as well, whose URL is `userUrl`.
+ */
+export async function startRedis(options: { password?: string; user?: RedisUser } = {}): Promise<RedisServer & { userUrl?: string }> {
+  const { password, user } = options
   const binary = Bun.which('redis-server')
   if (!binary) throw new Error('redis-server is not on PATH; these tests need a real Redis')
   const port = await freePort()
   let child: Subprocess | undefined
 
   async function start() {
-    const spawned = spawnRedis(binary!, port, password)
+    const spawned = spawnRedis(binary!, port, password, user)
     child = spawned
     try {
       await waitForPong(port, 5_000, password)
@@ -91,6 +101,7 @@ export async function startRedis(options: { password?: string } = {}): Promise<R
   await start()
   return {
     url: `redis://${password === undefined ? '' : `:${encodeURIComponent(password)}@`}127.0.0.1:${port}`,
+    ...(user && { userUrl: `redis://${encodeURIComponent(user.name)}:${encodeURIComponent(user.password)}@127.0.0.1:${port}` }),
     port,
     stop,
     async restart() {

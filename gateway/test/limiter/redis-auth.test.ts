@@ -33,6 +33,17 @@ describe.skipIf(Boolean(skip))(`REDIS_URL with a password, on a real redis-serve
     expect(Object.keys(await redis.hgetall('auth:key-1')).length).toBeGreaterThan(0)
   })
 
+  it('authenticates an ACL user (redis://user:password@…) whose keys are only the limiter\'s', async () => {
+    const started = await startRedis({ password: PASSWORD, user: { name: 'limiter', password: PASSWORD, keys: 'lr:limit:*' } })
+    server = started
+    const redis = await connected(client(started.userUrl!))
+    expect(await redis.call('ACL', 'WHOAMI')).toBe('limiter')
+    expect((await createRedisLimiter(redis).consume('key-4', POLICY)).allowed).toBe(true)
+    expect(Object.keys(await redis.hgetall('lr:limit:key-4')).length).toBeGreaterThan(0)
+    // The pattern holds: the limiter's own prefix is all this user may touch.
+    await expect(redis.set('elsewhere', '1')).rejects.toThrow('NOPERM')
+  })
+
   it('with a wrong password, limits per process and says why in one line (the server\'s WRONGPASS)', async () => {
     server = await startRedis({ password: PASSWORD })
     const wrong = client(`redis://:wrong@127.0.0.1:${server.port}`)
