@@ -1,6 +1,4 @@
 import { afterEach, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { deliverOnce, type Delivered } from './deliver-once'
 
@@ -60,13 +58,11 @@ describe('a webhook attempt connects to the addresses it looked up', () => {
     const [hookCert, hookKey, otherCert, otherKey] = await Promise.all(
       ['hook.test.cert.pem', 'hook.test.key.pem', 'other.test.cert.pem', 'other.test.key.pem'].map((name) => Bun.file(fixture(name)).text()),
     )
-    // other.test's certificate unless the client names hook.test in its SNI; the client trusts both.
+    // other.test's certificate unless the client names hook.test in its SNI; the client trusts both (trusted.pem).
     const { port, received } = receiver([{ cert: otherCert, key: otherKey }, { cert: hookCert, key: hookKey, serverName: 'hook.test' }])
-    const trusted = join(mkdtempSync(join(tmpdir(), 'lr-webhook-tls-')), 'trusted.pem')
-    await Bun.write(trusted, `${hookCert}${otherCert}`)
     const deliver = async (url: string): Promise<Delivered> => {
       const child = Bun.spawn(['bun', join(import.meta.dir, 'deliver-once.ts'), url, '127.0.0.1'], {
-        env: { ...Bun.env, NODE_EXTRA_CA_CERTS: trusted },
+        env: { ...Bun.env, NODE_EXTRA_CA_CERTS: fixture('trusted.pem') },
         stdout: 'pipe',
         stderr: 'pipe',
       })
@@ -82,6 +78,5 @@ describe('a webhook attempt connects to the addresses it looked up', () => {
     expect(mismatch).toMatchObject({ status: 'failed', http_status: null })
     expect(mismatch.error).toContain('ERR_TLS_CERT_ALTNAME_INVALID')
     expect(received).toHaveLength(1)
-    rmSync(join(trusted, '..'), { recursive: true, force: true })
   })
 })
