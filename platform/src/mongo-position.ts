@@ -36,6 +36,11 @@ export interface MongoPositions {
   allocate(count: number): Promise<PositionBlock>
   /** The highest position a reader may list: every document at or below it is written. */
   horizon(): Promise<number>
+  /**
+   * Deletes the blocks no reader or writer needs any more (see PRUNE_AFTER_MS), now; answers how
+   * many. `release` calls it on its own, at most every tenth of the prune age, without waiting.
+   */
+  prune(): Promise<number>
 }
 
 /**
@@ -44,6 +49,40 @@ export interface MongoPositions {
  * (kill -9) holds lists back for at most this long (README "List positions on MongoDB").
  */
 export const OPEN_BLOCK_LEASE_MS = 5_000
+
+/**
+ * How old a block must be before it is deleted (README "List positions on MongoDB"). Every write
+ * takes a block, so kept blocks would grow by a document per insert, update and delete. A block
+ * is deleted once it is closed and a block this process took at least this long ago lies above
+ * it, or once it has been open without renewal for this long (its writer died). The newest block
+ * always stays: the next one is placed after it.
+ *
+ * Deleting a block frees its `_id`, and an allocation that read the newest block before the
+ * deleted one existed would then insert there, overlapping positions already handed out. Such an
+ * insert must land at least this long after its read; an allocation whose insert is acknowledged
+ * more than half of it after its read undoes its block and takes another (landedLate), so a
+ * freed `_id` is never taken. The prune age is measured on the monotonic clock (a suspended
+ * machine only makes it later), the allocation's delay on both clocks (either may show it).
+ */
+export const PRUNE_AFTER_MS = 10 * 60_000
+
+/** The two clocks a block's times are read from; the tests stand in for them. */
+export interface PositionClock {
+  /** Milliseconds that only move forward (performance.now()). */
+  monotonic(): number
+  /** Wall-clock milliseconds (Date.now()): what other replicas see in a block's `at`. */
+  wall(): number
+}
+
+const SYSTEM_CLOCK: PositionClock = { monotonic: () => performance.now(), wall: () => Date.now() }
+
+export interface PositionOptions {
+  /** OPEN_BLOCK_LEASE_MS unless set. */
+  leaseMs?: number
+  /** PRUNE_AFTER_MS unless set. */
+  pruneAfterMs?: number
+  clock?: PositionClock
+}
 
 /** A position as text (hex, as the SQLite stores' seq): the `next` of a page. */
 export const positionText = (position: number) => position.toString(16)
@@ -55,28 +94,71 @@ export function positionOf(text: string): number {
 }
 
 /** The positions of one collection (`scope`), kept in the collection `${scope}_positions`. */
-export async function mongoPositions(conn: Connection, scope: string, leaseMs = OPEN_BLOCK_LEASE_MS): Promise<MongoPositions> {
+export async function mongoPositions(conn: Connection, scope: string, options: PositionOptions = {}): Promise<MongoPositions> {
+  const { leaseMs = OPEN_BLOCK_LEASE_MS, pruneAfterMs = PRUNE_AFTER_MS, clock = SYSTEM_CLOCK } = options
   const blocks = conn.db!.collection<BlockDoc>(`${scope}_positions`)
   await blocks.createIndex({ open: 1, _id: 1 })
   const newest = async () => (await blocks.find({}).sort({ _id: -1 }).limit(1).toArray())[0]
   const end = (block: BlockDoc | undefined) => (block ? block._id + block.count : 1)
 
+  // Blocks this process took, one per tenth of the prune age (monotonic time, first position):
+  // every block below one of them was inserted before it, so once it is old enough, so are they.
+  const pruneEveryMs = pruneAfterMs / 10
+  const marks: { at: number; first: number }[] = []
+  let lastPrune = Number.NEGATIVE_INFINITY
+  let pruning: Promise<number> | undefined
+  const mark = (first: number) => {
+    const at = clock.monotonic()
+    const last = marks.at(-1)
+    if (!last || at - last.at >= pruneEveryMs) marks.push({ at, first })
+  }
+  const landedLate = (read: { monotonic: number; wall: number }) =>
+    Math.max(clock.monotonic() - read.monotonic, clock.wall() - read.wall) > pruneAfterMs / 2
+
+  async function prune(): Promise<number> {
+    const now = clock.monotonic()
+    const oldEnough = (m: { at: number }) => now - m.at >= pruneAfterMs
+    // The newest mark old enough is the cut; it stays first, so no later prune cuts lower.
+    while (marks.length > 1 && oldEnough(marks[1]!)) marks.shift()
+    const cut = marks[0]
+    if (!cut || !oldEnough(cut)) return 0
+    const { deletedCount } = await blocks.deleteMany({
+      _id: { $lt: cut.first },
+      $or: [{ open: false }, { at: { $lt: clock.wall() - pruneAfterMs } }],
+    })
+    return deletedCount
+  }
+  const pruneWhenDue = () => {
+    if (pruning || clock.monotonic() - lastPrune < pruneEveryMs) return
+    lastPrune = clock.monotonic()
+    // A failed prune deletes nothing and is tried again at the next due release.
+    pruning = prune().catch(() => 0).finally(() => (pruning = undefined))
+  }
+
   return {
     async allocate(count) {
       for (;;) {
+        const read = { monotonic: clock.monotonic(), wall: clock.wall() }
         const first = end(await newest())
-        const taken = await blocks.insertOne({ _id: first, count, at: Date.now(), open: true }).then(
+        const taken = await blocks.insertOne({ _id: first, count, at: clock.wall(), open: true }).then(
           () => true,
           (error: mongo.MongoServerError) => (error.code === 11000 ? false : Promise.reject(error)), // another replica took it: next one
         )
         if (!taken) continue
+        if (landedLate(read)) {
+          // The block it followed may have been pruned meanwhile (PRUNE_AFTER_MS): no document
+          // has this block's positions yet, so it is given back and the next one taken.
+          await blocks.deleteOne({ _id: first, open: true })
+          continue
+        }
+        mark(first)
         // Only this writer updates its block, so the renewals need no atomic update. The release
         // waits for a renewal still on its way: on a server whose update reads the document and
         // writes it back whole (FerretDB), a renewal that read the block before the release wrote
         // `open: false` would write the block open again, holding every reader back for good.
         let renewing: Promise<unknown> = Promise.resolve()
         const renew = setInterval(() => {
-          renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: Date.now() } }).catch(() => undefined)
+          renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: clock.wall() } }).catch(() => undefined)
         }, Math.floor(leaseMs / 3))
         return {
           first,
@@ -84,6 +166,7 @@ export async function mongoPositions(conn: Connection, scope: string, leaseMs = 
             clearInterval(renew)
             await renewing
             await blocks.updateOne({ _id: first }, { $set: { open: false } })
+            pruneWhenDue()
           },
         }
       }
@@ -92,9 +175,11 @@ export async function mongoPositions(conn: Connection, scope: string, leaseMs = 
     async horizon() {
       // The newest block first: a block taken after this read lies beyond `last` anyway.
       const last = end(await newest()) - 1
-      const [oldestOpen] = await blocks.find({ open: true, at: { $gt: Date.now() - leaseMs } }).sort({ _id: 1 }).limit(1).toArray()
+      const [oldestOpen] = await blocks.find({ open: true, at: { $gt: clock.wall() - leaseMs } }).sort({ _id: 1 }).limit(1).toArray()
       return oldestOpen ? Math.min(last, oldestOpen._id - 1) : last
     },
+
+    prune,
   }
 }
 

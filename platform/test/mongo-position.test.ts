@@ -1,9 +1,31 @@
 import { describe, expect, it } from 'bun:test'
 import { AppError } from '@lr/proto'
 import { connectMongo } from '@lr/platform/mongo'
-import { mongoPositions, placeUnplaced, positionOf, positionText } from '@lr/platform/mongo-position'
+import { mongoPositions, placeUnplaced, type PositionClock, positionOf, positionText } from '@lr/platform/mongo-position'
 import { mongo } from 'mongoose'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../test/harness/ferretdb'
+import { waitUntil } from '../../test/harness/ports'
+
+/** A clock the test moves by hand; `onMonotonic` runs before each monotonic reading. */
+function handClock() {
+  let t = 0
+  const wall0 = Date.now()
+  const hand = {
+    advance: (ms: number) => void (t += ms),
+    onMonotonic: undefined as (() => void) | undefined,
+    clock: {
+      monotonic: () => {
+        hand.onMonotonic?.()
+        return t
+      },
+      wall: () => wall0 + t,
+    } satisfies PositionClock,
+  }
+  return hand
+}
+
+const positionsOfBlocks = async (db: { conn: import('mongoose').Connection }) =>
+  (await db.conn.db!.collection<{ _id: number; count: number; open: boolean; at: number }>('things_positions').find().sort({ _id: 1 }).toArray())
 
 describe('position text', () => {
   it('round-trips a position and rejects text it could not have made with a 400', () => {
@@ -62,8 +84,8 @@ describe.skipIf(Boolean(skip))('Mongo list positions', () => {
     const db = await freshDatabase(url(), 'lr_positions_test')
     const writer = await connectMongo(url())
     try {
-      const reader = await mongoPositions(db.conn, 'things', 300)
-      await (await mongoPositions(writer.useDb(db.conn.name, { useCache: false }), 'things', 300)).allocate(4) // never released
+      const reader = await mongoPositions(db.conn, 'things', { leaseMs: 300 })
+      await (await mongoPositions(writer.useDb(db.conn.name, { useCache: false }), 'things', { leaseMs: 300 })).allocate(4) // never released
       expect(await reader.horizon()).toBe(0)
       await writer.close() // the writer's process is gone: no renewal reaches the server
       await Bun.sleep(450)
@@ -76,7 +98,7 @@ describe.skipIf(Boolean(skip))('Mongo list positions', () => {
   it('keeps holding readers back while a live writer\'s insert outlasts the lease', async () => {
     const db = await freshDatabase(url(), 'lr_positions_test')
     try {
-      const positions = await mongoPositions(db.conn, 'things', 300)
+      const positions = await mongoPositions(db.conn, 'things', { leaseMs: 300 })
       const slow = await positions.allocate(4)
       await Bun.sleep(900) // three leases: only the renewals keep the block open
       expect(await positions.horizon()).toBe(0)
@@ -92,7 +114,7 @@ describe.skipIf(Boolean(skip))('Mongo list positions', () => {
     try {
       // A 9 ms lease renews every 3 ms: blocks held 0-4 ms are released now and then while a
       // renewal is in flight, which must not write the block open again.
-      const positions = await mongoPositions(db.conn, 'things', 9)
+      const positions = await mongoPositions(db.conn, 'things', { leaseMs: 9 })
       for (let i = 0; i < 60; i++) {
         const block = await positions.allocate(1)
         await Bun.sleep(i % 5)
@@ -100,6 +122,113 @@ describe.skipIf(Boolean(skip))('Mongo list positions', () => {
         await Bun.sleep(4)
         expect(await positions.horizon()).toBe(block.first)
       }
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('prunes the blocks closed before one taken a prune age ago, and keeps the newest', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    try {
+      const hand = handClock()
+      const positions = await mongoPositions(db.conn, 'things', { pruneAfterMs: 1000, clock: hand.clock })
+      const take = async (count: number) => {
+        const block = await positions.allocate(count)
+        await block.release()
+        return block.first
+      }
+      for (const count of [2, 1, 3]) await take(count) // positions 1-6, marked at t=0 (the first)
+      hand.advance(200)
+      const second = await take(2) // 7-8, marked at t=200
+      await take(1) // 9
+      hand.advance(900)
+      expect(await positions.prune()).toBe(0) // t=1100: only the t=0 mark is old, and nothing lies below it
+      const third = await take(4) // 10-13, marked at t=1100
+      hand.advance(200)
+      expect(await positions.prune()).toBe(3) // t=1300: the t=200 mark is old: blocks 1, 3 and 4 go
+      expect((await positionsOfBlocks(db)).map((b) => b._id)).toEqual([second, 9, third])
+      hand.advance(1000)
+      expect(await positions.prune()).toBe(2) // t=2300: the t=1100 mark is old: 7 and 9 go, 10 stays (the newest)
+      expect((await positionsOfBlocks(db)).map((b) => b._id)).toEqual([third])
+      // Positions go on after the newest block, and the horizon is unchanged by pruning.
+      expect(await positions.horizon()).toBe(13)
+      expect(await take(1)).toBe(14)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('never prunes a block its live writer holds open; prunes one a crashed writer left', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    const crashed = await connectMongo(url())
+    try {
+      const hand = handClock()
+      // A 30 ms lease: the live writer renews every 10 ms of real time, at the hand clock's time.
+      const positions = await mongoPositions(db.conn, 'things', { leaseMs: 30, pruneAfterMs: 1000, clock: hand.clock })
+      const other = await mongoPositions(crashed.useDb(db.conn.name, { useCache: false }), 'things', { leaseMs: 30, pruneAfterMs: 1000, clock: hand.clock })
+      await (await positions.allocate(1)).release() // 1, marked at t=0
+      const held = await positions.allocate(2) // 2-3, open
+      await other.allocate(3) // 4-6, open, never released
+      await crashed.close() // its writer is gone: no renewal reaches the server
+      await (await positions.allocate(1)).release() // 7
+      hand.advance(150)
+      await (await positions.allocate(1)).release() // 8, marked at t=150
+      hand.advance(1100)
+      await Bun.sleep(40) // the live writer renews at t=1250
+      await (await positions.allocate(1)).release() // 9: this release prunes too, so only what is left is counted
+      await positions.prune() // the t=150 mark is old: 1, 7 and the crashed writer's 4 go
+      expect((await positionsOfBlocks(db)).map((b) => [b._id, b.open])).toEqual([[2, true], [8, false], [9, false]])
+      expect(await positions.horizon()).toBe(1) // the held block still holds readers back
+      await held.release()
+      expect(await positions.horizon()).toBe(9)
+    } finally {
+      await crashed.close().catch(() => undefined)
+      await db.cleanup()
+    }
+  })
+
+  it('gives back a block whose insert was acknowledged half a prune age after its read, and takes another', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    try {
+      const hand = handClock()
+      const positions = await mongoPositions(db.conn, 'things', { pruneAfterMs: 1000, clock: hand.clock })
+      await (await positions.allocate(1)).release()
+      // The allocation reads the clock before its read of the newest block and again once its
+      // insert is acknowledged: 600 ms pass in between, as for a writer stalled that long.
+      let readings = 0
+      hand.onMonotonic = () => {
+        if (++readings === 2) hand.advance(600)
+      }
+      const block = await positions.allocate(2)
+      hand.onMonotonic = undefined
+      await block.release()
+      const blocks = await positionsOfBlocks(db)
+      expect(blocks.map((b) => [b._id, b.count])).toEqual([[1, 1], [2, 2]])
+      // The block kept is the one taken after the stall, not the one that landed late.
+      expect(blocks[1]!.at).toBe(hand.clock.wall())
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('prunes on its own from a release, at most every tenth of the prune age', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    try {
+      const positions = await mongoPositions(db.conn, 'things', { pruneAfterMs: 300 })
+      const taken: number[] = []
+      const deadline = performance.now() + 700
+      while (performance.now() < deadline) {
+        const block = await positions.allocate(1)
+        taken.push(block.first)
+        await block.release()
+        await Bun.sleep(5)
+      }
+      // Writes went on for over twice the prune age: the blocks of the first half are gone.
+      await waitUntil(async () => (await positionsOfBlocks(db)).length < taken.length / 2, 2000, 'blocks pruned')
+      const kept = (await positionsOfBlocks(db)).map((b) => b._id)
+      expect(kept.at(-1)).toBe(taken.at(-1)!)
+      expect(kept).toEqual(taken.slice(taken.length - kept.length)) // only the oldest went
+      expect(taken).toEqual(Array.from({ length: taken.length }, (_, i) => i + 1))
     } finally {
       await db.cleanup()
     }

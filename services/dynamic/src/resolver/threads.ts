@@ -89,7 +89,7 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
   }
 
   function startOne(port: number, index: number): Promise<number> {
-    const worker = new Worker(new URL('./thread.ts', import.meta.url).href, { smol: Bun.env.SMOL === '1' } as never)
+    const worker = new Worker(new URL('./thread.ts', import.meta.url).href)
     threads.push(worker)
     return new Promise<number>((resolve, reject) => {
       let up = false
