@@ -27,30 +27,41 @@ export function cpusOfCpuMax(text: string): number | undefined {
 /**
  * The CPU limit of this process's cgroup, as whole CPUs rounded up, or undefined when there is
  * none (or no cgroup file system). A container's `resources.limits.cpu` is such a quota: a pod
- * limited to 1 CPU on a 16-core node may use one CPU's time, however many cores it sees.
- * cgroup v2 first (`cpu.max` of the process's own group, else of the root a container sees), then v1
- * (`cpu.cfs_quota_us` / `cpu.cfs_period_us`).
+ * limited to 1 CPU on a 16-core node may use one CPU's time, however many cores it sees. A limit
+ * applies to every group below it, so the smallest one on the way from the process's own group up
+ * to the root its file system shows is the one that holds (a systemd slice's `CPUQuota=` above a
+ * service, a pod's limit above its containers): each of them is read. cgroup v2 first
+ * (`cpu.max`), then v1 (`cpu.cfs_quota_us` / `cpu.cfs_period_us`).
  */
 export function cgroupCpuLimit(read: ReadText = readText): number | undefined {
   const groups = read('/proc/self/cgroup') ?? ''
   const v2Path = /^0::(\/\S*)$/m.exec(groups)?.[1]
-  for (const dir of dirsOf('/sys/fs/cgroup', v2Path)) {
-    const cpuMax = read(`${dir}/cpu.max`)
-    if (cpuMax !== undefined) return cpusOfCpuMax(cpuMax)
-  }
+  const v2 = dirsOf('/sys/fs/cgroup', v2Path).map((dir) => read(`${dir}/cpu.max`))
+  if (v2.some((text) => text !== undefined)) return smallest(v2.map((text) => (text === undefined ? undefined : cpusOfCpuMax(text))))
   const v1Path = /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(\/\S*)$/m.exec(groups)?.[1]
-  for (const dir of [...dirsOf('/sys/fs/cgroup/cpu', v1Path), ...dirsOf('/sys/fs/cgroup/cpu,cpuacct', v1Path)]) {
+  const v1 = [...dirsOf('/sys/fs/cgroup/cpu', v1Path), ...dirsOf('/sys/fs/cgroup/cpu,cpuacct', v1Path)].map((dir) => {
     const quota = read(`${dir}/cpu.cfs_quota_us`)
     const period = read(`${dir}/cpu.cfs_period_us`)
-    if (quota !== undefined && period !== undefined) return cpusOfQuota(Number(quota.trim()), Number(period.trim()))
-  }
-  return undefined
+    return quota === undefined || period === undefined ? undefined : cpusOfQuota(Number(quota.trim()), Number(period.trim()))
+  })
+  return smallest(v1)
 }
 
-/** Where a group's files may be: under `mount` at the group's own path, else at the mount's root (a container's view). */
+const smallest = (limits: (number | undefined)[]) => {
+  const set = limits.filter((limit): limit is number => limit !== undefined)
+  return set.length === 0 ? undefined : Math.min(...set)
+}
+
+/**
+ * Where a group's files and its ancestors' may be: under `mount` at the group's own path, then at
+ * each parent's, up to the mount's root (a container's view, in which the group is the root).
+ */
 function dirsOf(mount: string, path: string | undefined): string[] {
-  const own = path && path !== '/' ? `${mount}${path.replace(/\/$/, '')}` : undefined
-  return own ? [own, mount] : [mount]
+  const dirs: string[] = []
+  const parts = (path ?? '').split('/').filter(Boolean)
+  for (let depth = parts.length; depth > 0; depth--) dirs.push(`${mount}/${parts.slice(0, depth).join('/')}`)
+  dirs.push(mount)
+  return dirs
 }
 
 /**

@@ -21,6 +21,32 @@ describe('cgroupCpuLimit', () => {
     expect(cgroupCpuLimit(read)).toBe(2)
   })
 
+  it('takes the smallest limit on the way up: a parent group limits every group below it', () => {
+    const nested = (own: string, parent: string, slice = 'max 100000') =>
+      files({
+        '/proc/self/cgroup': '0::/system.slice/lr.slice/lr-resolver.service\n',
+        '/sys/fs/cgroup/system.slice/lr.slice/lr-resolver.service/cpu.max': own,
+        '/sys/fs/cgroup/system.slice/lr.slice/cpu.max': parent,
+        '/sys/fs/cgroup/system.slice/cpu.max': slice,
+      })
+    expect(cgroupCpuLimit(nested('max 100000\n', '100000 100000\n'))).toBe(1) // CPUQuota=100% on the slice
+    expect(cgroupCpuLimit(nested('200000 100000\n', '400000 100000\n'))).toBe(2)
+    expect(cgroupCpuLimit(nested('400000 100000\n', '150000 100000\n'))).toBe(2)
+    expect(cgroupCpuLimit(nested('max 100000\n', 'max 100000\n', '300000 100000\n'))).toBe(3)
+    expect(cgroupCpuLimit(nested('max 100000\n', 'max 100000\n'))).toBeUndefined()
+  })
+
+  it('takes the smallest cgroup v1 quota on the way up', () => {
+    const read = files({
+      '/proc/self/cgroup': '3:cpu,cpuacct:/kubepods/pod1/c1\n',
+      '/sys/fs/cgroup/cpu,cpuacct/kubepods/pod1/c1/cpu.cfs_quota_us': '-1\n',
+      '/sys/fs/cgroup/cpu,cpuacct/kubepods/pod1/c1/cpu.cfs_period_us': '100000\n',
+      '/sys/fs/cgroup/cpu,cpuacct/kubepods/pod1/cpu.cfs_quota_us': '200000\n',
+      '/sys/fs/cgroup/cpu,cpuacct/kubepods/pod1/cpu.cfs_period_us': '100000\n',
+    })
+    expect(cgroupCpuLimit(read)).toBe(2)
+  })
+
   it('reads the root cpu.max a container sees through its own cgroup namespace', () => {
     expect(cgroupCpuLimit(files({ '/proc/self/cgroup': '0::/\n', '/sys/fs/cgroup/cpu.max': '100000 100000\n' }))).toBe(1)
     expect(cgroupCpuLimit(files({ '/proc/self/cgroup': '0::/docker/abc\n', '/sys/fs/cgroup/cpu.max': '300000 100000\n' }))).toBe(3)
