@@ -60,8 +60,8 @@ export const OPEN_BLOCK_LEASE_MS = 5_000
  * Deleting a block frees its `_id`, and an allocation that read the newest block before the
  * deleted one existed would then insert there, overlapping positions already handed out. Such an
  * insert must land at least this long after its read; an allocation whose insert is acknowledged
- * more than half of it after its read undoes its block and takes another (landedLate), so a
- * freed `_id` is never taken. The prune age is measured on the monotonic clock (a suspended
+ * more than half of it after its read closes its block unused and takes the next one
+ * (landedLate), so no document is ever given a position of a freed `_id`. The prune age is measured on the monotonic clock (a suspended
  * machine only makes it later), the allocation's delay on both clocks (either may show it).
  */
 export const PRUNE_AFTER_MS = 10 * 60_000
@@ -146,9 +146,11 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
         )
         if (!taken) continue
         if (landedLate(read)) {
-          // The block it followed may have been pruned meanwhile (PRUNE_AFTER_MS): no document
-          // has this block's positions yet, so it is given back and the next one taken.
-          await blocks.deleteOne({ _id: first, open: true })
+          // The block it followed may have been pruned meanwhile (PRUNE_AFTER_MS), so its
+          // positions may be taken. No document has them yet: it is closed unused and the next
+          // one taken. Closed, not deleted: a deleted block would free its `_id` at once, to an
+          // allocation that read the newest block just before this one landed.
+          await blocks.updateOne({ _id: first }, { $set: { open: false } })
           continue
         }
         mark(first)
