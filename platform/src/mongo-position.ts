@@ -129,8 +129,9 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
     return deletedCount
   }
   const pruneWhenDue = () => {
-    if (pruning || clock.monotonic() - lastPrune < pruneEveryMs) return
-    lastPrune = clock.monotonic()
+    const now = clock.monotonic()
+    if (pruning || now - lastPrune < pruneEveryMs) return
+    lastPrune = now
     // A failed prune deletes nothing and is tried again at the next due release.
     pruning = prune().catch(() => 0).finally(() => (pruning = undefined))
   }

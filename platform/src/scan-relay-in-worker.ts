@@ -1,5 +1,4 @@
 import type { Config } from '@lr/proto'
-import { log } from './log'
 import { type ConsumerLag, recordLag } from './scan-stream-source'
 
 export type RelayRequest = { type: 'start'; config: Config } | { type: 'stop' } | { type: 'giveWay'; behind: boolean }
@@ -17,12 +16,9 @@ export async function startScanRelayInWorker(
   config: Config,
   /**
    * Told once the relay can no longer work: its NATS connection closed for good, or the Worker
-   * failed (the process's Shutdown.fail stops it, exit 1). Default: one error line and exit 1 at once.
+   * failed. The analytics process passes its NatsProcess.fail (one line, the usual stop, exit 1).
    */
-  fail: (fields: Record<string, unknown>, message: string) => void = (fields, message) => {
-    log().error(fields, message)
-    process.exit(1)
-  },
+  fail: (fields: Record<string, unknown>, message: string) => void,
 ): Promise<{ stop(): Promise<void>; giveWay(behind: boolean): void }> {
   const worker = new Worker(new URL('./scan-relay-worker.ts', import.meta.url).href)
   let answer: ((reply: RelayReply) => void) | undefined

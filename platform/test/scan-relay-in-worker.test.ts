@@ -26,8 +26,12 @@ else
       return out.sort()
     }
 
+    /** What a relay that should keep working told the process (nothing, when all is well). */
+    const failures: string[] = []
+    const fail = (_fields: Record<string, unknown>, message: string) => void failures.push(message)
+
     it('relays every batch to SCANS from its own thread, reports its lag to this thread\'s metrics, and stops', async () => {
-      const relay = await startScanRelayInWorker(loadConfig({ TRANSPORT: 'nats', NATS_URL: streams.server.url, LOG_LEVEL: 'warn' }))
+      const relay = await startScanRelayInWorker(loadConfig({ TRANSPORT: 'nats', NATS_URL: streams.server.url, LOG_LEVEL: 'warn' }), fail)
       const publisher = createJetStreamScanPublisher(nc)
       for (const e of range(1, 300)) publisher.publish(e)
       await publisher.flush()
@@ -39,11 +43,12 @@ else
       expect(await relayedIds()).toEqual(ids(range(1, 300)).sort())
       const info = await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')
       expect([info.num_pending, info.num_ack_pending]).toEqual([0, 0])
+      expect(failures).toEqual([])
       publisher.close()
     })
 
     it('gives way in its thread when told ingestion is behind', async () => {
-      const relay = await startScanRelayInWorker(loadConfig({ TRANSPORT: 'nats', NATS_URL: streams.server.url, LOG_LEVEL: 'warn' }))
+      const relay = await startScanRelayInWorker(loadConfig({ TRANSPORT: 'nats', NATS_URL: streams.server.url, LOG_LEVEL: 'warn' }), fail)
       relay.giveWay(true)
       await Bun.sleep(100) // the message is in the worker before the scans are
       const publisher = createJetStreamScanPublisher(nc)
@@ -54,6 +59,7 @@ else
       relay.giveWay(false)
       await waitUntil(async () => (await jsm.streams.info(SCAN_STREAM)).state.messages === 50, 5_000, 'every scan in SCANS')
       await relay.stop()
+      expect(failures).toEqual([])
       publisher.close()
     })
 
@@ -81,6 +87,6 @@ else
 
     it('rejects with the reason when the relay cannot start', async () => {
       const config = loadConfig({ TRANSPORT: 'nats', NATS_URL: 'nats://127.0.0.1:1', LOG_LEVEL: 'warn' })
-      await expect(startScanRelayInWorker(config)).rejects.toThrow(/the scan relay did not start: .+/)
+      await expect(startScanRelayInWorker(config, fail)).rejects.toThrow(/the scan relay did not start: .+/)
     })
   })

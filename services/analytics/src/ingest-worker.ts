@@ -19,7 +19,6 @@ import type { IngestReply, IngestRequest, WorkerControl, WorkerControlReply } fr
  * batch's outcome (ingest-in-worker.ts).
  */
 declare const self: Worker
-
 let db: Database | undefined
 let ingest: ReturnType<typeof createScanIngest> | undefined
 
