@@ -21,15 +21,18 @@ const isCsv = (response: Response) => response.headers.get('content-type')?.star
  * and never sees this.
  */
 export const compression = new Elysia({ name: 'compression' }).mapResponse({ as: 'global' }, (context) => {
-  const response = compressed(context)
-  if (response || !('error' in context)) return response
-  // Elysia 1.4's global error path (a 403 from onRequest, a 404) sends what a mapResponse hook
-  // returns even when it is undefined: an empty body. Only there, hand the answer back as it is;
-  // elsewhere a value would stop the mapResponse hooks after this one.
-  return context.responseValue as Response
+  // Named fields only: a hook that hands its whole context on makes Elysia's inference assume
+  // it reads everything, and every route then parses cookies, query and headers for nothing.
+  const { request, responseValue, set, error } = context as typeof context & { error?: unknown }
+  const response = compressed(request, responseValue, set)
+  if (response || error === undefined) return response
+  // Elysia 1.4's global error path (a 403 from onRequest, a 404; the only one that sets `error`)
+  // sends what a mapResponse hook returns even when it is undefined: an empty body. Only there,
+  // hand the answer back as it is; elsewhere a value would stop the mapResponse hooks after this one.
+  return responseValue as Response
 })
 
-function compressed({ request, responseValue, set }: { request: Request; responseValue: unknown; set: { status?: unknown; headers: Record<string, unknown> } }) {
+function compressed(request: Request, responseValue: unknown, set: { status?: unknown; headers: Record<string, unknown> }) {
   if (set.headers.etag) return
   const ready = responseValue instanceof Response ? readyJsonBytes(responseValue) : undefined
   const response = responseValue instanceof Response && !ready ? responseValue : undefined
