@@ -95,8 +95,15 @@ export function unwrapReply<T>(reply: Reply<T>): T {
 
 /** NATS-style subject matching: `*` is one token, `>` is the rest. */
 export function subjectMatches(pattern: string, subject: string): boolean {
-  const p = pattern.split('.')
-  const s = subject.split('.')
+  return tokensMatch(pattern.split('.'), subject.split('.'))
+}
+
+/**
+ * subjectMatches on subjects already split at their dots: a caller that tries one subject
+ * against many patterns splits each once (the in-process bus: a write's change event is on a
+ * subject of its own code, so every one is new to its cache of matches).
+ */
+export function tokensMatch(p: readonly string[], s: readonly string[]): boolean {
   for (let i = 0; i < p.length; i++) {
     if (p[i] === '>') return s.length > i
     if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false

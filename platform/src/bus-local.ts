@@ -1,6 +1,6 @@
 import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type EventHandler, type Handler, type Reply } from '@lr/proto'
-import { dataBytesOf, encodeReply, observeRound, replyWithin, requestTooLarge, runHandler, subjectMatches, unwrapReply } from './bus-handler'
+import { dataBytesOf, encodeReply, observeRound, replyWithin, requestTooLarge, runHandler, tokensMatch, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { currentRequestId } from './request-context'
 
@@ -51,6 +51,8 @@ export interface LocalBusOptions {
 
 interface Subscriber {
   pattern: string
+  /** The pattern split at its dots, once. */
+  tokens: string[]
   handler: EventHandler
   queue?: string
 }
@@ -109,9 +111,11 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
   function matchesOf(subject: string) {
     let found = matching.get(subject)
     if (!found) {
-      found = { plain: [...plain].filter((sub) => subjectMatches(sub.pattern, subject)), groups: [] }
+      const tokens = subject.split('.')
+      found = { plain: [], groups: [] }
+      for (const sub of plain) if (tokensMatch(sub.tokens, tokens)) found.plain.push(sub)
       for (const group of groups.values()) {
-        const members = group.members.filter((sub) => subjectMatches(sub.pattern, subject))
+        const members = group.members.filter((sub) => tokensMatch(sub.tokens, tokens))
         if (members.length > 0) found.groups.push({ group, members })
       }
       if (matching.size >= MAX_MATCHED_SUBJECTS) matching.clear()
@@ -186,7 +190,7 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
     },
 
     subscribe(pattern, handler, opts) {
-      const sub: Subscriber = { pattern, handler, queue: opts?.queue }
+      const sub: Subscriber = { pattern, tokens: pattern.split('.'), handler, queue: opts?.queue }
       matching.clear()
       if (sub.queue === undefined) {
         plain.add(sub)

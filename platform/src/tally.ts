@@ -77,7 +77,7 @@ export function addTallies(snapshot: TallySnapshot): void {
 }
 
 abstract class Tally<L extends string, S extends { labels: Labels<L> }> {
-  protected readonly series = new Map<string, S>()
+  protected readonly series = new Set<S>()
 
   constructor(
     readonly name: string,
@@ -93,17 +93,30 @@ abstract class Tally<L extends string, S extends { labels: Labels<L> }> {
   /** Adds one series of another thread's snapshot. */
   abstract add(taken: TallySnapshot[string][number]): void
 
+  /** The series again, by each label's value in turn: a lookup builds no key string. */
+  private readonly byValue = new Map<string, unknown>()
+
   /** The series of these label values, made on first use. */
   protected seriesOf(labels: Labels<L>): S {
-    let key = ''
-    for (const name of this.labelNames) key += `${labels[name]}\u0001`
-    let series = this.series.get(key)
+    const names = this.labelNames
+    let level = this.byValue
+    for (let i = 0; i < names.length - 1; i++) {
+      const value = labels[names[i]!]
+      const key = typeof value === 'string' ? value : String(value)
+      let next = level.get(key) as Map<string, unknown> | undefined
+      if (!next) level.set(key, (next = new Map()))
+      level = next
+    }
+    const value = names.length === 0 ? '' : labels[names[names.length - 1]!]
+    const key = typeof value === 'string' ? value : String(value)
+    let series = level.get(key) as S | undefined
     if (!series) {
       // A copy: the caller may reuse its object for other values.
       const own = {} as Labels<L>
       for (const name of this.labelNames) own[name] = String(labels[name])
       series = this.made(own)
-      this.series.set(key, series)
+      level.set(key, series)
+      this.series.add(series)
     }
     return series
   }
@@ -125,6 +138,7 @@ abstract class Tally<L extends string, S extends { labels: Labels<L> }> {
 
   reset(): void {
     this.series.clear()
+    this.byValue.clear()
   }
 }
 

@@ -49,6 +49,23 @@ describe('tallies', () => {
     expect(await register.getSingleMetricAsString(name)).toContain(`${name}{server="api",status="200"} 5`)
   })
 
+  it('keeps label sets apart whatever their values hold, and counts a tally with no labels', async () => {
+    const name = `tally_test_total_${n++}`
+    const theirs = new Registry()
+    const reference = new Counter({ name, help: 'c', labelNames: ['a', 'b'] as const, registers: [theirs] })
+    const ours = new TallyCounter(name, 'c', ['a', 'b'])
+    // Joined into one key with a separator, these two would be one series.
+    for (const labels of [{ a: 'x\u0001y', b: 'z' }, { a: 'x', b: 'y\u0001z' }, { a: 'x', b: 'y\u0001z' }, { a: '', b: '' }]) {
+      ours.inc(labels)
+      reference.inc(labels)
+    }
+    expect(await register.getSingleMetricAsString(name)).toBe(await theirs.getSingleMetricAsString(name))
+    const bare = new TallyCounter(`tally_test_total_${n++}`, 'c', [])
+    bare.inc({})
+    bare.labels({}).inc(2)
+    expect(await register.getSingleMetricAsString(bare.name)).toBe(`# HELP ${bare.name} c\n# TYPE ${bare.name} counter\n${bare.name} 3`)
+  })
+
   it('forgets every series on reset, as prom-client does', async () => {
     const name = `tally_test_total_${n++}`
     const ours = new TallyCounter(name, 'c', ['a'])
