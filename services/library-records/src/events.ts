@@ -1,5 +1,6 @@
 import { errorFields, log } from '@lr/platform/log'
-import { type Bus, type RecordEventSink, type RecordEventType, WEBHOOK_SUBJECTS } from '@lr/proto'
+import { createTurnBatcher } from '@lr/platform/turn-batch'
+import { AppError, type Bus, type RecordEvent, type RecordEventSink, type RecordEventType, WEBHOOK_SUBJECTS } from '@lr/proto'
 import type { RecordKind } from './kind'
 import { type RecordBase, tombstoneOf } from './ports'
 
@@ -31,11 +32,31 @@ export function withRecordEvents<R extends RecordBase, W, L extends string>(kind
 }
 
 /**
- * TRANSPORT=memory: each event is a request to the webhooks worker of this process, which
- * answers once the deliveries are stored, so they are stored before the API answers.
+ * TRANSPORT=memory: the events are requests to the webhooks worker of this process, which answers
+ * once their deliveries are stored, so they are stored before the API answers. Those handed over
+ * in one turn (the writes of one group commit, a batch) go as one request carrying an array, as
+ * over NATS (record-stream.ts): a request per event cost a one-process create about as much as
+ * its insert (bench/ANALYSIS.md, twenty-second session). The batch runs as part of its first
+ * event's request, so a log line of the webhooks worker carries that request's id.
  */
-export const busRecordEvents = (bus: Bus): RecordEventSink => async (event) => {
-  await bus.request(WEBHOOK_SUBJECTS.ingest, event)
+export function busRecordEvents(bus: Bus): RecordEventSink {
+  const send = createTurnBatcher<RecordEvent>((events) => ingest(bus, events), Number.POSITIVE_INFINITY)
+  return (event) => send({ item: event, bytes: 0 })
+}
+
+/**
+ * One request for the batch, or, when the bus refuses it as too large before sending it, one per
+ * half: the events' size is known only as text, which the bus writes anyway. A lone event too
+ * large for the bus is refused as it was before batching.
+ */
+async function ingest(bus: Bus, events: RecordEvent[]): Promise<void> {
+  try {
+    await bus.request(WEBHOOK_SUBJECTS.ingest, events.length === 1 ? events[0] : events)
+  } catch (error) {
+    if (events.length === 1 || !(error instanceof AppError) || error.code !== 'payload_too_large') throw error
+    const half = Math.ceil(events.length / 2)
+    await Promise.all([ingest(bus, events.slice(0, half)), ingest(bus, events.slice(half))])
+  }
 }
 
 /**

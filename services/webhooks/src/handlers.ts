@@ -22,9 +22,12 @@ export function serveWebhooks(bus: Bus, service: WebhookService): () => void {
   return () => subscriptions.forEach((unsubscribe) => unsubscribe())
 }
 
-/** TRANSPORT=memory: record events as requests; the answer comes once their messages are stored. */
+/**
+ * TRANSPORT=memory: record events as requests, one event or an array of them (busRecordEvents);
+ * the answer comes once their messages are stored.
+ */
 export const serveRecordIntake = (bus: Bus, service: WebhookService) =>
-  bus.serve(S.ingest, async (event) => {
-    await service.ingestRecords([event])
+  bus.serve(S.ingest, async (events) => {
+    await service.ingestRecords(Array.isArray(events) ? events : [events])
     return null
   }, { queue: WEBHOOKS_QUEUE })
