@@ -10,13 +10,20 @@ import { mergeHeaders } from './set-headers'
 export type Admit = (principal: Principal) => Promise<Record<string, string>>
 
 /**
+ * Whether a request URL's path starts with /v1, read without parsing the URL (every request).
+ * The URL is absolute and already normalised (dot segments resolved) by Bun and by `new Request`,
+ * so its path is what follows the authority: the same answer as `new URL(url).pathname`.
+ */
+export const isApiPath = (url: string) => url.startsWith('/v1', url.indexOf('/', url.indexOf('//') + 2))
+
+/**
  * Every /v1 request: the key is verified by the auth service (403), then admitted by the rate
  * limiter (429), before routing and body parsing (docs/decisions.md §8 order). No cache: a revoked key
  * fails on the very next request.
  */
 export const apiKeyAuth = (bus: Bus, admit?: Admit) =>
   new Elysia({ name: 'api-key-auth' }).onRequest(async ({ request, set }) => {
-    if (!new URL(request.url).pathname.startsWith('/v1')) return
+    if (!isApiPath(request.url)) return
     const key = request.headers.get('x-api-key')
     if (!key) throw new AppError('forbidden', 'missing API key: send it in the x-api-key header')
     const principal = await bus.request<Principal>(AUTH_SUBJECTS.verify, { key })

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { customAlphabet } from 'nanoid'
 import type { KeyScope } from '@lr/proto'
 
@@ -14,8 +13,11 @@ const KEY_SHAPE = new RegExp(`^(lrp_|lrb_)[0-9A-Za-z]{${SECRET_LENGTH}}$`)
 
 export const newSecret = (scope: KeyScope) => KEY_PREFIX[scope] + randomSecret()
 
-/** What the store keeps instead of the secret. A fast hash is enough: the secret has ~190 random bits. */
-export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex')
+/**
+ * What the store keeps instead of the secret: its SHA-256 in hex. A fast hash is enough: the secret
+ * has ~190 random bits. Bun's one-shot hash, a third of node:crypto's createHash (every request).
+ */
+export const hashSecret = (secret: string): string => Bun.SHA256.hash(secret, 'hex')
 
 /** true when the text has the shape of a key this service issues (checked before any store read). */
 export const looksLikeKey = (text: string) => KEY_SHAPE.test(text)

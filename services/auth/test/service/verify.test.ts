@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'bun:test'
+import { createHash } from 'node:crypto'
+import { hashSecret } from '../../src/secret'
 import { rejection, T0, world } from '../fixtures'
 
 const NO_ACCESS = 'this account no longer has API access (plan or temporary grant); a new key will not help'
@@ -18,6 +20,11 @@ async function businessKey(w = world()) {
 }
 
 describe('verify', () => {
+  it('looks a key up by the same hash every stored key has: SHA-256 of the secret, in lower-case hex', () => {
+    for (const secret of [`lrp_${'a1B2'.repeat(8)}`, `lrb_${'Z9y8'.repeat(8)}`, 'é'])
+      expect(hashSecret(secret)).toBe(createHash('sha256').update(secret).digest('hex'))
+  })
+
   it('refuses a missing key with 403 and says to send x-api-key', async () => {
     const w = world()
     for (const key of [null, undefined, '']) {
