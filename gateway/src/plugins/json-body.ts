@@ -3,6 +3,8 @@ import { AppError } from '@lr/proto'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT'])
+/** One decoder for every body: without `stream` a decode keeps no state between calls. */
+const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** Reads at most `limit` bytes of a body; stops reading (413) as soon as it is larger. */
 async function readCapped(request: Request, limit: number): Promise<Uint8Array> {
@@ -11,7 +13,7 @@ async function readCapped(request: Request, limit: number): Promise<Uint8Array> 
   if (!request.body) return new Uint8Array()
   // A declared length is what HTTP/1.1 framing reads, no more: read it whole, without a stream
   // reader and its promise per chunk (6 % of a create's profile). Chunked bodies are counted.
-  if (Number.isSafeInteger(declared)) return new Uint8Array(await request.arrayBuffer())
+  if (Number.isSafeInteger(declared)) return await request.bytes()
   const chunks: Uint8Array[] = []
   let size = 0
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
@@ -36,7 +38,7 @@ export const jsonBody = new Elysia({ name: 'json-body' }).onParse({ as: 'global'
   if (!/^application\/json\s*(;|$)/i.test(contentType ?? ''))
     throw new AppError('unsupported_media_type', 'request body must be JSON: send Content-Type: application/json')
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+    return JSON.parse(utf8.decode(bytes))
   } catch {
     throw new AppError('bad_request', 'request body is not valid JSON')
   }
