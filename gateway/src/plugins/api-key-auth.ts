@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { AppError, AUTH_SUBJECTS, type Bus, type Principal } from '@lr/proto'
+import { pathStartOf } from '@lr/platform/request-url'
 import { setPrincipal } from '../context'
 import { mergeHeaders } from './set-headers'
 
@@ -10,11 +11,10 @@ import { mergeHeaders } from './set-headers'
 export type Admit = (principal: Principal) => Promise<Record<string, string>>
 
 /**
- * Whether a request URL's path starts with /v1, read without parsing the URL (every request).
- * The URL is absolute and already normalised (dot segments resolved) by Bun and by `new Request`,
- * so its path is what follows the authority: the same answer as `new URL(url).pathname`.
+ * Whether a request URL's path starts with /v1, read without parsing the URL (every request). A
+ * URL with no path (-1) is read from its start, which is its scheme: not /v1.
  */
-export const isApiPath = (url: string) => url.startsWith('/v1', url.indexOf('/', url.indexOf('//') + 2))
+export const isApiPath = (url: string) => url.startsWith('/v1', pathStartOf(url))
 
 /**
  * Every /v1 request: the key is verified by the auth service (403), then admitted by the rate

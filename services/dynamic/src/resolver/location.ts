@@ -38,22 +38,6 @@ export function destinationOf(destinationUrl: string): Destination {
   }
 }
 
-/**
- * A request's path and query (`search`, as URL's: '' or `?…`) read from `request.url` by index.
- * Bun's request.url is already a serialised URL (dot segments resolved, the query
- * percent-encoded, as `new URL(…).href` gives it), so its pieces are those URL would give,
- * without a second parse (0.3 µs a redirect).
- */
-export function pathAndSearchOf(href: string): { path: string; search: string } {
-  const pathAt = href.indexOf('/', href.indexOf('//') + 2)
-  if (pathAt < 0) return { path: '/', search: '' }
-  const hashAt = href.indexOf('#', pathAt)
-  const end = hashAt < 0 ? href.length : hashAt
-  const queryAt = href.indexOf('?', pathAt)
-  if (queryAt < 0 || queryAt > end) return { path: href.slice(pathAt, end), search: '' }
-  return { path: href.slice(pathAt, queryAt), search: end - queryAt > 1 ? href.slice(queryAt, end) : '' }
-}
-
 /** A query pair's name, decoded as URLSearchParams would (`+` is a space). */
 function nameOf(pair: string): string {
   const eq = pair.indexOf('=')

@@ -250,7 +250,7 @@ describe('resolver thread modules', () => {
     const loaded = await modulesLoadedBy(join(import.meta.dir, '../../src/resolver/thread.ts'), join(import.meta.dir, '../..'))
     expect(loaded.some((path) => path.endsWith('resolver/thread.ts'))).toBe(true)
     expect(loaded.some((path) => path.endsWith('resolver/resolver.ts'))).toBe(true)
-    expect(loaded.filter((path) => /typebox|pino|prom-client|elysia|nats|mongoose|proto\/src\/(?!app-error|codes|scan-batch)|platform\/src\/(?!log|request-context|tally|http-tallies|bots)/.test(path))).toEqual([])
+    expect(loaded.filter((path) => /typebox|pino|prom-client|elysia|nats|mongoose|proto\/src\/(?!app-error|codes|scan-batch)|platform\/src\/(?!log|request-context|request-url|tally|http-tallies|bots)/.test(path))).toEqual([])
   })
 })
 

@@ -1,0 +1,20 @@
+/**
+ * The path and query of a request's URL, read from `request.url` by index (every request of the
+ * resolver and of the gateway). Bun's request.url is already a serialised URL (dot segments
+ * resolved, the query percent-encoded, as `new URL(…).href` gives it), and so is that of
+ * `new Request`, so its pieces are those URL would give, without a second parse (0.3 µs a redirect).
+ */
+
+/** Where the path of a serialised URL starts: the first `/` after the authority; -1 when it has none. */
+export const pathStartOf = (href: string): number => href.indexOf('/', href.indexOf('//') + 2)
+
+/** A request's path and query (`search`, as URL's: '' or `?…`). */
+export function pathAndSearchOf(href: string): { path: string; search: string } {
+  const pathAt = pathStartOf(href)
+  if (pathAt < 0) return { path: '/', search: '' }
+  const hashAt = href.indexOf('#', pathAt)
+  const end = hashAt < 0 ? href.length : hashAt
+  const queryAt = href.indexOf('?', pathAt)
+  if (queryAt < 0 || queryAt > end) return { path: href.slice(pathAt, end), search: '' }
+  return { path: href.slice(pathAt, queryAt), search: end - queryAt > 1 ? href.slice(queryAt, end) : '' }
+}
