@@ -25,7 +25,7 @@ try {
   const result = await wrk({ ...spec, seconds })
   const after = ticks()
   const redirects = result.rps * seconds
-  console.log(`${what}: ${Math.round(result.rps)}/s over ${seconds} s`)
+  console.log(`${what}: ${Math.round(result.rps)}/s over ${seconds} s, p99 ${result.p99} ms`)
   for (const [thread, t] of Object.entries(after)) {
     const used = (t - (before[thread] ?? 0)) / 100
     if (used >= 0.1) console.log(`${thread}: ${used.toFixed(2)} s CPU, ${((used * 1e6) / redirects).toFixed(1)} µs per request`)

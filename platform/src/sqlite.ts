@@ -18,7 +18,73 @@ export function openSqlite(path: string): Database {
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
   switchToWal(db)
   db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;')
+  if (handedOver && path !== ':memory:') {
+    db.exec(`PRAGMA wal_autocheckpoint = ${HANDED_OVER_AUTOCHECKPOINT_PAGES}`)
+    handedOver.add(path)
+  }
   return db
+}
+
+/**
+ * A checkpoint copies the WAL's pages into the database file and syncs both files. SQLite runs
+ * it in the connection that committed, every 1000 pages by default: on the thread that answers
+ * the API, where each sync blocked every request for its duration (a one-process create load on
+ * ext4: the main thread 7.4 of 8 s busy, p99 16.6 ms; bench/ANALYSIS.md, twenty-third session).
+ * With checkpointElsewhere, another thread checkpoints the files this one opens (the one-process
+ * product's ingestion Worker, every CHECKPOINT_EVERY_MS: services/analytics/src/ingest-worker.ts)
+ * and their own connections only do so past HANDED_OVER_AUTOCHECKPOINT_PAGES. That bound stays
+ * because only a writer restarts the WAL, and only when the checkpoint has caught up, which a
+ * checkpoint of another thread under constant writes never quite does: a file's WAL then grows
+ * to about 16 MiB, where its own connection checkpoints the few pages left and the WAL starts
+ * over. So a Worker that stopped checkpointing costs larger WAL files, nothing else.
+ */
+let handedOver: Set<string> | undefined
+export const HANDED_OVER_AUTOCHECKPOINT_PAGES = 4000
+export const CHECKPOINT_EVERY_MS = 50
+
+/**
+ * From now on, the files openSqlite opens in this thread are checkpointed by another (see above).
+ * Returns the way back (for tests): files opened after it keep SQLite's own checkpoints.
+ */
+export function checkpointElsewhere(): () => void {
+  handedOver ??= new Set()
+  return () => void (handedOver = undefined)
+}
+
+/** The files whose checkpoints another thread makes: those openSqlite opened since checkpointElsewhere. */
+export const filesToCheckpoint = (): string[] => (handedOver ? [...handedOver] : [])
+
+/**
+ * The other thread's side: a PASSIVE checkpoint of each file, through a connection of its own to
+ * it (opened once). PASSIVE never waits: it copies what no reader still needs and leaves the rest
+ * to the next pass; it never holds up the writers. A file it cannot open or checkpoint (gone,
+ * busy) is tried again next time.
+ */
+export function createCheckpointer() {
+  const connections = new Map<string, Database>()
+  return {
+    checkpoint(paths: readonly string[]): void {
+      for (const path of paths) {
+        try {
+          let db = connections.get(path)
+          if (!db) {
+            db = new Database(path, { readwrite: true, create: false })
+            // Its page cache is never read: a checkpoint copies from the WAL file.
+            db.exec('PRAGMA cache_size = 16')
+            connections.set(path, db)
+          }
+          db.query('PRAGMA wal_checkpoint(PASSIVE)').get()
+        } catch {
+          connections.get(path)?.close()
+          connections.delete(path)
+        }
+      }
+    },
+    close(): void {
+      for (const db of connections.values()) db.close()
+      connections.clear()
+    },
+  }
 }
 
 const BUSY_TIMEOUT_MS = 5000

@@ -1,12 +1,16 @@
 import { loadConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
 import { listening, startOrExit } from '@lr/platform/startup'
 import { log, startLogging } from '@lr/platform/log'
+import { checkpointElsewhere } from '@lr/platform/sqlite'
 import { serveShortLinks } from '@lr/dynamic'
 import { startStandalone } from './standalone'
 
 /** `bun start`: the whole product in this process, the API on PORT and short links on SHORT_PORT. */
 const config = loadConfigOrExit({ ...Bun.env, TRANSPORT: 'memory' })
 startLogging('standalone', config.LOG_LEVEL)
+// The SQLite files' checkpoints (and their syncs) off the thread that answers the API: the
+// ingestion Worker makes them (platform/src/sqlite.ts).
+if (config.STORE === 'sqlite') checkpointElsewhere()
 const { product, server, short } = await startOrExit('standalone', async () => {
   const product = await startStandalone(config)
   const server = listening('PORT', config.PORT, () => product.gateway.listen({ port: config.PORT, hostname: '0.0.0.0' }))

@@ -1,6 +1,7 @@
 import type { ApplyScans, ApplyScanTexts } from '@lr/proto'
 import { log } from '@lr/platform/log'
 import { secondsSince, storeDuration } from '@lr/platform/metrics'
+import { CHECKPOINT_EVERY_MS, filesToCheckpoint, sqlitePathOf } from '@lr/platform/sqlite'
 import { type IngestResult, MALFORMED_DROPPED } from './ingest'
 import { ANALYTICS_STORE } from './ports'
 
@@ -11,6 +12,8 @@ import { ANALYTICS_STORE } from './ports'
 export interface IngestRequest { type: 'ingest'; id: number; texts: readonly string[] }
 export type IngestReply = ({ id: number } & IngestResult) | { id: number; error: string }
 export type WorkerControl = { type: 'open'; dataDir: string } | { type: 'close' }
+/** The files whose checkpoints this thread handed over (platform/src/sqlite.ts): no answer. */
+export interface CheckpointRequest { type: 'checkpoint'; paths: readonly string[] }
 export type WorkerControlReply = { type: 'opened' | 'closed'; error?: string }
 
 /**
@@ -19,7 +22,10 @@ export type WorkerControlReply = { type: 'opened' | 'closed'; error?: string }
  * profile: three quarters of the resolver's busy time was ingestion). Each batch resolves once
  * the worker committed it, exactly like an in-thread apply, so the scan source's retry and
  * stop semantics are unchanged. The Worker writes `analytics.sqlite` under `dataDir` (STORE=sqlite
- * only); a malformed event it drops is logged here, where the process's logger is.
+ * only); a malformed event it drops is logged here, where the process's logger is. It is also
+ * the thread that checkpoints the SQLite files this thread handed over (checkpointElsewhere in
+ * platform/src/sqlite.ts, which `bun start` calls): it has a core and SQLite loaded already, where
+ * a Worker of their own would add a VM (about 5 MiB) to the product's memory.
  */
 export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplyScans; applyTexts: ApplyScanTexts; close(): Promise<void> }> {
   const worker = new Worker(new URL('./ingest-worker.ts', import.meta.url).href)
@@ -50,6 +56,13 @@ export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplySca
     worker.terminate()
     throw error
   }
+  // Not the analytics file: the Worker writes it, so its own connection checkpoints it as it commits.
+  const own = sqlitePathOf(dataDir, ANALYTICS_STORE)
+  const checkpoints = setInterval(() => {
+    const paths = filesToCheckpoint().filter((path) => path !== own)
+    if (paths.length > 0) worker.postMessage({ type: 'checkpoint', paths } satisfies CheckpointRequest)
+  }, CHECKPOINT_EVERY_MS)
+  checkpoints.unref()
   const applyTexts: ApplyScanTexts = (texts) => {
     const started = performance.now()
     // The Worker's own store metrics stay in its thread, which no /metrics reads: the batch's
@@ -68,6 +81,7 @@ export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplySca
     apply: (events) => applyTexts([JSON.stringify(events)], events.length),
     applyTexts,
     async close() {
+      clearInterval(checkpoints)
       await roundTrip({ type: 'close' })
       worker.terminate()
     },

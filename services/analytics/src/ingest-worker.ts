@@ -1,12 +1,12 @@
 import type { Database } from 'bun:sqlite'
 import { scansOfTexts } from '@lr/proto/scan-batch'
-import { openSqlite, sqlitePathOf } from '@lr/platform/sqlite'
+import { createCheckpointer, openSqlite, sqlitePathOf } from '@lr/platform/sqlite'
 import { createSqliteScanWrites } from './adapters/analytics-writes.sqlite'
 import { createSqliteFallbacks } from './adapters/analytics-fallbacks.sqlite'
 import { createAgentCache } from './enrich'
 import { createScanIngest } from './ingest'
 import { ANALYTICS_STORE } from './ports'
-import type { IngestReply, IngestRequest, WorkerControl, WorkerControlReply } from './ingest-in-worker'
+import type { CheckpointRequest, IngestReply, IngestRequest, WorkerControl, WorkerControlReply } from './ingest-in-worker'
 
 /**
  * Worker side of ingestInWorker: its own connection to the analytics SQLite file (WAL lets the
@@ -21,16 +21,22 @@ import type { IngestReply, IngestRequest, WorkerControl, WorkerControlReply } fr
 declare const self: Worker
 let db: Database | undefined
 let ingest: ReturnType<typeof createScanIngest> | undefined
+/** The main thread's other SQLite files, checkpointed here (platform/src/sqlite.ts, checkpointElsewhere). */
+const checkpointer = createCheckpointer()
 
 const control = (message: WorkerControl): WorkerControlReply => {
   if (message.type === 'open') {
     db = openSqlite(sqlitePathOf(message.dataDir, ANALYTICS_STORE))
     ingest = createScanIngest({ ...createSqliteScanWrites(db), ...createSqliteFallbacks(db) }, createAgentCache())
-  } else db?.close()
+  } else {
+    checkpointer.close()
+    db?.close()
+  }
   return { type: message.type === 'open' ? 'opened' : 'closed' }
 }
 
-self.onmessage = async ({ data }: MessageEvent<IngestRequest | WorkerControl>) => {
+self.onmessage = async ({ data }: MessageEvent<IngestRequest | WorkerControl | CheckpointRequest>) => {
+  if (data.type === 'checkpoint') return checkpointer.checkpoint(data.paths)
   if (data.type !== 'ingest') {
     let reply: WorkerControlReply
     try {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '@lr/proto'
@@ -7,6 +7,7 @@ import { ALL_TIME } from '../src/days'
 import { ingestInWorker } from '../src/ingest-in-worker'
 import { openAnalyticsStore } from '../src/start'
 import { metricsResponse } from '@lr/platform/metrics'
+import { checkpointElsewhere, openSqlite } from '@lr/platform/sqlite'
 import { sample } from '../../../test/harness/metrics'
 import { captureLog } from '@lr/platform/testing/log-capture'
 
@@ -85,5 +86,29 @@ describe('ingestInWorker', () => {
     const notADirectory = join(dir, 'file')
     await Bun.write(notADirectory, 'x')
     await expect(ingestInWorker(notADirectory)).rejects.toThrow(/^scan ingestion worker: /)
+  })
+  it("checkpoints the SQLite files this thread handed over (bun start's API stores), so this thread does not", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
+    dirs.push(dir)
+    const back = checkpointElsewhere()
+    const path = join(dir, 'records.sqlite')
+    const db = openSqlite(path)
+    const worker = await ingestInWorker(dir)
+    try {
+      db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)')
+      const insert = db.prepare('INSERT INTO t (body) VALUES (?)')
+      db.transaction(() => {
+        for (let i = 0; i < 300; i++) insert.run('x'.repeat(1024))
+      })()
+      // Far below its own connection's bound: only the Worker copies the WAL into the file.
+      const before = statSync(path).size
+      const deadline = Date.now() + 5000
+      while (statSync(path).size <= before + 250 * 1024 && Date.now() < deadline) await Bun.sleep(20)
+      expect(statSync(path).size).toBeGreaterThan(before + 250 * 1024)
+    } finally {
+      await worker.close()
+      db.close()
+      back()
+    }
   })
 })

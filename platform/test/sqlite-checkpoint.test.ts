@@ -1,0 +1,91 @@
+import { afterEach, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { checkpointElsewhere, createCheckpointer, filesToCheckpoint, HANDED_OVER_AUTOCHECKPOINT_PAGES, openSqlite } from '@lr/platform/sqlite'
+
+const dirs: string[] = []
+const undo: (() => void)[] = []
+afterEach(() => {
+  undo.splice(0).forEach((back) => back())
+  dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true }))
+})
+const freshDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lr-checkpoint-'))
+  dirs.push(dir)
+  return dir
+}
+const autocheckpointOf = (db: ReturnType<typeof openSqlite>) => (db.query('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint
+/** 300 rows of 1 KiB: about 80 pages, all in the WAL until a checkpoint copies them. */
+function fill(db: ReturnType<typeof openSqlite>) {
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)')
+  const insert = db.prepare('INSERT INTO t (body) VALUES (?)')
+  db.transaction(() => {
+    for (let i = 0; i < 300; i++) insert.run('x'.repeat(1024))
+  })()
+}
+
+it("keeps SQLite's own checkpoints unless they are handed over", () => {
+  const db = openSqlite(join(freshDir(), 'own.sqlite'))
+  try {
+    expect(autocheckpointOf(db)).toBe(1000)
+    expect(filesToCheckpoint()).toEqual([])
+  } finally {
+    db.close()
+  }
+})
+
+it('hands a file opened after checkpointElsewhere to another connection, which copies its WAL into it', () => {
+  undo.push(checkpointElsewhere())
+  const path = join(freshDir(), 'handed.sqlite')
+  const db = openSqlite(path)
+  const checkpointer = createCheckpointer()
+  try {
+    // Its own connection checkpoints only past the bound, so the WAL stays bounded without the other thread.
+    expect(autocheckpointOf(db)).toBe(HANDED_OVER_AUTOCHECKPOINT_PAGES)
+    expect(filesToCheckpoint()).toEqual([path])
+    fill(db)
+    const before = statSync(path).size
+    checkpointer.checkpoint(filesToCheckpoint())
+    expect(statSync(path).size).toBeGreaterThan(before + 250 * 1024)
+    // Nothing the writer committed is lost, and it goes on writing.
+    db.exec("INSERT INTO t (body) VALUES ('after')")
+    expect(db.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 301 })
+  } finally {
+    checkpointer.close()
+    db.close()
+  }
+})
+
+it('skips a file it cannot open and checkpoints it once it can', () => {
+  const dir = freshDir()
+  const path = join(dir, 'later.sqlite')
+  const checkpointer = createCheckpointer()
+  try {
+    expect(() => checkpointer.checkpoint([path])).not.toThrow()
+    undo.push(checkpointElsewhere())
+    const db = openSqlite(path)
+    try {
+      fill(db)
+      const before = statSync(path).size
+      checkpointer.checkpoint([path])
+      expect(statSync(path).size).toBeGreaterThan(before)
+    } finally {
+      db.close()
+    }
+  } finally {
+    checkpointer.close()
+  }
+})
+
+it('stops handing files over when undone', () => {
+  const back = checkpointElsewhere()
+  back()
+  const db = openSqlite(join(freshDir(), 'after-undo.sqlite'))
+  try {
+    expect(autocheckpointOf(db)).toBe(1000)
+    expect(filesToCheckpoint()).toEqual([])
+  } finally {
+    db.close()
+  }
+})
