@@ -25,15 +25,18 @@ function fill(db: ReturnType<typeof openSqlite>) {
   })()
 }
 
-it("keeps SQLite's own checkpoints unless they are handed over", () => {
-  const db = openSqlite(join(freshDir(), 'own.sqlite'))
+/** A file opened now keeps SQLite's own checkpoints (every 1000 pages) and is handed to no one. */
+function expectOwnCheckpoints(name: string) {
+  const db = openSqlite(join(freshDir(), name))
   try {
     expect(autocheckpointOf(db)).toBe(1000)
     expect(filesToCheckpoint()).toEqual([])
   } finally {
     db.close()
   }
-})
+}
+
+it("keeps SQLite's own checkpoints unless they are handed over", () => expectOwnCheckpoints('own.sqlite'))
 
 it('hands a file opened after checkpointElsewhere to another connection, which copies its WAL into it', () => {
   undo.push(checkpointElsewhere())
@@ -81,11 +84,5 @@ it('skips a file it cannot open and checkpoints it once it can', () => {
 it('stops handing files over when undone', () => {
   const back = checkpointElsewhere()
   back()
-  const db = openSqlite(join(freshDir(), 'after-undo.sqlite'))
-  try {
-    expect(autocheckpointOf(db)).toBe(1000)
-    expect(filesToCheckpoint()).toEqual([])
-  } finally {
-    db.close()
-  }
+  expectOwnCheckpoints('after-undo.sqlite')
 })
