@@ -115,6 +115,12 @@ export const exportChunks = new Counter({
   labelNames: ['kind', 'made'] as const,
 })
 
+export const sqliteCheckpointFailures = new Counter({
+  name: 'lr_sqlite_checkpoint_failures_total',
+  help: "Checkpoints of a SQLite file that another thread makes (bun start's ingestion Worker) and that failed, by file",
+  labelNames: ['file'] as const,
+})
+
 /** What runs before each scrape: gathers what other threads counted into this thread's registry. */
 const gatherers = new Set<() => Promise<void>>()
 

@@ -54,16 +54,21 @@ export function checkpointElsewhere(): () => void {
 /** The files whose checkpoints another thread makes: those openSqlite opened since checkpointElsewhere. */
 export const filesToCheckpoint = (): string[] => (handedOver ? [...handedOver] : [])
 
+/** A file the checkpointer could not checkpoint this time, and why. */
+export interface CheckpointFailure { path: string; error: string }
+
 /**
  * The other thread's side: a PASSIVE checkpoint of each file, through a connection of its own to
  * it (opened once). PASSIVE never waits: it copies what no reader still needs and leaves the rest
  * to the next pass; it never holds up the writers. A file it cannot open or checkpoint (gone,
- * busy) is tried again next time.
+ * unreadable, a failing disk) is tried again next time and returned among the failures, for the
+ * thread that has the logger and the metrics to report.
  */
 export function createCheckpointer() {
   const connections = new Map<string, Database>()
   return {
-    checkpoint(paths: readonly string[]): void {
+    checkpoint(paths: readonly string[]): CheckpointFailure[] {
+      const failures: CheckpointFailure[] = []
       for (const path of paths) {
         try {
           let db = connections.get(path)
@@ -74,11 +79,13 @@ export function createCheckpointer() {
             connections.set(path, db)
           }
           db.query('PRAGMA wal_checkpoint(PASSIVE)').get()
-        } catch {
+        } catch (error) {
           connections.get(path)?.close()
           connections.delete(path)
+          failures.push({ path, error: (error as Error)?.message ?? String(error) })
         }
       }
+      return failures
     },
     close(): void {
       for (const db of connections.values()) db.close()

@@ -1,7 +1,8 @@
 import type { ApplyScans, ApplyScanTexts } from '@lr/proto'
 import { log } from '@lr/platform/log'
-import { secondsSince, storeDuration } from '@lr/platform/metrics'
-import { CHECKPOINT_EVERY_MS, filesToCheckpoint, sqlitePathOf } from '@lr/platform/sqlite'
+import { secondsSince, sqliteCheckpointFailures, storeDuration } from '@lr/platform/metrics'
+import { basename } from 'node:path'
+import { CHECKPOINT_EVERY_MS, type CheckpointFailure, filesToCheckpoint, HANDED_OVER_AUTOCHECKPOINT_PAGES, sqlitePathOf } from '@lr/platform/sqlite'
 import { type IngestResult, MALFORMED_DROPPED } from './ingest'
 import { ANALYTICS_STORE } from './ports'
 
@@ -15,6 +16,11 @@ export type WorkerControl = { type: 'open'; dataDir: string } | { type: 'close' 
 /** The files whose checkpoints this thread handed over (platform/src/sqlite.ts): no answer. */
 export interface CheckpointRequest { type: 'checkpoint'; paths: readonly string[] }
 export type WorkerControlReply = { type: 'opened' | 'closed'; error?: string }
+/** The handed-over files the Worker could not checkpoint this time. */
+export interface CheckpointFailed { type: 'checkpoint-failed'; failures: CheckpointFailure[] }
+
+/** A file's failing checkpoints are logged at most once in this long (each is counted). */
+export const CHECKPOINT_FAILURE_LOG_EVERY_MS = 60_000
 
 /**
  * One-process mode: scan batches are applied by a Worker, so the SQLite writes of ingestion run
@@ -32,8 +38,9 @@ export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplySca
   const waiting = new Map<number, { resolve(): void; reject(error: Error): void }>()
   let next = 0
   let control: ((reply: WorkerControlReply) => void) | undefined
-  worker.onmessage = ({ data }: MessageEvent<IngestReply | WorkerControlReply>) => {
-    if ('type' in data) return control?.(data)
+  const reportCheckpointFailures = checkpointFailureReporter()
+  worker.onmessage = ({ data }: MessageEvent<IngestReply | WorkerControlReply | CheckpointFailed>) => {
+    if ('type' in data) return data.type === 'checkpoint-failed' ? reportCheckpointFailures(data.failures) : control?.(data)
     const pending = waiting.get(data.id)
     waiting.delete(data.id)
     if ('error' in data) return pending?.reject(new Error(`scan ingestion failed: ${data.error}`))
@@ -85,5 +92,24 @@ export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplySca
       await roundTrip({ type: 'close' })
       worker.terminate()
     },
+  }
+}
+
+/**
+ * A file whose checkpoints keep failing costs a WAL up to its own connection's bound, then
+ * checkpoints on the API's thread again: nothing is lost, but an operator should know (a file
+ * removed under the process, a failing disk). Each failure is counted; a file's are logged once
+ * a minute, not every 50 ms.
+ */
+function checkpointFailureReporter() {
+  const loggedAt = new Map<string, number>()
+  return (failures: readonly CheckpointFailure[]) => {
+    for (const { path, error } of failures) {
+      sqliteCheckpointFailures.inc({ file: basename(path) })
+      const last = loggedAt.get(path)
+      if (last !== undefined && Date.now() - last < CHECKPOINT_FAILURE_LOG_EVERY_MS) continue
+      loggedAt.set(path, Date.now())
+      log().warn({ file: path, error }, `could not checkpoint a SQLite file from the ingestion Worker (its own connection still does, once its WAL passes ${HANDED_OVER_AUTOCHECKPOINT_PAGES} pages)`)
+    }
   }
 }

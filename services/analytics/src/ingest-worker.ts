@@ -6,7 +6,7 @@ import { createSqliteFallbacks } from './adapters/analytics-fallbacks.sqlite'
 import { createAgentCache } from './enrich'
 import { createScanIngest } from './ingest'
 import { ANALYTICS_STORE } from './ports'
-import type { CheckpointRequest, IngestReply, IngestRequest, WorkerControl, WorkerControlReply } from './ingest-in-worker'
+import type { CheckpointFailed, CheckpointRequest, IngestReply, IngestRequest, WorkerControl, WorkerControlReply } from './ingest-in-worker'
 
 /**
  * Worker side of ingestInWorker: its own connection to the analytics SQLite file (WAL lets the
@@ -36,7 +36,11 @@ const control = (message: WorkerControl): WorkerControlReply => {
 }
 
 self.onmessage = async ({ data }: MessageEvent<IngestRequest | WorkerControl | CheckpointRequest>) => {
-  if (data.type === 'checkpoint') return checkpointer.checkpoint(data.paths)
+  if (data.type === 'checkpoint') {
+    const failures = checkpointer.checkpoint(data.paths)
+    if (failures.length > 0) self.postMessage({ type: 'checkpoint-failed', failures } satisfies CheckpointFailed)
+    return
+  }
   if (data.type !== 'ingest') {
     let reply: WorkerControlReply
     try {

@@ -87,12 +87,17 @@ describe('ingestInWorker', () => {
     await Bun.write(notADirectory, 'x')
     await expect(ingestInWorker(notADirectory)).rejects.toThrow(/^scan ingestion worker: /)
   })
-  it("checkpoints the SQLite files this thread handed over (bun start's API stores), so this thread does not", async () => {
+  /** A fresh directory and a SQLite file in it that this thread hands over (checkpointElsewhere), and the way back. */
+  function handedOverFile(name: string) {
     const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
     dirs.push(dir)
     const back = checkpointElsewhere()
-    const path = join(dir, 'records.sqlite')
-    const db = openSqlite(path)
+    const path = join(dir, name)
+    return { dir, path, db: openSqlite(path), back }
+  }
+
+  it("checkpoints the SQLite files this thread handed over (bun start's API stores), so this thread does not", async () => {
+    const { dir, path, db, back } = handedOverFile('records.sqlite')
     const worker = await ingestInWorker(dir)
     try {
       db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)')
@@ -106,6 +111,28 @@ describe('ingestInWorker', () => {
       while (statSync(path).size <= before + 250 * 1024 && Date.now() < deadline) await Bun.sleep(20)
       expect(statSync(path).size).toBeGreaterThan(before + 250 * 1024)
     } finally {
+      await worker.close()
+      db.close()
+      back()
+    }
+  })
+
+  it('counts and logs (once a minute per file) the handed-over files it cannot checkpoint', async () => {
+    const { dir, path, db, back } = handedOverFile('webhooks.sqlite')
+    // Removed under the process: its connection goes on, but no other can open the file.
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true })
+    const logged = captureLog()
+    const worker = await ingestInWorker(dir)
+    const series = 'lr_sqlite_checkpoint_failures_total{file="webhooks.sqlite"}'
+    const failures = async () => sample(await (await metricsResponse()).text(), series) ?? 0
+    try {
+      const deadline = Date.now() + 5000
+      while ((await failures()) < 3 && Date.now() < deadline) await Bun.sleep(20)
+      expect(await failures()).toBeGreaterThanOrEqual(3)
+      const lines = logged.lines.filter((line) => line.file === path)
+      expect(lines).toEqual([{ msg: expect.stringMatching(/^could not checkpoint a SQLite file/), file: path, error: expect.stringMatching(/unable to open/i) }])
+    } finally {
+      logged.restore()
       await worker.close()
       db.close()
       back()
