@@ -9,6 +9,7 @@ import { openAnalyticsStore } from '../src/start'
 import { metricsResponse } from '@lr/platform/metrics'
 import { checkpointElsewhere, openSqlite } from '@lr/platform/sqlite'
 import { sample } from '../../../test/harness/metrics'
+import { waitUntil } from '../../../test/harness/ports'
 import { captureLog } from '@lr/platform/testing/log-capture'
 
 const event = (n: number, visitor = 'a') => ({
@@ -107,8 +108,7 @@ describe('ingestInWorker', () => {
       })()
       // Far below its own connection's bound: only the Worker copies the WAL into the file.
       const before = statSync(path).size
-      const deadline = Date.now() + 5000
-      while (statSync(path).size <= before + 250 * 1024 && Date.now() < deadline) await Bun.sleep(20)
+      await waitUntil(() => statSync(path).size > before + 250 * 1024, 5000, 'the Worker to checkpoint the file')
       expect(statSync(path).size).toBeGreaterThan(before + 250 * 1024)
     } finally {
       await worker.close()
@@ -126,8 +126,7 @@ describe('ingestInWorker', () => {
     const series = 'lr_sqlite_checkpoint_failures_total{file="webhooks.sqlite"}'
     const failures = async () => sample(await (await metricsResponse()).text(), series) ?? 0
     try {
-      const deadline = Date.now() + 5000
-      while ((await failures()) < 3 && Date.now() < deadline) await Bun.sleep(20)
+      await waitUntil(async () => (await failures()) >= 3, 5000, 'three failed checkpoints')
       expect(await failures()).toBeGreaterThanOrEqual(3)
       const lines = logged.lines.filter((line) => line.file === path)
       expect(lines).toEqual([{ msg: expect.stringMatching(/^could not checkpoint a SQLite file/), file: path, error: expect.stringMatching(/unable to open/i) }])
