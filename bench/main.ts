@@ -15,7 +15,7 @@ import { batchCreateScenario } from './scenarios/batch-create'
 import { exportScenario } from './scenarios/export'
 import { outageScenario } from './scenarios/outage'
 import { resolverScenario } from './scenarios/resolver'
-import { countScans, ingestScenario, seededScansScenario } from './scenarios/scans'
+import { countScans, ingestScenario, relayTrail, seededScansScenario } from './scenarios/scans'
 
 const rows: Row[] = []
 const startedAt = performance.now()
@@ -88,7 +88,7 @@ if (wanted(1, 3, 4))
 if (wanted(2, 3, 4, 6, 8))
   await withProduct(() => startNatsProduct(), 'NATS deployment', async (product) => {
     if (wanted(2))
-      await attempt(2, '2 resolver, NATS', () => resolverScenario(product, settings, { order: 2, scenario: '2 resolver, NATS', ...TARGETS.resolverNats, countScans }), product)
+      await attempt(2, '2 resolver, NATS', () => resolverScenario(product, settings, { order: 2, scenario: '2 resolver, NATS', ...TARGETS.resolverNats, countScans, relayTrail }), product)
     await apiScenarios(product, false)
     if (wanted(6)) await attempt(6, '6 scan ingestion, JetStream', () => ingestScenario(product, settings), product)
     // Last: it stops and restarts the broker under the whole deployment.

@@ -19,6 +19,7 @@ export const fmt = {
   int: (n: number) => Math.round(n).toLocaleString('en-US'),
   pct: (r: number) => `${(r * 100).toFixed(0)}%`,
   x: (r: number) => `${r.toFixed(2)}×`,
+  s: (n: number) => `${n.toFixed(1)} s`,
 }
 
 type Base = Pick<Row, 'scenario' | 'metric' | 'order'>

@@ -17,6 +17,12 @@ export interface ResolverOptions {
   /** p99 ceiling in ms, when there is one. */
   maxP99Ms?: number
   countScans?: ScanCounter
+  /**
+   * Seconds from the end of the load until SCANS holds every scan (the relay's consumer has
+   * nothing left), for the NATS deployment: the relay gives way to redirects (SCAN_RELAY_NICE),
+   * so the row shows how far SCANS trailed the burst.
+   */
+  relayTrail?: (product: Product, loadEnded: number) => Promise<number>
 }
 
 const wrkNote = (r: WrkResult) => {
@@ -46,6 +52,8 @@ export async function resolverScenario(product: Product, settings: Settings, opt
   }
   if (settings.warmup > 0) await wrk({ ...run, url: `${product.short}/${warmCode}`, seconds: settings.warmup })
   const measured = await wrk({ ...run, url: `${product.short}/${hotCode}`, seconds: settings.seconds })
+  // Watched from the load's end, beside the count below (which waits for a settled figure).
+  const trailed = opts.relayTrail?.(product, performance.now())
   const served = measured.requests - measured.bad
 
   const base = (metric: string) => ({ scenario: opts.scenario, metric, order: opts.order })
@@ -58,5 +66,6 @@ export async function resolverScenario(product: Product, settings: Settings, opt
     const counted = await opts.countScans(product, key, hotCode, served)
     rows.push(countRow(base('scans recorded vs 302s served'), counted, served, '302s completed', settings.connections))
   }
+  if (trailed) rows.push(ceilingRow(base('SCANS complete, after the load'), await trailed, undefined, fmt.s, `the relay's copy of every scan (${settings.seconds} s load)`))
   return rows
 }

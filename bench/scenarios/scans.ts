@@ -26,6 +26,24 @@ export const countScans: ScanCounter = async (product, key, code, atLeast) => {
   return settledCount(product, key, code)
 }
 
+/**
+ * Scenario 2: seconds from `loadEnded` (a performance.now()) until the relay's consumer of
+ * SCAN_BATCHES has nothing pending or unacknowledged, so SCANS holds every scan.
+ */
+export async function relayTrail(product: Product, loadEnded: number): Promise<number> {
+  const nc = await connect({ servers: product.env.NATS_URL })
+  try {
+    const jsm = await nc.jetstreamManager()
+    await waitUntil(async () => {
+      const { num_pending, num_ack_pending } = await jsm.consumers.info('SCAN_BATCHES', 'scans-relay')
+      return num_pending === 0 && num_ack_pending === 0
+    }, 120_000, 'the relay to copy every scan to SCANS')
+    return (performance.now() - loadEnded) / 1000
+  } finally {
+    await nc.close()
+  }
+}
+
 /** The code's count once it has not moved for three reads half a second apart. */
 export async function settledCount(product: Product, key: string, code: string): Promise<number> {
   let counted = await totalScans(product, key, code)

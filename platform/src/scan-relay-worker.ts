@@ -1,6 +1,7 @@
+import { getPriority, setPriority } from 'node:os'
 import { connect, type NatsConnection } from 'nats'
 import type { Config } from '@lr/proto'
-import { startLogging } from './log'
+import { errorFields, log, startLogging } from './log'
 import { closeReason, natsConnectOptions } from './nats-connect'
 import { createScanRelay, type ScanRelay } from './scan-relay'
 import type { RelayReply, RelayRequest } from './scan-relay-in-worker'
@@ -15,8 +16,26 @@ let relay: ScanRelay | undefined
 let stopping = false
 const reply = (message: RelayReply) => self.postMessage(message)
 
+/**
+ * Lowers this thread's CPU priority by SCAN_RELAY_NICE (README "Scan events"). The relay's copy
+ * of each scan is the largest share of a redirect's CPU over NATS (bench/ANALYSIS.md,
+ * "Twenty-fifth session"), and SCANS may trail: where the relay shares cores with the resolver,
+ * a burst of redirects goes first. On Linux the nice value is a thread's own, so only this
+ * Worker's thread is lowered (setPriority with no pid names the calling thread); the rest of the
+ * analytics process, ingestion included, keeps its priority.
+ */
+function lowerPriority(by: number): void {
+  if (by === 0) return
+  try {
+    setPriority(Math.min(19, getPriority() + by))
+  } catch (error) {
+    log().warn(errorFields(error), 'the scan relay could not lower its CPU priority: it runs at the process\'s')
+  }
+}
+
 async function start(config: Config): Promise<void> {
   startLogging('analytics', config.LOG_LEVEL)
+  lowerPriority(config.SCAN_RELAY_NICE)
   try {
     nc = await connect(natsConnectOptions(config.NATS_URL, 'analytics-relay'))
     // Closed while not stopping: the client gave up (natsConnectOptions); the process decides.

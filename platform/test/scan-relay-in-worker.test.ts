@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
 import type { JetStreamManager, NatsConnection } from 'nats'
 import { loadConfig } from '@lr/proto'
 import { waitUntil } from '../../test/harness/ports'
@@ -61,6 +62,35 @@ else
       await relay.stop()
       expect(failures).toEqual([])
       publisher.close()
+    })
+
+    /** The nice value of each thread of this process, by thread id (Linux keeps one per thread). */
+    const nices = () => new Map(readdirSync('/proc/self/task').map((tid) => [tid, Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])]))
+    const threadName = (tid: string) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim()
+
+    it('runs its thread SCAN_RELAY_NICE below the process\'s CPU priority, every thread there before untouched, and still relays every scan', async () => {
+      const before = nices()
+      const expected = Math.min(19, before.get(String(process.pid))! + 7)
+      const relay = await startScanRelayInWorker(loadConfig({ TRANSPORT: 'nats', NATS_URL: streams.server.url, LOG_LEVEL: 'warn', SCAN_RELAY_NICE: '7' }), fail)
+      const during = nices()
+      const lowered = [...during].filter(([, nice]) => nice === expected).map(([tid]) => tid)
+      // The Worker's thread, and the helpers of its heap that it started after lowering itself.
+      expect(lowered.map(threadName)).toContain('Worker')
+      expect(lowered.filter((tid) => before.has(tid))).toEqual([])
+      expect([...before].filter(([tid, nice]) => during.has(tid) && during.get(tid) !== nice)).toEqual([])
+      const publisher = createJetStreamScanPublisher(nc)
+      for (const e of range(1, 40)) publisher.publish(e)
+      await publisher.flush()
+      await waitUntil(async () => (await jsm.streams.info(SCAN_STREAM)).state.messages === 40, 10_000, 'every scan in SCANS')
+      await relay.stop()
+      publisher.close()
+
+      // 0: the relay's threads keep the process's priority.
+      const plain = await startScanRelayInWorker(loadConfig({ TRANSPORT: 'nats', NATS_URL: streams.server.url, LOG_LEVEL: 'warn', SCAN_RELAY_NICE: '0' }), fail)
+      const started = nices()
+      expect([...started].filter(([tid, nice]) => !before.has(tid) && nice !== before.get(String(process.pid)))).toEqual([])
+      await plain.stop()
+      expect(failures).toEqual([])
     })
 
     it('tells the process once its connection closes for good, and not when it is stopped', async () => {

@@ -60,6 +60,13 @@ export const ConfigSchema = T.Object({
    */
   SCAN_RELAY: T.Integer({ minimum: 0, maximum: 1, default: 1 }),
   /**
+   * TRANSPORT=nats, analytics processes: how far below the process's CPU priority the relay's
+   * thread runs (nice, added to the process's, 19 at most). On a machine the relay shares with
+   * the resolver or ingestion, redirects and the aggregates take the CPU first during a burst and
+   * SCANS trails until it is over; 0 keeps the relay at the process's priority.
+   */
+  SCAN_RELAY_NICE: T.Integer({ minimum: 0, maximum: 19, default: 10 }),
+  /**
    * The largest bus message (request or reply), enforced the same by both buses; over NATS the
    * server's own max_payload lowers it further. Default 8 MiB, what deploy/infra gives NATS.
    */

@@ -3,7 +3,7 @@ import { ConfigSchema, loadConfig } from '@lr/proto'
 import { BASE, build, type K8sObject, kubectlSkipReason, ofKind, PRODUCTION, settingsOf } from './manifests'
 
 /** Settings a Deployment sets for itself: only the process that listens on it. */
-const PER_PROCESS: Record<string, string[]> = { PORT: ['gateway'], SHORT_PORT: ['resolver'], RESOLVER_THREADS: ['resolver'], SCAN_SPOOL_DIR: ['resolver'], SCAN_SPOOL_MAX_MB: ['resolver'], SCAN_RELAY: ['analytics'] }
+const PER_PROCESS: Record<string, string[]> = { PORT: ['gateway'], SHORT_PORT: ['resolver'], RESOLVER_THREADS: ['resolver'], SCAN_SPOOL_DIR: ['resolver'], SCAN_SPOOL_MAX_MB: ['resolver'], SCAN_RELAY: ['analytics'], SCAN_RELAY_NICE: ['analytics'] }
 /** Settings no manifest provides, and why. */
 const NOT_PROVIDED: Record<string, string> = {
   DATA_DIR: 'only the embedded SQLite store (STORE=sqlite) reads it; the manifests run STORE=mongo',
