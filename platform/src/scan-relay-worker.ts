@@ -22,10 +22,11 @@ const reply = (message: RelayReply) => self.postMessage(message)
  * "Twenty-fifth session"), and SCANS may trail: where the relay shares cores with the resolver,
  * a burst of redirects goes first. On Linux the nice value is a thread's own, so only this
  * Worker's thread is lowered (setPriority with no pid names the calling thread); the rest of the
- * analytics process, ingestion included, keeps its priority.
+ * analytics process, ingestion included, keeps its priority. Elsewhere (macOS) a nice value is
+ * the whole process's, ingestion's too, so nothing is lowered there.
  */
 function lowerPriority(by: number): void {
-  if (by === 0) return
+  if (by === 0 || process.platform !== 'linux') return
   try {
     setPriority(Math.min(19, getPriority() + by))
   } catch (error) {
