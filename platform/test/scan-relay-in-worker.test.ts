@@ -84,6 +84,7 @@ else
       await waitUntil(async () => (await jsm.streams.info(SCAN_STREAM)).state.messages === 40, 10_000, 'every scan in SCANS')
       await relay.stop()
       publisher.close()
+      await waitUntil(() => ![...nices().values()].includes(expected), 5_000, 'the lowered threads to end with their Worker')
 
       // 0: the relay's threads keep the process's priority.
       const plain = await startScanRelayInWorker(loadConfig({ TRANSPORT: 'nats', NATS_URL: streams.server.url, LOG_LEVEL: 'warn', SCAN_RELAY_NICE: '0' }), fail)
