@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs'
 import { connect } from 'nats'
+import { SCAN_BATCH_STREAM } from '@lr/platform/scan-stream-config'
 import { join } from 'node:path'
 import { waitUntil } from '../../test/harness/ports'
 import { adminIn, api, member, newDataDir, type Product, startOneProcess } from '../product'
@@ -35,7 +36,7 @@ export async function relayTrail(product: Product, loadEnded: number): Promise<n
   try {
     const jsm = await nc.jetstreamManager()
     await waitUntil(async () => {
-      const { num_pending, num_ack_pending } = await jsm.consumers.info('SCAN_BATCHES', 'scans-relay')
+      const { num_pending, num_ack_pending } = await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')
       return num_pending === 0 && num_ack_pending === 0
     }, 120_000, 'the relay to copy every scan to SCANS')
     return (performance.now() - loadEnded) / 1000
