@@ -1,7 +1,8 @@
 // CPU time of each thread of the one-process product under the resolver load, for the analysis
 // (not part of `bun run bench`): on a machine whose neighbours steal CPU, the main thread's CPU
 // per redirect moves less between runs than redirects/s do.
-//   bun run bench/threads.ts [seconds] [resolve|create|get|list]   (get: one record by its code)
+//   bun run bench/threads.ts [seconds] [resolve|create|get|list|healthz|nokey]
+// get: one record by its code; healthz: every gateway plugin and no key; nokey: get without a key (403).
 import { threadTicks } from './procs'
 import { api, startOneProcess } from './product'
 import { apiFixture, CREATE_BODY } from './scenarios/api-fixture'
@@ -20,6 +21,8 @@ try {
   const spec: Omit<WrkRun, 'seconds'> = what === 'create'
     ? { url: `${product.api}/v1/dynqrcodes`, connections: 64, headers: { 'x-api-key': fixture.key }, post: { body: JSON.stringify(CREATE_BODY) } }
     : what === 'get' ? { url: `${product.api}/v1/dynqrcodes/${code}`, connections: 64, headers: { 'x-api-key': fixture.key } }
+    : what === 'nokey' ? { url: `${product.api}/v1/dynqrcodes/${code}`, connections: 64 }
+    : what === 'healthz' ? { url: `${product.api}/healthz`, connections: 64 }
     : what === 'list' ? { url: `${product.api}/v1/dynqrcodes?limit=100`, connections: 64, headers: { 'x-api-key': fixture.key } }
     : { url: `${product.short}/${code}`, connections: 64, headers: { 'user-agent': BROWSER_UA } }
   const result = await wrk({ ...spec, seconds })
