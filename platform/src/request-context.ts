@@ -20,6 +20,14 @@ export function withRequestId<T>(requestId: string | undefined, work: () => T): 
 }
 
 /**
+ * Runs `work` as part of no request, whatever the caller belongs to: for work done once for
+ * several requests (the events of their writes, sent as one batch), which no one of them owns.
+ */
+export function outsideRequest<T>(work: () => T): T {
+  return storage.exit(work)
+}
+
+/**
  * Marks the rest of the current asynchronous execution as request `requestId`. For hooks that
  * cannot wrap what follows them (Elysia's onRequest), at the very start of a request.
  */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { currentRequestId, withRequestId } from '@lr/platform/request-context'
 import { createTurnBatcher } from '@lr/platform/turn-batch'
 
 /** A batcher whose sends are recorded; `fail` makes the sends of batches holding that item reject. */
@@ -48,5 +49,20 @@ describe('createTurnBatcher: items of one burst go out together', () => {
     expect(sends).toEqual([['ok1', 'bad'], ['ok2', 'ok3']])
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'fulfilled', 'fulfilled'])
     expect((outcomes[0] as PromiseRejectedResult).reason.message).toBe('could not send bad')
+  })
+
+  it("sends a batch as part of its items' request when they share one, and as part of none when they do not, each caller waiting in its own", async () => {
+    const sentUnder: (string | undefined)[] = []
+    const give = createTurnBatcher<string>(async () => void sentUnder.push(currentRequestId()), 1000)
+    const waitedUnder: (string | undefined)[] = []
+    const gave = (requestId: string | undefined, item: string) =>
+      withRequestId(requestId, () => give({ item, bytes: 1 }).then(() => void waitedUnder.push(currentRequestId())))
+    await gave('r1', 'a')
+    await withRequestId('r2', () => Promise.all([give({ item: 'b', bytes: 1 }), give({ item: 'c', bytes: 1 })]))
+    await Promise.all([gave('r3', 'd'), gave('r4', 'e')])
+    await Promise.all([gave(undefined, 'f'), gave('r5', 'g')])
+    await Promise.all([gave('r6', 'h'), gave(undefined, 'i')])
+    expect(sentUnder).toEqual(['r1', 'r2', undefined, undefined, undefined])
+    expect(waitedUnder).toEqual(['r1', 'r3', 'r4', undefined, 'r5', 'r6', undefined])
   })
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { createLogger, installLogger } from '@lr/platform/log'
+import { currentRequestId, withRequestId } from '@lr/platform/request-context'
 import { type RecordEvent, WEBHOOK_SUBJECTS } from '@lr/proto'
 import { busRecordEvents } from '../src/events'
 
@@ -14,11 +15,14 @@ const eventOf = (n: number, pad = 0): RecordEvent => ({
 function intake(maxPayload?: number) {
   const bus = createLocalBus({ maxPayload })
   const requests: unknown[] = []
+  /** The request id each request ran under at the webhooks intake (its log lines' request_id). */
+  const requestIds: (string | undefined)[] = []
   bus.serve(WEBHOOK_SUBJECTS.ingest, async (payload) => {
     requests.push(payload)
+    requestIds.push(currentRequestId())
     return null
   })
-  return { sink: busRecordEvents(bus), requests }
+  return { sink: busRecordEvents(bus), requests, requestIds }
 }
 
 describe('record events in one process', () => {
@@ -33,6 +37,16 @@ describe('record events in one process', () => {
     await sink(eventOf(1))
     await Promise.all([sink(eventOf(2)), sink(eventOf(3))])
     expect(requests).toEqual([eventOf(1), [eventOf(2), eventOf(3)]])
+  })
+
+  it("reach the webhooks as part of their request when one request made them all, and of no request when several did", async () => {
+    const { sink, requests, requestIds } = intake()
+    await withRequestId('req_alone', () => sink(eventOf(1)))
+    await withRequestId('req_batch', () => Promise.all([sink(eventOf(2)), sink(eventOf(3))]))
+    // Two creates answered by one group commit: neither request owns the batch of their events.
+    await Promise.all([withRequestId('req_a', () => sink(eventOf(4))), withRequestId('req_b', () => sink(eventOf(5)))])
+    expect(requests).toEqual([eventOf(1), [eventOf(2), eventOf(3)], [eventOf(4), eventOf(5)]])
+    expect(requestIds).toEqual(['req_alone', 'req_batch', undefined])
   })
 
   it('are split in halves when the batch is over the bus limit, so every event still arrives once', async () => {
