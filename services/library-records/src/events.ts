@@ -36,9 +36,9 @@ export function withRecordEvents<R extends RecordBase, W, L extends string>(kind
  * once their deliveries are stored, so they are stored before the API answers. Those handed over
  * in one turn (the writes of one group commit, a batch) go as one request carrying an array, as
  * over NATS (record-stream.ts): a request per event cost a one-process create about as much as
- * its insert (bench/ANALYSIS.md, twenty-second session). A batch of one
- * request's events runs as part of it, so a log line of the webhooks worker carries its id; a
- * batch of several requests' events carries none (createTurnBatcher).
+ * its insert (bench/ANALYSIS.md, twenty-second session). A batch of one request's events runs as
+ * part of it, so a log line of the webhooks worker carries its id; a batch of several requests'
+ * events carries none (createTurnBatcher).
  */
 export function busRecordEvents(bus: Bus): RecordEventSink {
   const send = createTurnBatcher<RecordEvent>((events) => ingest(bus, events), Number.POSITIVE_INFINITY)
