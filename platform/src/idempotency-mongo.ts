@@ -14,6 +14,8 @@ interface ReceiptDoc {
    * by a writer that died in between: whoever reads it next writes what is missing (mongo-insert.ts).
    */
   pending?: string | null
+  /** When a pending receipt was written, by the database server's clock (ms, ./mongo-clock.ts): how long its writer has been at it. */
+  pending_at?: number | null
 }
 
 const receiptSchema = new Schema<ReceiptDoc>(
@@ -26,6 +28,7 @@ const receiptSchema = new Schema<ReceiptDoc>(
     /** For the TTL index (createExpiryIndex): MongoDB removes receipts a day after they were written. */
     expires_at: { type: Date, required: true },
     pending: { type: String, default: null },
+    pending_at: { type: Number, default: null },
   },
   { versionKey: false },
 )
@@ -56,10 +59,12 @@ export async function mongoReceipts(conn: Connection) {
   await Receipts.createIndexes()
   const serverExpires = await createExpiryIndex(Receipts)
   return {
-    async findReceipt(scope: string, key: string, since: number): Promise<(Receipt & { pending: object[] | null }) | null> {
+    /** `pending_at`: a receipt written before it was kept has none; its `created_at` (this API's seconds) stands in. */
+    async findReceipt(scope: string, key: string, since: number): Promise<(Receipt & { pending: object[] | null; pending_at: number }) | null> {
       const doc = await Receipts.findOne({ scope, key, created_at: { $gte: since } }).lean()
       if (!doc) return null
-      return { scope, key, fingerprint: doc.fingerprint, response: JSON.parse(doc.response), created_at: doc.created_at, pending: doc.pending ? JSON.parse(doc.pending) : null }
+      const pending = doc.pending ? JSON.parse(doc.pending) : null
+      return { scope, key, fingerprint: doc.fingerprint, response: JSON.parse(doc.response), created_at: doc.created_at, pending, pending_at: doc.pending_at ?? doc.created_at * 1000 }
     },
     /** The receipt's documents are all written: it no longer names any (see `pending`). */
     async settle(scope: string, key: string): Promise<void> {
@@ -69,7 +74,8 @@ export async function mongoReceipts(conn: Connection) {
     async remove(scope: string, key: string, created_at: number): Promise<void> {
       await Receipts.deleteOne({ scope, key, created_at })
     },
-    async write(receipt: Receipt, session?: ClientSession, pending?: object[]): Promise<void> {
+    /** `pending`: the documents to come, written at `pending.at` by the database server's clock (see ReceiptDoc). */
+    async write(receipt: Receipt, session?: ClientSession, pending?: { docs: object[]; at: number }): Promise<void> {
       const expired = receipt.created_at - IDEMPOTENCY_TTL_S
       // Without a TTL index nothing else removes old receipts: sweep them here, outside the
       // transaction (an expired receipt is never read, so removing it early or late is harmless).
@@ -78,7 +84,7 @@ export async function mongoReceipts(conn: Connection) {
       await Receipts.deleteOne({ scope: receipt.scope, key: receipt.key, created_at: { $lt: expired } }, { session })
       try {
         await Receipts.create(
-          [{ ...receipt, response: JSON.stringify(receipt.response), expires_at: new Date((receipt.created_at + IDEMPOTENCY_TTL_S) * 1000), pending: pending ? JSON.stringify(pending) : null }],
+          [{ ...receipt, response: JSON.stringify(receipt.response), expires_at: new Date((receipt.created_at + IDEMPOTENCY_TTL_S) * 1000), pending: pending ? JSON.stringify(pending.docs) : null, pending_at: pending?.at ?? null }],
           { session },
         )
       } catch (error) {

@@ -1,10 +1,15 @@
 import { type Connection, type Model, Types } from 'mongoose'
 import type { Receipt } from '@lr/proto'
 import { mongoReceipts } from './idempotency-mongo'
+import { databaseClock } from './mongo-clock'
 import { mongoPositions, placeUnplaced } from './mongo-position'
 
-/** How long a receipt may name unwritten documents before its writer is taken for dead. */
-export const PENDING_GRACE_S = 5
+/**
+ * How long a receipt may name unwritten documents before its writer is taken for dead, by the
+ * database server's clock (./mongo-clock.ts): a replica whose own clock runs ahead must not take a
+ * live writer for dead and write its documents beside it.
+ */
+export const PENDING_GRACE_MS = 5_000
 
 /** Transactions need a replica set or mongos; a standalone server gets insert-then-clean-up. */
 export async function supportsTransactions(conn: Connection): Promise<boolean> {
@@ -32,6 +37,8 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
   const transactions = await supportsTransactions(conn)
   const receipts = await mongoReceipts(conn)
   const positions = await mongoPositions(conn, scope)
+  const server = await databaseClock(conn)
+  const now = server ? server.now : () => Date.now()
   await placeUnplaced(model.collection, positions)
   /** Writes the documents a dead writer's receipt names and that are not there yet, then settles it. */
   async function rollForward(scope: string, key: string, pending: object[]): Promise<void> {
@@ -53,11 +60,11 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
       for (;;) {
         const found = await receipts.findReceipt(scope, key, since)
         if (!found) return null
-        const { pending, ...receipt } = found
+        const { pending, pending_at, ...receipt } = found
         if (!pending) return receipt
         // A twin of a create still running: its writer settles the receipt in a moment. Only a
         // receipt unsettled for longer than any live insert takes was left by a dead writer.
-        if (Date.now() / 1000 - receipt.created_at < PENDING_GRACE_S) {
+        if (now() - pending_at < PENDING_GRACE_MS) {
           await Bun.sleep(50)
           continue
         }
@@ -79,7 +86,7 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
           return
         }
         // The documents as a later reader would write them: without _id and positions, which it assigns anew.
-        if (receipt) await receipts.write(receipt, undefined, unplaced.map(({ _id, ...rest }) => rest))
+        if (receipt) await receipts.write(receipt, undefined, { docs: unplaced.map(({ _id, ...rest }) => rest), at: now() })
         try {
           await model.insertMany(docs, { ordered: true })
         } catch (error) {

@@ -1,5 +1,7 @@
 import type { Connection, mongo } from 'mongoose'
 import { badCursor } from './cursor'
+import { log } from './log'
+import { databaseClock } from './mongo-clock'
 
 /**
  * Server-assigned list positions for the Mongo stores (README "List positions on MongoDB").
@@ -70,17 +72,27 @@ export const PRUNE_AFTER_MS = 10 * 60_000
 export interface PositionClock {
   /** Milliseconds that only move forward (performance.now()). */
   monotonic(): number
-  /** Wall-clock milliseconds (Date.now()): what other replicas see in a block's `at`. */
+  /**
+   * Epoch milliseconds every replica reads alike: what other replicas compare with a block's `at`.
+   * The database server's clock (./mongo-clock.ts), so replicas whose own clocks disagree still
+   * agree on which open block is alive.
+   */
   wall(): number
 }
 
-const SYSTEM_CLOCK: PositionClock = { monotonic: () => performance.now(), wall: () => Date.now() }
+/** The database server's clock as the wall clock; this process's own only where the server does not tell its time. */
+async function serverClock(conn: Connection): Promise<PositionClock> {
+  const server = await databaseClock(conn)
+  if (!server) log().warn({}, "the database server does not tell its time (hello's localTime): list positions use this process's clock, so replicas' clocks must agree within 5 s")
+  return { monotonic: () => performance.now(), wall: server ? server.now : () => Date.now() }
+}
 
 export interface PositionOptions {
   /** OPEN_BLOCK_LEASE_MS unless set. */
   leaseMs?: number
   /** PRUNE_AFTER_MS unless set. */
   pruneAfterMs?: number
+  /** The database server's clock (serverClock) unless set. */
   clock?: PositionClock
 }
 
@@ -95,7 +107,8 @@ export function positionOf(text: string): number {
 
 /** The positions of one collection (`scope`), kept in the collection `${scope}_positions`. */
 export async function mongoPositions(conn: Connection, scope: string, options: PositionOptions = {}): Promise<MongoPositions> {
-  const { leaseMs = OPEN_BLOCK_LEASE_MS, pruneAfterMs = PRUNE_AFTER_MS, clock = SYSTEM_CLOCK } = options
+  const { leaseMs = OPEN_BLOCK_LEASE_MS, pruneAfterMs = PRUNE_AFTER_MS } = options
+  const clock = options.clock ?? (await serverClock(conn))
   const blocks = conn.db!.collection<BlockDoc>(`${scope}_positions`)
   await blocks.createIndex({ open: 1, _id: 1 })
   const newest = async () => (await blocks.find({}).sort({ _id: -1 }).limit(1).toArray())[0]

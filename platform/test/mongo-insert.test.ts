@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it, setSystemTime } from 'bun:test'
 import { type Connection, Schema, Types } from 'mongoose'
-import { createAtomicInsert, PENDING_GRACE_S, supportsTransactions } from '@lr/platform/mongo-insert'
+import { createAtomicInsert, PENDING_GRACE_MS, supportsTransactions } from '@lr/platform/mongo-insert'
 import { mongoReceipts } from '@lr/platform/idempotency-mongo'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../test/harness/ferretdb'
 
@@ -33,8 +33,9 @@ describe.skipIf(Boolean(skip))('atomic insert without transactions (Mongo)', () 
       if (await supportsTransactions(db.conn)) return // a replica set never leaves a receipt unsettled
       const receipts = await mongoReceipts(db.conn)
       // The dead writer: its receipt (written before its documents) and the first of its three documents.
-      const createdAt = Math.floor(Date.now() / 1000) - PENDING_GRACE_S - 1
-      await receipts.write(receiptOf(createdAt), undefined, [{ code: 'a' }, { code: 'b' }, { code: 'c' }])
+      // (The test's FerretDB runs on this machine: its clock is this one.)
+      const createdAt = Math.floor(Date.now() / 1000) - 10
+      await receipts.write(receiptOf(createdAt), undefined, { docs: [{ code: 'a' }, { code: 'b' }, { code: 'c' }], at: Date.now() - PENDING_GRACE_MS - 1000 })
       await Model.collection.insertOne({ _id: new Types.ObjectId(), position: 1, code: 'a' })
 
       const replayed = await atomic.findReceipt('key_1', 'idem-1', createdAt - 60)
@@ -43,6 +44,35 @@ describe.skipIf(Boolean(skip))('atomic insert without transactions (Mongo)', () 
       // Settled: a second reader writes nothing more.
       await atomic.findReceipt('key_1', 'idem-1', createdAt - 60)
       expect(await Model.countDocuments()).toBe(3)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('waits for a live writer\'s receipt by the database server\'s clock, even where this process\'s clock runs a minute ahead', async () => {
+    const db = await freshDatabase(url(), 'lr_insert_test')
+    try {
+      const { Model, atomic } = await open(db.conn)
+      if (await supportsTransactions(db.conn)) return
+      const receipts = await mongoReceipts(db.conn)
+      // The live writer: its receipt just written, one of its three documents in, the rest coming.
+      const createdAt = Math.floor(Date.now() / 1000)
+      await receipts.write(receiptOf(createdAt), undefined, { docs: [{ code: 'a' }, { code: 'b' }, { code: 'c' }], at: Date.now() })
+      await Model.collection.insertOne({ _id: new Types.ObjectId(), position: 1, code: 'a' })
+      setSystemTime(new Date(Date.now() + 60_000))
+      let replayed: Promise<unknown>
+      try {
+        replayed = atomic.findReceipt('key_1', 'idem-1', createdAt - 60)
+        await Bun.sleep(200)
+      } finally {
+        setSystemTime()
+      }
+      // The writer finishes: its other documents, then the receipt settled.
+      await Model.collection.insertMany([{ _id: new Types.ObjectId(), position: 2, code: 'b' }, { _id: new Types.ObjectId(), position: 3, code: 'c' }])
+      await receipts.settle('key_1', 'idem-1')
+      expect(((await replayed) as { response: unknown }).response).toEqual({ created: ['a', 'b', 'c'] })
+      // Nothing written beside the writer: its three documents, at its own positions.
+      expect((await Model.find({}).sort({ position: 1 }).lean()).map((d) => [d.code, d.position])).toEqual([['a', 1], ['b', 2], ['c', 3]])
     } finally {
       await db.cleanup()
     }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it, setSystemTime } from 'bun:test'
 import { AppError } from '@lr/proto'
 import { connectMongo } from '@lr/platform/mongo'
 import { mongoPositions, placeUnplaced, type PositionClock, positionOf, positionText } from '@lr/platform/mongo-position'
@@ -90,6 +90,46 @@ describe.skipIf(Boolean(skip))('Mongo list positions', () => {
       await writer.close() // the writer's process is gone: no renewal reaches the server
       await Bun.sleep(450)
       expect(await reader.horizon()).toBe(4)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  // Replicas read a block's time by the database server's clock (mongo-clock.ts), not their own.
+  it('keeps a reader whose own clock runs a minute ahead behind a live writer\'s open block', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    const writer = await connectMongo(url())
+    try {
+      const reader = await mongoPositions(db.conn, 'things')
+      const open = await (await mongoPositions(writer.useDb(db.conn.name, { useCache: false }), 'things')).allocate(4)
+      setSystemTime(new Date(Date.now() + 60_000))
+      try {
+        expect(await reader.horizon()).toBe(0)
+      } finally {
+        setSystemTime()
+      }
+      await open.release()
+      expect(await reader.horizon()).toBe(4)
+    } finally {
+      await writer.close()
+      await db.cleanup()
+    }
+  })
+
+  it('lets a reader whose own clock runs a minute behind past a crashed writer\'s block once the lease is over', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    const writer = await connectMongo(url())
+    try {
+      const reader = await mongoPositions(db.conn, 'things', { leaseMs: 300 })
+      await (await mongoPositions(writer.useDb(db.conn.name, { useCache: false }), 'things', { leaseMs: 300 })).allocate(4) // never released
+      await writer.close()
+      setSystemTime(new Date(Date.now() - 60_000))
+      try {
+        await Bun.sleep(450)
+        expect(await reader.horizon()).toBe(4)
+      } finally {
+        setSystemTime()
+      }
     } finally {
       await db.cleanup()
     }
