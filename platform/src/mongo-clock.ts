@@ -12,7 +12,7 @@ import type { Connection } from 'mongoose'
  * it runs, reads the same time as the others, give or take half a round trip.
  */
 export interface DatabaseClock {
-  /** Epoch milliseconds on the server's clock. */
+  /** Epoch milliseconds on the server's clock, whole as Date.now()'s. */
   now(): number
 }
 
@@ -74,7 +74,7 @@ export async function createDatabaseClock(options: DatabaseClockOptions): Promis
     now() {
       const at = monotonic()
       if (at > due) resync(at)
-      return kept.server + (at - (kept.sent + kept.back) / 2)
+      return Math.floor(kept.server + (at - (kept.sent + kept.back) / 2))
     },
   }
 }

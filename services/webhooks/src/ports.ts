@@ -68,4 +68,14 @@ export interface WebhookStore {
   /** The endpoint's attempts, newest first. */
   attempts(endpointId: string, limit: number): Promise<WebhookAttempt[]>
   ping(): Promise<boolean>
+  /**
+   * Epoch milliseconds every replica sharing this store reads alike, where the store has such a
+   * clock: MongoDB's server (platform/src/mongo-clock.ts). Due times and claims are compared across
+   * replicas, so a worker whose own clock ran ahead would take a message another worker is still
+   * sending. Without it (SQLite: one process), this process's clock (storeClockOf).
+   */
+  now?(): number
 }
+
+/** The clock the worker and the service read due times and claims by: the store's, else this process's. */
+export const storeClockOf = (store: WebhookStore): (() => number) => (store.now ? () => store.now!() : Date.now)

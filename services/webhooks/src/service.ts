@@ -7,7 +7,7 @@ import {
 } from '@lr/proto'
 import { log } from '@lr/platform/log'
 import { destinationProblem } from './destination'
-import type { StoredEndpoint, StoredMessage, WebhookStore } from './ports'
+import { type StoredEndpoint, type StoredMessage, storeClockOf, type WebhookStore } from './ports'
 import { newSecret } from './signature'
 
 export const MANAGE_FORBIDDEN = "only a team admin (or a personal library's owner) manages its webhooks; this key belongs to a writer"
@@ -26,7 +26,7 @@ export interface WebhookDeps {
   settings: WebhookSettings
   /** The library of a dynamic code (asked of services/dynamic); null when never issued. */
   libraryOfCode(code: string): Promise<string | null>
-  /** Current time in epoch milliseconds. */
+  /** Current time in epoch milliseconds; the store's clock unless set (storeClockOf). */
   nowMs?: () => number
   /** Tells the delivery worker that new messages are due. */
   wake?: () => void
@@ -58,7 +58,8 @@ const checkCreate = compileBodyCheck(WebhookCreateBody)
  * intake: each event becomes one stored message per subscribed, enabled endpoint.
  */
 export function createWebhookService(deps: WebhookDeps) {
-  const { store, settings, nowMs = Date.now, wake = () => undefined } = deps
+  const { store, settings, wake = () => undefined } = deps
+  const nowMs = deps.nowMs ?? storeClockOf(store)
   const codeLibraries = new Map<string, string>()
   const subscribers = new Map<string, { endpoints: Promise<StoredEndpoint[]>; until: number }>()
   const subscribersKey = (library: string, type: WebhookEventType) => `${type}\n${library}`

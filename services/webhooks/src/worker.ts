@@ -3,7 +3,7 @@ import { errorFields, log } from '@lr/platform/log'
 import { webhookAttempts, webhookEndpointsDisabled, webhookGivenUp } from '@lr/platform/metrics'
 import { connectionsOf } from './destination'
 import { postTo } from './post'
-import type { StoredAttempt, StoredMessage, WebhookStore } from './ports'
+import { type StoredAttempt, type StoredMessage, storeClockOf, type WebhookStore } from './ports'
 import type { WebhookSettings } from './service'
 import { sign } from './signature'
 
@@ -17,6 +17,7 @@ const PURGE_EVERY_MS = 10 * 60_000
 export interface DeliveryWorkerDeps {
   store: WebhookStore
   settings: WebhookSettings
+  /** The store's clock unless set (storeClockOf). */
   nowMs?: () => number
   /**
    * Resolves a host's addresses for each attempt, which connects to them (no second lookup);
@@ -39,7 +40,8 @@ export function retryDelay(settings: WebhookSettings, attempts: number): number 
  * endpoint whose every delivery failed for the whole window is disabled.
  */
 export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
-  const { store, settings, nowMs = Date.now } = deps
+  const { store, settings } = deps
+  const nowMs = deps.nowMs ?? storeClockOf(store)
   const inFlight = new Set<Promise<void>>()
   let running = false
   let loop: Promise<void> | undefined

@@ -1,7 +1,7 @@
-import { describe } from 'bun:test'
-import { expect, it } from 'bun:test'
+import { describe, expect, it, setSystemTime } from 'bun:test'
 import { connectMongo } from '@lr/platform/mongo'
 import { createMongoWebhookStore } from '../src/adapters/webhook-store.mongo'
+import { createDeliveryWorker } from '../src/worker'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { webhookStoreContract } from './webhook-store.contract'
 
@@ -32,6 +32,48 @@ describe.skipIf(Boolean(skip))('WebhookStore on MongoDB, two workers claiming', 
       expect(won.filter(Boolean)).toHaveLength(ids.length)
       expect((await a!.due(1e12, 100)).every((m) => m.attempts === 1)).toBe(true)
     } finally {
+      await bases[0]!.useDb(name, { useCache: false }).dropDatabase()
+      await Promise.all(bases.map((base) => base.close()))
+    }
+  })
+})
+
+// Due times and claims are read by the database server's clock (platform/src/mongo-clock.ts): a
+// replica whose own clock runs ahead must not take a message another worker is still sending.
+describe.skipIf(Boolean(skip))('WebhookStore on MongoDB, two workers whose clocks disagree', () => {
+  const url = useMongoServer()
+  it('leaves a message claimed by one worker alone in a worker whose own clock runs a minute ahead', async () => {
+    const name = `lr_webhooks_clocks_${crypto.randomUUID().slice(0, 8)}`
+    const bases = await Promise.all([connectMongo(url()), connectMongo(url())])
+    // The endpoint answers only once the test lets it: the first attempt stays in flight.
+    const waiting: ((response: Response) => void)[] = []
+    const answerAll = () => waiting.splice(0).forEach((answer) => answer(new Response(null, { status: 204 })))
+    let received = 0
+    const endpoint = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => (received++, new Promise<Response>((resolve) => void waiting.push(resolve))) })
+    const settings = { allowPrivate: true, retryBaseMs: 60_000, retryMaxMs: 3_600_000, retryWindowMs: 86_400_000, timeoutMs: 10_000 }
+    const workers: ReturnType<typeof createDeliveryWorker>[] = []
+    try {
+      const [a, b] = await Promise.all(bases.map((base) => createMongoWebhookStore(base.useDb(name, { useCache: false }))))
+      const now = Date.now()
+      await a!.insertEndpoint({ id: 'wh_1', library: 'acct:x', url: `http://127.0.0.1:${endpoint.port}/hook`, events: ['scan'], status: 'enabled', created_at: Math.floor(now / 1000), disabled_at: null, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', last_success_at: null })
+      await a!.enqueue([{ id: 'msg_1', endpoint_id: 'wh_1', library: 'acct:x', event_type: 'scan', event_id: 'evt_1', body: '{}', attempts: 0, created_at: now, next_attempt_at: now, state: 'pending' }])
+      workers.push(createDeliveryWorker({ store: a!, settings }))
+      workers[0]!.start()
+      for (let i = 0; i < 200 && received === 0; i++) await Bun.sleep(10)
+      expect(received).toBe(1) // claimed until 15 s from now (the timeout and 5 s)
+      setSystemTime(new Date(Date.now() + 60_000))
+      try {
+        workers.push(createDeliveryWorker({ store: b!, settings }))
+        workers[1]!.start()
+        await Bun.sleep(700) // more than one poll (500 ms)
+        expect(received).toBe(1)
+      } finally {
+        setSystemTime()
+      }
+    } finally {
+      answerAll()
+      await Promise.all(workers.map((worker) => worker.stop()))
+      await endpoint.stop(true)
       await bases[0]!.useDb(name, { useCache: false }).dropDatabase()
       await Promise.all(bases.map((base) => base.close()))
     }

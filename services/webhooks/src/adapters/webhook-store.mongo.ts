@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose'
 import type { WebhookAttempt } from '@lr/proto'
+import { databaseClock } from '@lr/platform/mongo-clock'
 import type { StoredAttempt, StoredEndpoint, StoredMessage, WebhookStore } from '../ports'
 
 type EndpointDoc = Omit<StoredEndpoint, 'id'> & { _id: string; seq: number }
@@ -33,9 +34,11 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
   await messages.createIndex({ state: 1, next_attempt_at: 1 })
   await messages.createIndex({ endpoint_id: 1 })
   await attempts.createIndex({ endpoint_id: 1, seq: -1 })
+  const clock = await databaseClock(conn)
+  const now = clock ? clock.now : () => Date.now()
   let last = 0
   // Unique within this process and increasing; across processes ordered by time.
-  const nextSeq = () => (last = Math.max(last + 1, Date.now() * 1000))
+  const nextSeq = () => (last = Math.max(last + 1, Math.floor(now()) * 1000))
 
   return {
     async insertEndpoint({ id, ...endpoint }) {
@@ -76,7 +79,7 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
     },
     async claim(id, expected, until) {
       try {
-        await claims.insertOne({ _id: `${id}@${expected}`, at: Date.now() })
+        await claims.insertOne({ _id: `${id}@${expected}`, at: now() })
       } catch (error) {
         if (onlyDuplicates(error)) return null
         throw error
@@ -108,5 +111,6 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       await db.command({ ping: 1 })
       return true
     },
+    ...(clock && { now: clock.now }),
   }
 }
