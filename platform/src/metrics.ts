@@ -121,6 +121,12 @@ export const sqliteCheckpointFailures = new Counter({
   labelNames: ['file'] as const,
 })
 
+export const databaseClockOffset = new Gauge({
+  name: 'lr_database_clock_offset_seconds',
+  help: "The database server's clock minus this process's, at the last reading (platform/src/mongo-clock.ts); STORE=mongo only",
+  labelNames: ['store'] as const,
+})
+
 /** What runs before each scrape: gathers what other threads counted into this thread's registry. */
 const gatherers = new Set<() => Promise<void>>()
 

@@ -1,4 +1,6 @@
 import type { Connection } from 'mongoose'
+import { log } from './log'
+import { databaseClockOffset } from './metrics'
 
 /**
  * The database server's clock, as one process reads it (README "List positions on MongoDB").
@@ -16,8 +18,11 @@ export interface DatabaseClock {
   now(): number
 }
 
-/** One reading of the server's clock: its time, and this process's monotonic time around the ask. */
-type Reading = { server: number; sent: number; back: number }
+/**
+ * One reading of the server's clock: its time, this process's monotonic time around the ask, and
+ * how far this process's own wall clock was behind the server's then (`offset`, ms).
+ */
+type Reading = { server: number; sent: number; back: number; offset: number }
 
 export interface DatabaseClockOptions {
   /** The server's time now (its `hello`'s `localTime`); null when it does not say. */
@@ -28,6 +33,10 @@ export interface DatabaseClockOptions {
   resyncMs?: number
   /** Readings taken at the start, the one with the shortest round trip kept. */
   samples?: number
+  /** This process's own wall clock, only to tell how far it is off (onReading); Date.now() unless set. */
+  wall?: () => number
+  /** Told the offset (server minus this process's wall clock, ms) of every reading the clock keeps. */
+  onReading?: (offsetMs: number) => void
 }
 
 /** A reading counted on for longer could drift by milliseconds (a monotonic clock's rate is good to parts per million). */
@@ -44,11 +53,18 @@ export const MAX_ROUND_TRIP_MS = 1_000
  * those the product supports) leaves this process's wall clock in use: `null`.
  */
 export async function createDatabaseClock(options: DatabaseClockOptions): Promise<DatabaseClock | null> {
-  const { ask, monotonic = () => performance.now(), resyncMs = RESYNC_MS, samples = 3 } = options
+  const { ask, monotonic = () => performance.now(), resyncMs = RESYNC_MS, samples = 3, wall = Date.now, onReading } = options
   async function read(): Promise<Reading | null> {
     const sent = monotonic()
+    const wallSent = wall()
     const time = await ask()
-    return time ? { server: time.getTime() + 0.5, sent, back: monotonic() } : null
+    if (!time) return null
+    const server = time.getTime() + 0.5
+    return { server, sent, back: monotonic(), offset: server - (wallSent + wall()) / 2 }
+  }
+  const keep = (reading: Reading) => {
+    kept = reading
+    onReading?.(reading.offset)
   }
   const trip = (reading: Reading) => reading.back - reading.sent
   let anchor: Reading | null = null
@@ -57,7 +73,8 @@ export async function createDatabaseClock(options: DatabaseClockOptions): Promis
     if (!reading) return null
     if (!anchor || trip(reading) < trip(anchor)) anchor = reading
   }
-  let kept = anchor!
+  let kept: Reading = anchor!
+  keep(kept)
   /** When the next reading is taken: resyncMs after the kept one, or RETRY_MS after a try that failed. */
   let due = kept.back + resyncMs
   const resync = (at: number) => {
@@ -65,7 +82,7 @@ export async function createDatabaseClock(options: DatabaseClockOptions): Promis
     // A failed or slow reading keeps the last one; the clock tries again RETRY_MS later.
     read().then(
       (reading) => {
-        if (reading && trip(reading) <= MAX_ROUND_TRIP_MS) (kept = reading), (due = reading.back + resyncMs)
+        if (reading && trip(reading) <= MAX_ROUND_TRIP_MS) keep(reading), (due = reading.back + resyncMs)
       },
       () => undefined,
     )
@@ -79,6 +96,21 @@ export async function createDatabaseClock(options: DatabaseClockOptions): Promis
   }
 }
 
+/** A process whose clock is further off the server's than this is told so in its log, once. */
+export const OFFSET_WARN_MS = 1_000
+
+let warned = false
+/** Every reading's offset as `lr_database_clock_offset_seconds`; one warning when it passes OFFSET_WARN_MS. */
+function reportOffset(offsetMs: number): void {
+  databaseClockOffset.set({ store: 'mongodb' }, offsetMs / 1000)
+  if (warned || Math.abs(offsetMs) <= OFFSET_WARN_MS) return
+  warned = true
+  log().warn(
+    { offset_ms: Math.round(offsetMs) },
+    "this process's clock is off the database server's: list positions and webhook claims read the server's; the times this process writes into records (created_at, updated_at) are its own",
+  )
+}
+
 const clocks = new WeakMap<Connection, Promise<DatabaseClock | null>>()
 
 /** The server clock of `conn`'s database, one per connection (createDatabaseClock). */
@@ -90,6 +122,7 @@ export function databaseClock(conn: Connection): Promise<DatabaseClock | null> {
         const { localTime } = await conn.db!.admin().command({ hello: 1 })
         return localTime instanceof Date ? localTime : null
       },
+      onReading: reportOffset,
     })
     clocks.set(conn, clock)
     // A failed first reading is not kept: the next store to open asks again.

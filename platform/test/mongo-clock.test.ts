@@ -86,6 +86,21 @@ describe('the database server clock', () => {
     expect(Math.abs(clock.now() - (server.state.t + SERVER))).toBeLessThanOrEqual(1)
   })
 
+  it('tells the offset of this process\'s own clock at every reading it keeps', async () => {
+    const server = fakeServer(SERVER, [2])
+    const offsets: number[] = []
+    // This process's wall clock runs 2 s behind the server's.
+    const wall = () => SERVER + server.state.t - 2_000
+    const clock = (await createDatabaseClock({ ask: server.ask, monotonic: server.monotonic, samples: 1, wall, onReading: (offset) => void offsets.push(offset) }))!
+    server.state.offset += 500 // then the server's clock is stepped on
+    server.state.t += RESYNC_MS + 1
+    clock.now()
+    await Bun.sleep(0)
+    expect(offsets).toHaveLength(2)
+    expect(Math.abs(offsets[0]! - 2_000)).toBeLessThanOrEqual(1)
+    expect(Math.abs(offsets[1]! - 2_500)).toBeLessThanOrEqual(1)
+  })
+
   it('is null for a server that does not tell its time', async () => {
     expect(await createDatabaseClock({ ask: async () => null })).toBeNull()
   })

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ENTRY_POINTS } from '../../deploy/entry-points'
+import { mongoSkipReason, startFerretDb } from '../harness/ferretdb'
 import { startNats } from '../harness/nats'
 import { freePort, waitUntil } from '../harness/ports'
 import { skipReason } from '../harness/servers'
@@ -45,4 +46,32 @@ else
         await nats.stop().catch(() => undefined)
       }
     }, 30_000)
+  })
+
+const mongoSkip = skip ?? mongoSkipReason()
+if (mongoSkip) describe.skip(`HEALTH_PORT of a service process on MongoDB (${mongoSkip})`, () => it('serves the clock offset', () => {}))
+else
+  describe('HEALTH_PORT of a service process on MongoDB', () => {
+    it('serves the offset of its clock from the database server\'s in /metrics', async () => {
+      const [nats, mongo] = await Promise.all([startNats(), startFerretDb()])
+      const port = await freePort()
+      const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.records)], {
+        cwd: ROOT,
+        env: { ...Bun.env, TRANSPORT: 'nats', NATS_URL: nats.url, STORE: 'mongo', MONGODB_URL: `${mongo.url}library_records`, HEALTH_PORT: String(port) },
+        stdout: 'ignore',
+        stderr: 'ignore',
+      })
+      try {
+        await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200, 20_000, 'the records process ready')
+        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+        const line = metrics.split('\n').find((l) => l.startsWith('lr_database_clock_offset_seconds{store="mongodb"} '))
+        expect(line).toBeDefined()
+        // FerretDB runs on this machine, on this clock: the offset is the reading's error alone.
+        expect(Math.abs(Number(line!.split(' ')[1]))).toBeLessThan(0.1)
+      } finally {
+        proc.kill('SIGKILL')
+        await proc.exited
+        await Promise.all([nats.stop(), mongo.stop()])
+      }
+    }, 40_000)
   })
