@@ -20,7 +20,8 @@ export const ConfigSchema = T.Object({
   RESOLVER_THREADS: T.Optional(T.Integer({ minimum: 0, maximum: 64 })),
   /** Probe listener (/healthz, /readyz) of a process without its own HTTP API; 0: none. */
   HEALTH_PORT: port(0),
-  SHORT_BASE_URL: T.String({ pattern: '^https?://[^/\\s]+(/[^\\s]*[^/\\s])?$', default: 'http://localhost:3001' }),
+  /** Prefix of every short_url; unset: `http://localhost:<SHORT_PORT>` (loadConfig), where `bun start` answers them. */
+  SHORT_BASE_URL: T.String({ pattern: '^https?://[^/\\s]+(/[^\\s]*[^/\\s])?$' }),
   DATA_DIR: T.String({ minLength: 1, default: './data' }),
   TRANSPORT: T.Union([T.Literal('memory'), T.Literal('nats')], { default: 'memory' }),
   NATS_URL: T.String({ minLength: 1, default: 'nats://127.0.0.1:4222' }),
@@ -105,6 +106,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     raw[name] = INTEGER_SETTINGS.has(name) && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value
   }
   const config = Value.Default(ConfigSchema, raw) as Record<string, unknown>
+  // A short link's default host is where this machine answers it: a SHORT_PORT of its own moves it
+  // too (0, a free port, is known only once listening: 3001 stands in).
+  config.SHORT_BASE_URL ??= `http://localhost:${(config.SHORT_PORT as number) || 3001}`
   const firstError = Value.Errors(ConfigSchema, config).First()
   if (firstError) {
     const name = firstError.path.split('/')[1] ?? '(config)'

@@ -12,6 +12,12 @@ describe('loadConfig', () => {
     })
   })
 
+  it('puts short links on SHORT_PORT unless SHORT_BASE_URL says where they are', () => {
+    expect(loadConfig({ SHORT_PORT: '3901' }).SHORT_BASE_URL).toBe('http://localhost:3901')
+    expect(loadConfig({ SHORT_PORT: '0' }).SHORT_BASE_URL).toBe('http://localhost:3001')
+    expect(loadConfig({ SHORT_PORT: '3901', SHORT_BASE_URL: 'https://qr.example.com' }).SHORT_BASE_URL).toBe('https://qr.example.com')
+  })
+
   it('reads numbers and choices from the environment', () => {
     const config = loadConfig({ PORT: '8080', TRANSPORT: 'nats', TRUST_PROXY: '1', LIMIT_BUSINESS_BURST: '3' })
     expect([config.PORT, config.TRANSPORT, config.TRUST_PROXY, config.LIMIT_BUSINESS_BURST]).toEqual([8080, 'nats', 1, 3])
