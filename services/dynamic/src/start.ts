@@ -25,7 +25,7 @@ export type StartDynamicOptions = LibraryStartOptions
  */
 export async function startDynamic({ bus, config, mongo }: ServiceContext, opts: StartDynamicOptions = {}): Promise<RunningService> {
   const { store, close } = await openDynamicStore(config, mongo)
-  const { close: releaseClaims, ...deployment } = libraryDeploymentOf(bus, config, opts)
+  const { close: releaseClaims, ...deployment } = libraryDeploymentOf(bus, config, opts, store)
   // On SQLite, exports are read and formatted by a Worker (export-in-worker.ts).
   const exportWorker = exportWorkerOf(store, 'dynamic')
   const service = createDynamicService({

@@ -34,6 +34,17 @@ describe.skipIf(Boolean(skip))('DynamicStore on MongoDB', () => {
     }
   })
 
+  it('tells the database server\'s time (LibraryStore.now), which the service stamps records by', async () => {
+    const db = await freshDatabase(url(), 'lr_dynamic_clock_test')
+    try {
+      const store = await createMongoDynamicStore(db.conn)
+      // FerretDB runs on this machine: its clock is this one, up to the reading's error.
+      expect(Math.abs(store.now!() - Date.now())).toBeLessThan(100)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
   describe('receipts', () => {
     receiptContract(async () => {
       const db = await freshDatabase(url(), 'lr_dynamic_receipts_test')

@@ -17,11 +17,11 @@ export interface LibraryStartOptions {
 
 /**
  * What a library service (records, dynamic) takes from its deployment beyond its store: the
- * clock, the reply size its bus allows, the shared Idempotency-Key claims, the cursor key,
+ * clock (the store's, when it has one), the reply size its bus allows, the shared Idempotency-Key claims, the cursor key,
  * where record events go and whether it counts its export Worker's chunks. One place, so both
  * services start alike; `close` releases the claims file.
  */
-export function libraryDeploymentOf(bus: Bus, config: Config, opts: LibraryStartOptions = {}): {
+export function libraryDeploymentOf(bus: Bus, config: Config, opts: LibraryStartOptions = {}, store?: { now?(): number }): {
   now: () => number
   events: RecordEventSink
   maxReplyBytes: number
@@ -32,7 +32,8 @@ export function libraryDeploymentOf(bus: Bus, config: Config, opts: LibraryStart
 } {
   const keys = openKeyClaims(config)
   return {
-    now: opts.now ?? (() => Math.floor(Date.now() / 1000)),
+    // The store's clock where it has one (LibraryStore.now: MongoDB's server), else this process's.
+    now: opts.now ?? (store?.now ? () => Math.floor(store.now!() / 1000) : () => Math.floor(Date.now() / 1000)),
     events: opts.events ?? busRecordEvents(bus),
     maxReplyBytes: bus.maxPayload - REPLY_ENVELOPE_BYTES,
     claims: keys.claims,

@@ -142,6 +142,14 @@ export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
    */
   delete(library: string, id: string, deletedAt: number, expectedRev?: number): Promise<R | null>
 
+  /**
+   * Epoch milliseconds every replica sharing this store reads alike, where the store has such a
+   * clock: MongoDB's server (platform/src/mongo-clock.ts). Records' created_at and updated_at are
+   * stamped by it, so replicas whose own clocks disagree never write an older updated_at after a
+   * newer one (the list of changes' `updated_since` recipe would miss that change). Without it
+   * (SQLite: one process), this process's clock.
+   */
+  now?(): number
   /** True while the store answers (readiness); never rejects. */
   ping(): Promise<boolean>
 }

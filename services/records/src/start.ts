@@ -22,7 +22,7 @@ export type StartRecordsOptions = LibraryStartOptions
 /** Starts the records service on a bus: opens its store and serves every records subject. */
 export async function startRecords({ bus, config, mongo }: ServiceContext, opts: StartRecordsOptions = {}): Promise<RunningService> {
   const { store, close } = await openRecordStore(config, mongo)
-  const { close: releaseClaims, ...deployment } = libraryDeploymentOf(bus, config, opts)
+  const { close: releaseClaims, ...deployment } = libraryDeploymentOf(bus, config, opts, store)
   // On SQLite, exports are read and formatted by a Worker (export-in-worker.ts).
   const exportWorker = exportWorkerOf(store, 'records')
   const service = createRecordsService({ store, ...deployment, exportWorker })
