@@ -107,7 +107,7 @@ function reportOffset(offsetMs: number): void {
   warned = true
   log().warn(
     { offset_ms: Math.round(offsetMs) },
-    "this process's clock is off the database server's: list positions, webhook claims and records' created_at and updated_at read the server's; its log lines and the auth service's key times are its own",
+    "this process's clock is off the database server's: the stores' times (list positions, records, keys, webhook claims) are the server's; its log lines' are its own",
   )
 }
 

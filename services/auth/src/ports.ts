@@ -76,6 +76,13 @@ export interface AuthStore {
   /** Sets last_used_at to `at`; never moves it backwards. Unknown ids are ignored. */
   touchKey(keyId: string, at: number): Promise<void>
 
+  /**
+   * Epoch milliseconds every replica sharing this store reads alike, where the store has such a
+   * clock: MongoDB's server (platform/src/mongo-clock.ts). A key's activation delay and an
+   * account's API grant are judged by it, so every auth replica answers a key alike however their
+   * own clocks disagree. Without it (SQLite: one process), this process's clock.
+   */
+  now?(): number
   /** true while the underlying database answers. */
   ping(): Promise<boolean>
   /** Releases what the adapter owns (the SQLite database); a Mongo connection passed in stays open for its owner. */

@@ -18,7 +18,9 @@ export const openAuthStore = (config: Config, mongo?: Connection): Promise<Opene
 /** Starts the auth service on a bus (in-process or NATS): opens its store and serves every auth subject. */
 export async function startAuth(ctx: ServiceContext): Promise<RunningService> {
   const { store, close } = await openAuthStore(ctx.config, ctx.mongo)
-  const service = createAuthService({ store, now: epochSeconds, activationDelayS: ctx.config.KEY_ACTIVATION_DELAY_S })
+  // The store's clock where it has one (AuthStore.now: MongoDB's server), else this process's.
+  const now = store.now ? () => Math.floor(store.now!() / 1000) : epochSeconds
+  const service = createAuthService({ store, now, activationDelayS: ctx.config.KEY_ACTIVATION_DELAY_S })
   const unsubscribe = serveAuth(ctx.bus, service)
   return {
     ready: () => store.ping(),
