@@ -2,10 +2,11 @@ import type { Connection } from 'mongoose'
 import type { Config } from '@lr/proto'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
+import { storeSecondsOf } from '@lr/platform/store-clock'
 import { createSqliteAuthStore } from './adapters/auth-store.sqlite'
 import { serveAuth } from './handlers'
 import type { AuthStore } from './ports'
-import { createAuthService, epochSeconds } from './service'
+import { createAuthService } from './service'
 
 /** Opens the store config.STORE names (`${DATA_DIR}/auth.sqlite`, or Mongo); see openServiceStore. */
 export const openAuthStore = (config: Config, mongo?: Connection): Promise<OpenedStore<AuthStore>> =>
@@ -19,8 +20,7 @@ export const openAuthStore = (config: Config, mongo?: Connection): Promise<Opene
 export async function startAuth(ctx: ServiceContext): Promise<RunningService> {
   const { store, close } = await openAuthStore(ctx.config, ctx.mongo)
   // The store's clock where it has one (AuthStore.now: MongoDB's server), else this process's.
-  const now = store.now ? () => Math.floor(store.now!() / 1000) : epochSeconds
-  const service = createAuthService({ store, now, activationDelayS: ctx.config.KEY_ACTIVATION_DELAY_S })
+  const service = createAuthService({ store, now: storeSecondsOf(store), activationDelayS: ctx.config.KEY_ACTIVATION_DELAY_S })
   const unsubscribe = serveAuth(ctx.bus, service)
   return {
     ready: () => store.ping(),

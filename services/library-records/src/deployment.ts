@@ -2,6 +2,7 @@ import { type Bus, type Config, type KeyClaims, type RecordEventSink, REPLY_ENVE
 import { createCursors, type Cursors, cursorSecretOf } from '@lr/platform/cursor'
 import { openKeyClaims } from '@lr/platform/key-claims'
 import { log } from '@lr/platform/log'
+import { storeSecondsOf } from '@lr/platform/store-clock'
 import { busRecordEvents } from './events'
 
 /** What a library service's start takes besides its context (tests and process entries set them). */
@@ -33,7 +34,7 @@ export function libraryDeploymentOf(bus: Bus, config: Config, opts: LibraryStart
   const keys = openKeyClaims(config)
   return {
     // The store's clock where it has one (LibraryStore.now: MongoDB's server), else this process's.
-    now: opts.now ?? (store?.now ? () => Math.floor(store.now!() / 1000) : () => Math.floor(Date.now() / 1000)),
+    now: opts.now ?? storeSecondsOf(store ?? {}),
     events: opts.events ?? busRecordEvents(bus),
     maxReplyBytes: bus.maxPayload - REPLY_ENVELOPE_BYTES,
     claims: keys.claims,

@@ -77,5 +77,3 @@ export interface WebhookStore {
   now?(): number
 }
 
-/** The clock the worker and the service read due times and claims by: the store's, else this process's. */
-export const storeClockOf = (store: WebhookStore): (() => number) => (store.now ? () => store.now!() : Date.now)

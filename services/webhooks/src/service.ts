@@ -7,7 +7,8 @@ import {
 } from '@lr/proto'
 import { log } from '@lr/platform/log'
 import { destinationProblem } from './destination'
-import { type StoredEndpoint, type StoredMessage, storeClockOf, type WebhookStore } from './ports'
+import type { StoredEndpoint, StoredMessage, WebhookStore } from './ports'
+import { storeClockOf } from '@lr/platform/store-clock'
 import { newSecret } from './signature'
 
 export const MANAGE_FORBIDDEN = "only a team admin (or a personal library's owner) manages its webhooks; this key belongs to a writer"
