@@ -118,10 +118,12 @@ export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerO
       await opts.ensureStream(jsm)
       const config = { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, ack_wait: nanos(ackWaitMs) }
       await jsm.consumers.add(stream, config).catch(() => jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait }))
-      const startedAt = Date.now()
-      /** Time (ns) of the newest message handled, where a consumer made again starts. */
+      // The stream's newest message now, by the NATS server's clock (which opt_start_time is read
+      // by): this process's own may be off it by more than an ack wait. An empty stream: its start.
+      const startedAt = Math.max(0, Date.parse((await jsm.streams.info(stream)).state.last_ts) || 0)
+      /** Time (ns, the server's) of the newest message handled, where a consumer made again starts. */
       let handledUpTo: number | undefined
-      // From the last message handled (or this start), less one ack wait: what another replica
+      // From the last message handled (or the newest at this start), less one ack wait: what another replica
       // sharing the consumer still held comes again too (apply is idempotent). Another replica
       // may make it first, from its own last message, which is as good.
       const attachAgain = async () => {
@@ -137,7 +139,9 @@ export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerO
         while (!stopping && !nc.isClosed()) {
           try {
             const consumer = await nc.jetstream().consumers.get(stream, durable)
-            const iterator = await consumer.consume({ max_messages: maxAhead })
+            // Pulls of 5 s (nats.js's default is 30 s): a consumer deleted under a pull is
+            // noticed when it ends, so it is made again within seconds, not half a minute.
+            const iterator = await consumer.consume({ max_messages: maxAhead, expires: 5_000 })
             messages = iterator
             // consume() itself waits for a consumer that went to come back; we make it again instead.
             void (async () => {

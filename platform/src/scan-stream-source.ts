@@ -41,9 +41,9 @@ export interface JetStreamSourceOptions {
    */
   reportLag?: (lag: ConsumerLag) => void
   /**
-   * Told when this consumer falls behind (the oldest batch it has not applied was stored in the
-   * stream more than BEHIND_MS ago: `true`) and when it has applied all it was given or its
-   * store refuses scans (`false`: waiting then is no work for the CPU).
+   * Told when this consumer falls behind (`true`: half a pull's room of batches waits, or the
+   * oldest has waited in this process more than BEHIND_MS) and when it has applied all it was
+   * given or its store refuses scans (`false`: waiting then is no work for the CPU).
    * Analytics hands it to its relay (ScanRelay.giveWay).
    */
   onBacklog?: (behind: boolean) => void
@@ -68,7 +68,12 @@ export function recordLag({ stream, consumer, pending, ackPending }: ConsumerLag
   consumerAckPending.set({ stream, consumer }, ackPending)
 }
 
-/** How old the oldest unapplied batch may be before this consumer counts as behind (onBacklog). */
+/**
+ * How long the oldest unapplied batch may wait in this process before the consumer counts as
+ * behind (onBacklog). Measured on this process's monotonic clock from the batch's arrival, never
+ * against its stream timestamp: that is the NATS server's clock, and a process whose clock ran
+ * 100 ms ahead of it would count as behind for good (its relay then held to a round a second).
+ */
 const BEHIND_MS = 100
 
 const consumerConfig = (durable: string, maxAckPending: number, ackWaitMs: number): Partial<ConsumerConfig> => ({
@@ -113,6 +118,9 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
   let heartbeat: Timer | undefined
   let lag: Timer | undefined
   const waiting: JsMsg[] = []
+  /** When each waiting batch arrived (performance.now()), in step with `waiting`. */
+  const arrived: number[] = []
+  const dropWaiting = (): JsMsg[] => ((arrived.length = 0), waiting.splice(0))
   let pulling: Promise<void> | undefined
   let draining: Promise<void> | undefined
   let stopping = false
@@ -135,7 +143,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
     while (waiting.length > 0 && !stopping) {
       if (!mayPull()) {
         // Another replica applies scans now: what this one took goes back to the stream at once.
-        for (const msg of waiting.splice(0)) msg.nak()
+        for (const msg of dropWaiting()) msg.nak()
         makeRoom()
         return
       }
@@ -143,11 +151,13 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       await (pace?.() ?? new Promise((resolve) => setImmediate(resolve)))
       if (stopping) return
       // A store that refuses scans is not a busy one: the relay need not wait for it.
-      if (onBacklog && waiting.length > 0) noteBacklog(!failing && Date.now() - waiting[0]!.info.timestampNanos / 1e6 > BEHIND_MS)
+      // A backlog fills the room a pull waits for; a slow store makes the oldest batch wait.
+      if (onBacklog && waiting.length > 0) noteBacklog(!failing && (waiting.length * 2 >= maxFetch || performance.now() - arrived[0]! > BEHIND_MS))
       const batch: JsMsg[] = []
       const events: unknown[] = []
       while (waiting.length > 0 && events.length < maxBatch) {
         const msg = waiting.shift()!
+        arrived.shift()
         batch.push(msg)
         for (const event of scansOfBatch(msg)) events.push(event)
       }
@@ -204,6 +214,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
             continue
           }
           waiting.push(msg)
+          arrived.push(performance.now())
           kick(apply)
         }
       } catch (error) {
@@ -252,7 +263,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       await pulling
       await draining
       // Delivered but not applied: back to the stream at once rather than after ack_wait.
-      for (const msg of waiting.splice(0)) msg.nak()
+      for (const msg of dropWaiting()) msg.nak()
       clearInterval(heartbeat)
       await lease?.release()
       if (!nc.isClosed()) await nc.flush().catch(() => undefined)

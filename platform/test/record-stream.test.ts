@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, it, setSystemTime } from 'bun:test'
 import { AckPolicy, connect, DeliverPolicy, type JetStreamManager, type NatsConnection } from 'nats'
 import { startNats, type NatsServer } from '../../test/harness/nats'
 import { waitUntil } from '../../test/harness/ports'
@@ -45,6 +45,26 @@ else
         await consumer.stop()
         expect([...seen].sort()).toEqual(range(1, 6).map((e) => e.id))
       }, 20_000)
+
+    it('makes a lost consumer again from the stream\'s own time, where this process\'s clock runs a minute ahead of the server\'s', async () => {
+      await jsm.streams.delete(RECORD_EVENT_STREAM).catch(() => false)
+      const sink = createJetStreamRecordEvents(nc)
+      await sink(event(1)) // before the start, within an ack wait of it: it comes again when the consumer is made again
+      const seen = new Set<string>()
+      const consumer = createDurableConsumer(nc, { stream: RECORD_EVENT_STREAM, durable: 'webhooks', ensureStream: ensureRecordEventStream, retryMs: 50 })
+      setSystemTime(new Date(Date.now() + 60_000))
+      try {
+        await consumer.start(async (payloads) => void payloads.forEach((p) => seen.add((p as RecordEvent).id)))
+      } finally {
+        setSystemTime()
+      }
+      // Lost before it handled anything: made again from the start, by the server's clock.
+      await jsm.consumers.delete(RECORD_EVENT_STREAM, 'webhooks')
+      for (const e of range(2, 4)) await sink(e)
+      await waitUntil(() => seen.size >= 4, 15_000, 'the events published after the loss')
+      await consumer.stop()
+      expect([...seen].sort()).toEqual(range(1, 4).map((e) => e.id))
+    }, 20_000)
 
     it('publishes the events handed over in one burst as one message per type (an array), a lone event as itself, and the consumer applies each event once', async () => {
       await jsm.streams.delete(RECORD_EVENT_STREAM).catch(() => false)

@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
+import { afterEach, beforeAll, beforeEach, describe, expect, it, setSystemTime } from 'bun:test'
 import { connect, type JetStreamManager, type NatsConnection } from 'nats'
 import type { NatsServer } from '../../test/harness/nats'
 import { waitUntil } from '../../test/harness/ports'
@@ -175,17 +175,37 @@ else
         expect(told.filter(([behind, after, stillRefusing]) => behind && after > 0 && stillRefusing)).toEqual([])
       })
 
-      it('never says it is behind while it keeps up', async () => {
-        const told: boolean[] = []
-        const source = createJetStreamScanSource(nc, { onBacklog: (behind) => told.push(behind) })
+      // Behind is measured in this process, never against the stream's timestamps (the NATS
+      // server's clock): a process whose clock runs ahead would otherwise be behind for good.
+      for (const [skewMs, where] of [[0, ''], [1_000, ', where this process\'s clock runs a second ahead of the server\'s']] as const)
+        it(`never says it is behind while it keeps up${where}`, async () => {
+          const told: boolean[] = []
+          if (skewMs) setSystemTime(new Date(Date.now() + skewMs))
+          try {
+            const source = createJetStreamScanSource(nc, { onBacklog: (behind) => told.push(behind) })
+            await source.start(collect)
+            for (let n = 1; n <= 20; n++) {
+              await publishAll([event(n)])
+              await Bun.sleep(10)
+            }
+            await waitUntil(() => consumed.length === 20, 5_000, 'twenty scans')
+            await source.stop()
+          } finally {
+            setSystemTime()
+          }
+          expect(told).toEqual([])
+        })
+
+
+      it('says it is behind at once when a backlog fills half the room of a pull', async () => {
+        const told: [boolean, number][] = []
+        for (let n = 1; n <= 120; n++) await publishAll([event(n)]) // 120 messages stored before it starts
+        const source = createJetStreamScanSource(nc, { maxFetch: 20, maxBatch: 1, onBacklog: (behind) => told.push([behind, consumed.length]) })
         await source.start(collect)
-        for (let n = 1; n <= 20; n++) {
-          await publishAll([event(n)])
-          await Bun.sleep(10)
-        }
-        await waitUntil(() => consumed.length === 20, 5_000, 'twenty scans')
+        await waitUntil(() => consumed.length === 120, 10_000, 'every scan')
+        await waitUntil(() => told.at(-1)?.[0] === false, 2_000, 'caught up')
         await source.stop()
-        expect(told).toEqual([])
+        expect(told[0]).toEqual([true, 0])
       })
 
       it('applies up to maxBatch scans in one call, from as many messages as it takes', async () => {
