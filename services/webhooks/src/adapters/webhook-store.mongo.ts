@@ -38,7 +38,7 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
   const now = clock ? clock.now : () => Date.now()
   let last = 0
   // Unique within this process and increasing; across processes ordered by time.
-  const nextSeq = () => (last = Math.max(last + 1, Math.floor(now()) * 1000))
+  const nextSeq = () => (last = Math.max(last + 1, now() * 1000))
 
   return {
     async insertEndpoint({ id, ...endpoint }) {
