@@ -113,6 +113,22 @@ function reportOffset(offsetMs: number): void {
 
 const clocks = new WeakMap<Connection, Promise<DatabaseClock | null>>()
 
+let warnedNoTime = false
+/**
+ * What a Mongo adapter stamps and compares its times by: `conn`'s server clock (databaseClock),
+ * or this process's where the server does not tell its time (none the product supports), with
+ * one warning, since replicas' clocks must then agree.
+ */
+export async function databaseNow(conn: Connection): Promise<() => number> {
+  const clock = await databaseClock(conn)
+  if (clock) return clock.now
+  if (!warnedNoTime) {
+    warnedNoTime = true
+    log().warn({}, "the database server does not tell its time (hello's localTime): this process's clock stands in, so replicas' clocks must agree (within 5 s for list positions)")
+  }
+  return () => Date.now()
+}
+
 /** The server clock of `conn`'s database, one per connection (createDatabaseClock). */
 export function databaseClock(conn: Connection): Promise<DatabaseClock | null> {
   let clock = clocks.get(conn)

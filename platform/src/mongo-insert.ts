@@ -1,7 +1,7 @@
 import { type Connection, type Model, Types } from 'mongoose'
 import type { Receipt } from '@lr/proto'
 import { mongoReceipts } from './idempotency-mongo'
-import { databaseClock } from './mongo-clock'
+import { databaseNow } from './mongo-clock'
 import { mongoPositions, placeUnplaced } from './mongo-position'
 
 /**
@@ -37,8 +37,7 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
   const transactions = await supportsTransactions(conn)
   const receipts = await mongoReceipts(conn)
   const positions = await mongoPositions(conn, scope)
-  const server = await databaseClock(conn)
-  const now = server ? server.now : () => Date.now()
+  const now = await databaseNow(conn)
   await placeUnplaced(model.collection, positions)
   /** Writes the documents a dead writer's receipt names and that are not there yet, then settles it. */
   async function rollForward(scope: string, key: string, pending: object[]): Promise<void> {

@@ -1,7 +1,6 @@
 import type { Connection, mongo } from 'mongoose'
 import { badCursor } from './cursor'
-import { log } from './log'
-import { databaseClock } from './mongo-clock'
+import { databaseNow } from './mongo-clock'
 
 /**
  * Server-assigned list positions for the Mongo stores (README "List positions on MongoDB").
@@ -80,19 +79,13 @@ export interface PositionClock {
   wall(): number
 }
 
-/** The database server's clock as the wall clock; this process's own only where the server does not tell its time. */
-async function serverClock(conn: Connection): Promise<PositionClock> {
-  const server = await databaseClock(conn)
-  if (!server) log().warn({}, "the database server does not tell its time (hello's localTime): list positions use this process's clock, so replicas' clocks must agree within 5 s")
-  return { monotonic: () => performance.now(), wall: server ? server.now : () => Date.now() }
-}
 
 export interface PositionOptions {
   /** OPEN_BLOCK_LEASE_MS unless set. */
   leaseMs?: number
   /** PRUNE_AFTER_MS unless set. */
   pruneAfterMs?: number
-  /** The database server's clock (serverClock) unless set. */
+  /** The monotonic clock and the database server's (databaseNow) unless set. */
   clock?: PositionClock
 }
 
@@ -108,7 +101,7 @@ export function positionOf(text: string): number {
 /** The positions of one collection (`scope`), kept in the collection `${scope}_positions`. */
 export async function mongoPositions(conn: Connection, scope: string, options: PositionOptions = {}): Promise<MongoPositions> {
   const { leaseMs = OPEN_BLOCK_LEASE_MS, pruneAfterMs = PRUNE_AFTER_MS } = options
-  const clock = options.clock ?? (await serverClock(conn))
+  const clock = options.clock ?? { monotonic: () => performance.now(), wall: await databaseNow(conn) }
   const blocks = conn.db!.collection<BlockDoc>(`${scope}_positions`)
   await blocks.createIndex({ open: 1, _id: 1 })
   const newest = async () => (await blocks.find({}).sort({ _id: -1 }).limit(1).toArray())[0]

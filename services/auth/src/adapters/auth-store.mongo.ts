@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose'
-import { databaseClock } from '@lr/platform/mongo-clock'
+import { databaseNow } from '@lr/platform/mongo-clock'
 import { type Account, type KeyScope, type Membership, StoreConflict, type Team } from '@lr/proto'
 import type { AccountChanges, AuthStore, StoredKey } from '../ports'
 import { authModels, type KeyDoc, liveSlot, revokedSlot } from './auth-models.mongo'
@@ -38,7 +38,7 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
   const { Accounts, Teams, Members, Keys } = authModels(conn)
   await fillMissingSlots(Keys)
   await Promise.all([Accounts, Teams, Members, Keys].map((model) => model.createIndexes()))
-  const clock = await databaseClock(conn)
+  const now = await databaseNow(conn)
 
   return {
     async insertAccount({ account_id, ...rest }) {
@@ -134,7 +134,7 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
     },
     // The connection is shared by every Mongo adapter of the process; its owner closes it.
     close: async () => {},
-    ...(clock && { now: clock.now }),
+    now,
   }
 }
 

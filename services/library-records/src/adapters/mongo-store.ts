@@ -1,6 +1,6 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
 import { type ListOptions, StoreConflict, type Tombstone } from '@lr/proto'
-import { databaseClock } from '@lr/platform/mongo-clock'
+import { databaseNow } from '@lr/platform/mongo-clock'
 import { createAtomicInsert } from '@lr/platform/mongo-insert'
 import { type MongoPositions, pageRange, positionText } from '@lr/platform/mongo-position'
 import { isFiltered } from '../list-order'
@@ -151,7 +151,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     return { docs, next: more ? positionText(docs[docs.length - 1]![by]) : null }
   }
 
-  const clock = await databaseClock(conn)
+  const now = await databaseNow(conn)
   return {
     /** The kind's positions, for the queries a kind adds on the same collection. */
     positions: atomic.positions,
@@ -210,6 +210,6 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     async ping() {
       return conn.readyState === 1 && (await conn.db!.admin().ping().then(() => true, () => false))
     },
-    ...(clock && { now: clock.now }),
+    now,
   }
 }

@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose'
 import type { WebhookAttempt } from '@lr/proto'
-import { databaseClock } from '@lr/platform/mongo-clock'
+import { databaseNow } from '@lr/platform/mongo-clock'
 import type { StoredAttempt, StoredEndpoint, StoredMessage, WebhookStore } from '../ports'
 
 type EndpointDoc = Omit<StoredEndpoint, 'id'> & { _id: string; seq: number }
@@ -34,8 +34,7 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
   await messages.createIndex({ state: 1, next_attempt_at: 1 })
   await messages.createIndex({ endpoint_id: 1 })
   await attempts.createIndex({ endpoint_id: 1, seq: -1 })
-  const clock = await databaseClock(conn)
-  const now = clock ? clock.now : () => Date.now()
+  const now = await databaseNow(conn)
   let last = 0
   // Unique within this process and increasing; across processes ordered by time.
   const nextSeq = () => (last = Math.max(last + 1, now() * 1000))
@@ -111,6 +110,6 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       await db.command({ ping: 1 })
       return true
     },
-    ...(clock && { now: clock.now }),
+    now,
   }
 }
