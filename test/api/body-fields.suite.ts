@@ -43,4 +43,72 @@ export function bodyFieldsSuite(stack: () => Stack) {
       }
     }
   })
+
+  describe('text JSON allows but no field can keep', () => {
+    let member: Member
+    const send = (method: string, path: string, raw: string) =>
+      call(stack(), method, path, { key: member.key, raw, headers: { 'content-type': 'application/json' } })
+    beforeAll(async () => {
+      member = await freshMember(stack())
+    })
+    /** The JSON text of the kind's item with `name` last, written as `rawName` (JSON text). */
+    const withName = (item: object, rawName: string) => {
+      const { name: _name, ...rest } = item as { name: string }
+      return `${JSON.stringify(rest).slice(0, -1)},"name":${rawName}}`
+    }
+    const nestedArrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
+
+    for (const kind of KINDS) {
+      const count = async () => (await call(stack(), 'GET', `${kind.path}?limit=1000`, { key: member.key })).body[kind.listKey].length
+
+      it(`${kind.name}: a body nested 100,000 levels deep (200 KB) is a 400 on create, batch and PATCH, and the API keeps answering`, async () => {
+        const before = await count()
+        const deep = withName(kind.item, nestedArrays(100_000))
+        const error = { error: 'request body nests deeper than 64 levels' }
+        const created = await send('POST', kind.path, deep)
+        expect([created.status, created.body]).toEqual([400, error])
+        const batch = await send('POST', `${kind.path}/batch`, kind.batch([JSON.stringify(kind.item), deep]))
+        expect([batch.status, batch.body]).toEqual([400, error])
+        const record = (await send('POST', kind.path, JSON.stringify(kind.item))).body.created[0]
+        const patched = await send('PATCH', `${kind.path}/${record[kind.idField]}`, `{"name":${nestedArrays(100_000)}}`)
+        expect([patched.status, patched.body]).toEqual([400, error])
+        expect(await count()).toBe(before + 1)
+        expect((await call(stack(), 'GET', `${kind.path}/${record[kind.idField]}`, { key: member.key })).body).toEqual(record)
+      })
+
+      it(`${kind.name}: a style nested 60 levels deep is kept as sent`, async () => {
+        let style: unknown = 'deep'
+        for (let level = 0; level < 60; level++) style = { v: style }
+        const created = await send('POST', kind.path, JSON.stringify({ ...kind.item, style }))
+        expect(created.status).toBe(201)
+        expect((await call(stack(), 'GET', `${kind.path}/${created.body.created[0][kind.idField]}`, { key: member.key })).body.style).toEqual(style)
+      })
+
+      for (const [what, field, raw, error] of [
+        ['a lone surrogate in a name', 'name', '"x\\ud800"', 'lone UTF-16 surrogate'],
+        ['a lone low surrogate in a style key', 'style', '{"\\udfff":1}', 'lone UTF-16 surrogate'],
+        ['U+0000 in a name', 'name', '"a\\u0000b"', 'U+0000'],
+        ['U+0000 in a style value', 'style', '{"k":"\\u0000"}', 'U+0000'],
+      ]) {
+        it(`${kind.name}: ${what} is a 400 on create, batch and PATCH, storing nothing`, async () => {
+          const before = await count()
+          const body = field === 'name' ? withName(kind.item, raw!) : `{"style":${raw},${JSON.stringify(kind.item).slice(1)}`
+          const created = await send('POST', kind.path, body)
+          expect([created.status, created.body.error]).toEqual([400, expect.stringContaining(error!)])
+          const batch = await send('POST', `${kind.path}/batch`, kind.batch([JSON.stringify(kind.item), body]))
+          expect([batch.status, batch.body.error]).toEqual([400, expect.stringContaining(error!)])
+          expect(await count()).toBe(before)
+          const record = (await send('POST', kind.path, JSON.stringify(kind.item))).body.created[0]
+          const patched = await send('PATCH', `${kind.path}/${record[kind.idField]}`, `{"${field}":${raw}}`)
+          expect([patched.status, patched.body.error]).toEqual([400, expect.stringContaining(error!)])
+          expect((await call(stack(), 'GET', `${kind.path}/${record[kind.idField]}`, { key: member.key })).body).toEqual(record)
+        })
+      }
+
+      it(`${kind.name}: a name with an emoji (a surrogate pair, escaped or not) is kept as sent`, async () => {
+        const created = await send('POST', kind.path, withName(kind.item, '"a\\ud83d\\ude00b 😀"'))
+        expect([created.status, created.body.created?.[0]?.name]).toEqual([201, 'a😀b 😀'])
+      })
+    }
+  })
 }
