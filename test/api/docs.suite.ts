@@ -111,6 +111,11 @@ export function docsSuite(stack: () => Stack) {
       expect(headers('PATCH', '/v1/qrcodes/{qr_id}')).toEqual(['IfMatch', 'RequestId'])
       expect(statuses('POST', '/v1/dynqrcodes/{code}/review')).toEqual(['200', '400', '403', '404', '409', '412', '413', '415', '429', '503', '504'])
       expect(headers('POST', '/v1/dynqrcodes/{code}/review')).toEqual(['IfMatch', 'RequestId'])
+      for (const path of ['/v1/qrcodes/{qr_id}', '/v1/dynqrcodes/{code}']) {
+        expect(statuses('DELETE', path)).toEqual(['200', '403', '404', '412', '429', '503', '504'])
+        expect(headers('DELETE', path)).toEqual(['IfMatch', 'RequestId'])
+        expect(documentedHeaders(operation('DELETE', path).responses['200'])).not.toContain('etag')
+      }
       expect(documentedHeaders(operation('GET', '/v1/qrcodes/{qr_id}').responses['200'])).toContain('etag')
       expect(documentedHeaders(operation('POST', '/v1/qrcodes').responses['201'])).toContain('location')
       expect(documentedHeaders(doc.components.responses.RateLimited)).toContain('retry-after')

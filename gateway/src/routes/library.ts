@@ -37,7 +37,7 @@ function docsOf({ tag, id, idText, schemas: s, examples: ex, export: csv, texts 
     export: doc({ ...texts.export, tag, ok: { csv: csv.columns }, answer: csv.answer }),
     get: doc({ ...texts.get, tag, path, ok: s.record, okExamples: ex.record, answer: 'The record.', conditional: 'read', notFound: true }),
     update: doc({ ...texts.update, tag, path, conditional: 'write', notFound: true, body: s.patch, bodyExamples: ex.patch, ok: s.record, okExamples: ex.record, answer: 'The updated record.' }),
-    delete: doc({ ...texts.delete, tag, path, notFound: true, ok: Deleted, okExamples: ex.deleted }),
+    delete: doc({ ...texts.delete, tag, path, conditional: 'delete', notFound: true, ok: Deleted, okExamples: ex.deleted }),
   }
 }
 

@@ -23,8 +23,12 @@ export interface OperationDoc {
   status?: 200 | 201
   /** A create: takes Idempotency-Key (422 on reuse); `batch` answers item failures as `{"errors"}`, `single` a Location. */
   create?: 'single' | 'batch'
-  /** One record: `read` answers its ETag and honours If-None-Match (304); `write` honours If-Match (412). */
-  conditional?: 'read' | 'write'
+  /**
+   * One record: `read` answers its ETag and honours If-None-Match (304); `write` honours If-Match
+   * (412) and answers the new ETag; `delete` honours If-Match (412) and answers no ETag (nothing
+   * is left to tag).
+   */
+  conditional?: 'read' | 'write' | 'delete'
   /** 404 when the id is not in the key's library. */
   notFound?: boolean
   /** 409 when the request does not fit the record's state. */
@@ -55,7 +59,7 @@ function success(op: OperationDoc) {
       content: { 'text/csv': { schema: { type: 'string' }, example: `${header}\r\n` } },
     }
   }
-  const extra = [...(op.conditional ? (['ETag'] as const) : []), ...(op.create === 'single' ? (['Location'] as const) : [])]
+  const extra = [...(op.conditional === 'read' || op.conditional === 'write' ? (['ETag'] as const) : []), ...(op.create === 'single' ? (['Location'] as const) : [])]
   return {
     description: op.answer,
     headers: headerRefs(...LIMIT_HEADERS, ...extra),
@@ -76,14 +80,14 @@ export function doc(op: OperationDoc): Record<string, unknown> {
   errors['403'] = ref('Forbidden')
   if (op.notFound) errors['404'] = ref('NotFound')
   if (op.conflict) errors['409'] = ref('Conflict')
-  if (op.conditional === 'write') errors['412'] = ref('PreconditionFailed')
+  if (op.conditional === 'write' || op.conditional === 'delete') errors['412'] = ref('PreconditionFailed')
   if (op.body) Object.assign(errors, { '413': ref('PayloadTooLarge'), '415': ref('UnsupportedMediaType') })
   if (op.create) errors['422'] = ref('IdempotencyConflict')
   Object.assign(errors, { '429': ref('RateLimited'), '503': ref('Unavailable'), '504': ref('Timeout') })
   const headerParams = [
     ...(op.create ? [param('IdempotencyKey')] : []),
     ...(op.conditional === 'read' ? [param('IfNoneMatch')] : []),
-    ...(op.conditional === 'write' ? [param('IfMatch')] : []),
+    ...(op.conditional === 'write' || op.conditional === 'delete' ? [param('IfMatch')] : []),
     param('RequestId'),
   ]
   return {
