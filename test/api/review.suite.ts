@@ -88,7 +88,8 @@ export function reviewSuite(stack: () => Stack) {
       const pending = await api('PATCH', `/v1/dynqrcodes/${record.code}`, lib.teamWriter.key, { destination_url: NEW })
       const writer = await review(record.code, lib.teamWriter.key, { decision: 'approve' })
       expect([writer.status, writer.body]).toEqual([403, { error: 'only a team admin can review a pending change; this key belongs to a writer' }])
-      const personal = await review(record.code, lib.alice.key, { decision: 'approve' })
+      const [own] = (await api('POST', '/v1/dynqrcodes', lib.alice.key, { destination_url: OLD, name: 'Mine' })).body.created
+      const personal = await review(own.code, lib.alice.key, { decision: 'approve' })
       expect([personal.status, personal.body]).toEqual([409, { error: 'a personal library has no reviews: its edits apply at once' }])
       for (const body of [{}, { decision: 'yes' }, { decision: 'approve', note: 'x' }]) {
         const bad = await review(record.code, lib.teamAdmin.key, body)
@@ -97,8 +98,12 @@ export function reviewSuite(stack: () => Stack) {
       await api('PATCH', `/v1/dynqrcodes/${record.code}`, lib.teamWriter.key, { destination_url: 'https://example.com/other' })
       const stale = await review(record.code, lib.teamAdmin.key, { decision: 'approve' }, { 'if-match': pending.headers.get('etag')! })
       expect(stale.status).toBe(412)
-      const unknown = await review('Nope1234', lib.teamAdmin.key, { decision: 'approve' })
-      expect(unknown.status).toBe(404)
+      // A code the key cannot reach is 404 for every key (the specification: "otherwise 404"),
+      // before a personal key's 409 or a writer's 403.
+      for (const [code, key] of [['Nope1234', lib.teamAdmin.key], ['Nope1234', lib.teamWriter.key], ['Nope1234', lib.alice.key], [record.code, lib.alice.key]]) {
+        const unknown = await review(code!, key!, { decision: 'approve' })
+        expect([unknown.status, unknown.body.error]).toEqual([404, expect.stringContaining(code!)])
+      }
       expect((await api('GET', `/v1/dynqrcodes/${record.code}`, lib.teamAdmin.key)).body).toMatchObject({ destination_url: OLD, pending_change: { destination_url: 'https://example.com/other' } })
     })
 

@@ -45,13 +45,16 @@ describe('reviewed edits in a team library', () => {
     expect(rejected.pending_change).toBeUndefined()
   })
 
-  it('answers 409 for a review with nothing pending, 403 for a writer, 409 for a personal key, 400 for a bad body', async () => {
+  it('answers 409 for a review with nothing pending, 403 for a writer, 409 for a personal key on its own code, 404 for a code the key cannot reach, 400 for a bad body', async () => {
     const s = setup()
     const code = (await activeTeamCode(s)).code
     expect(await failure(s.service.review(admin, code, { decision: 'approve' }))).toEqual({ code: 'conflict', message: 'this code has no pending change to review' })
     await s.service.update(writer, code, { destination_url: NEW })
     expect((await failure(s.service.review(writer, code, { decision: 'approve' }))).code).toBe('forbidden')
-    expect((await failure(s.service.review(personal, code, { decision: 'approve' }))).code).toBe('conflict')
+    const [own] = (await s.service.create(personal, { destination_url: OLD, name: 'Mine' })).created
+    expect((await failure(s.service.review(personal, own!.code, { decision: 'approve' }))).code).toBe('conflict')
+    for (const [key, id] of [[personal, code], [writer, 'Nope1234'], [personal, 'Nope1234']] as const)
+      expect((await failure(s.service.review(key, id, { decision: 'approve' }))).code, id).toBe('not_found')
     for (const body of [{}, { decision: 'maybe' }, { decision: 'approve', extra: 1 }, 'approve'])
       expect((await failure(s.service.review(admin, code, body))).code, JSON.stringify(body)).toBe('bad_request')
     expect((await s.service.get(admin, code)).pending_change?.destination_url).toBe(NEW)

@@ -3,7 +3,7 @@ import { etagOf, ifMatchHolds } from '@lr/platform/etag'
 import type { RecordKind } from './kind'
 import type { LibraryStore, RecordBase, Versioned } from './ports'
 import { afterWrite } from './events'
-import { checkStatusChange, reviewDecision, reviewedChanges } from './review'
+import { checkReviewer, checkStatusChange, reviewDecision, reviewedChanges } from './review'
 
 /** Reads and compare-and-set writes of one PATCH or DELETE before it gives up (another writer kept winning). */
 const WRITE_ATTEMPTS = 10
@@ -54,10 +54,15 @@ export function createWrites<R extends RecordBase, P extends { status?: Status }
       throw contended()
     },
 
-    /** A team admin's decision on the record's pending change (review.ts; the caller checked the reviewer); a compare-and-set like update. */
+    /**
+     * A team admin's decision on the record's pending change (review.ts); a compare-and-set like
+     * update. The record is found first: a code the key cannot reach is 404 for every key, as on
+     * every route, before a personal key's 409 or a writer's 403.
+     */
     async review(principal: Principal, id: string, decision: 'approve' | 'reject', ifMatch?: string): Promise<W> {
       for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
         const { record: current, rev } = await found(principal, id)
+        checkReviewer(principal)
         checkVersion(current, ifMatch)
         const changes = reviewDecision(kind.reviewed ?? [], current as never, decision)
         const updated = await store.update(libraryOf(principal), id, changes as P, now(), rev)
