@@ -42,13 +42,15 @@ else
       rmSync(dataDir, { recursive: true, force: true })
     })
 
-    it('bun start with PORT taken: one line naming the port, exit 1', async () => {
-      const taken = occupy(await freePort())
-      try {
-        const { code, lines } = await run(STANDALONE, { DATA_DIR: dataDir, PORT: String(taken.port), SHORT_PORT: String(await freePort()) })
-        expect([code, lines]).toEqual([1, [`[standalone] cannot start: port ${taken.port} (PORT) is already in use`]])
-      } finally {
-        taken.stop(true)
+    it('bun start with PORT taken, also by a listener that shares ports (another product): one line naming the port, exit 1', async () => {
+      for (const reusePort of [false, true]) {
+        const taken = Bun.serve({ port: await freePort(), hostname: '0.0.0.0', reusePort, fetch: () => new Response('taken') })
+        try {
+          const { code, lines } = await run(STANDALONE, { DATA_DIR: dataDir, PORT: String(taken.port), SHORT_PORT: String(await freePort()) })
+          expect([code, lines]).toEqual([1, [`[standalone] cannot start: port ${taken.port} (PORT) is already in use`]])
+        } finally {
+          taken.stop(true)
+        }
       }
     })
 
@@ -64,13 +66,15 @@ else
       }
     })
 
-    it('the gateway with PORT taken: one line naming the port, exit 1', async () => {
-      const taken = occupy(await freePort())
-      try {
-        const { code, lines } = await run(ENTRY_POINTS.gateway, { TRANSPORT: 'nats', NATS_URL: nats.url, PORT: String(taken.port) })
-        expect([code, lines]).toEqual([1, [`[gateway] cannot start: port ${taken.port} (PORT) is already in use`]])
-      } finally {
-        taken.stop(true)
+    it('the gateway with PORT taken, also by a listener that shares ports (another gateway): one line naming the port, exit 1', async () => {
+      for (const reusePort of [false, true]) {
+        const taken = Bun.serve({ port: await freePort(), hostname: '0.0.0.0', reusePort, fetch: () => new Response('taken') })
+        try {
+          const { code, lines } = await run(ENTRY_POINTS.gateway, { TRANSPORT: 'nats', NATS_URL: nats.url, PORT: String(taken.port) })
+          expect([code, lines]).toEqual([1, [`[gateway] cannot start: port ${taken.port} (PORT) is already in use`]])
+        } finally {
+          taken.stop(true)
+        }
       }
     })
 

@@ -25,7 +25,9 @@ const { bus, admission, server } = await startOrExit('gateway', async () => {
     optional: admission.optional,
     corsOrigins: config.CORS_ORIGINS,
   })
-  const server = listening('PORT', config.PORT, () => app.listen({ port: config.PORT, hostname: '0.0.0.0' }))
+  // Elysia shares the port by default (reusePort): a second product started on PORT would then
+  // start and take a share of its connections, answering them from its own stores.
+  const server = listening('PORT', config.PORT, () => app.listen({ port: config.PORT, hostname: '0.0.0.0', reusePort: false }))
   return { bus, admission, server }
 })
 log().info({ port: server.server?.port, nats: withoutCredentials(config.NATS_URL), limiter: config.LIMITER }, `API on :${server.server?.port} over ${withoutCredentials(config.NATS_URL)}`)

@@ -13,7 +13,9 @@ startLogging('standalone', config.LOG_LEVEL)
 if (config.STORE === 'sqlite') checkpointElsewhere()
 const { product, server, short } = await startOrExit('standalone', async () => {
   const product = await startStandalone(config)
-  const server = listening('PORT', config.PORT, () => product.gateway.listen({ port: config.PORT, hostname: '0.0.0.0' }))
+  // Elysia shares the port by default (reusePort): a second product started on PORT would then
+  // start and take a share of its connections, answering them from its own stores.
+  const server = listening('PORT', config.PORT, () => product.gateway.listen({ port: config.PORT, hostname: '0.0.0.0', reusePort: false }))
   // Short links on threads of their own (RESOLVER_THREADS), their scans handed to the product's publisher.
   const short = await serveShortLinks({ config, bus: product.bus, scans: product.scans, resolver: () => product.resolver })
   return { product, server, short }
