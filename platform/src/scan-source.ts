@@ -1,9 +1,20 @@
 import { errorFields, log } from './log'
+import type { ScanBatchSpool } from './scan-spool'
 import { type ApplyScans, type ApplyScanTexts, type Bus, SCAN_BATCH_EVENT, type ScanBatch, type ScanSource, scansOfTexts, type WantedScans } from '@lr/proto'
+
+/** Scans a bus scan source holds at most (maxBuffer's default). */
+export const SCAN_BUFFER = 100_000
 
 export interface BusScanSourceOptions {
   /** Scans applied in one call at most (a single batch with more is applied whole). Default 1000. */
   maxBatch?: number
+  /**
+   * Scans applied in one call at most while more than `maxBatch * 4` wait: the source is behind,
+   * and fewer, larger calls catch up. On a main thread kept busy by other work (a scan webhook's
+   * deliveries), each call waits its turns, and at `maxBatch` a call the buffer overflowed and
+   * scans were dropped (bench/ANALYSIS.md, twenty-ninth session). Default `maxBatch * 20`.
+   */
+  maxCatchUp?: number
   /** Scans held while the store is failing; the oldest batches are dropped beyond it. Default 100 000. */
   maxBuffer?: number
   /** Wait before retrying a batch the store refused. Default 500 ms. */
@@ -18,6 +29,12 @@ export interface BusScanSourceOptions {
    * thirteenth session). 0: only the scans that arrived within the same turn.
    */
   lingerMs?: number
+  /**
+   * Where batches wait that do not fit `maxBuffer`, on disk (openScanBatchSpool), instead of
+   * being dropped; read back as the buffer empties. Only past the spool's own bound are scans
+   * dropped. Without one, the oldest batches in memory are dropped beyond `maxBuffer`.
+   */
+  spool?: ScanBatchSpool
 }
 
 /** A ScanBatch as the bus delivered it; anything else is one malformed scan, which validation drops. */
@@ -42,7 +59,11 @@ function codesOf(batches: readonly ScanBatch[]): string[] {
  * in-process bus itself lives only as long as the process.
  */
 export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): ScanSource {
-  const { maxBatch = 1000, maxBuffer = 100_000, retryMs = 500, queue: group = 'analytics', lingerMs = 5 } = opts
+  const { maxBatch = 1000, maxBuffer = SCAN_BUFFER, retryMs = 500, queue: group = 'analytics', lingerMs = 5 } = opts
+  const maxCatchUp = Math.max(maxBatch, opts.maxCatchUp ?? maxBatch * 20)
+  const { spool } = opts
+  /** Whether batches are going to the spool now (logged when it starts and when it ends). */
+  let spilling = false
   const queue: ScanBatch[] = []
   /** Scans in `queue`. */
   let queued = 0
@@ -68,15 +89,16 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
     draining = drain(consumers).finally(() => {
       draining = undefined
       // Events that arrived after the loop saw an empty queue.
-      if (queue.length > 0 && unsubscribe) kick(consumers)
+      if ((queue.length > 0 || (spool?.size() ?? 0) > 0) && unsubscribe) kick(consumers)
     })
   }
 
-  /** The first batches of the queue, up to maxBatch scans (at least one batch). */
+  /** The first batches of the queue, up to maxBatch scans, maxCatchUp when behind (at least one batch). */
   function take(): { batches: ScanBatch[]; count: number } {
     const batches: ScanBatch[] = []
+    const most = queued > maxBatch * 4 ? maxCatchUp : maxBatch
     let count = 0
-    while (queue.length > 0 && (batches.length === 0 || count + queue[0]!.count <= maxBatch)) {
+    while (queue.length > 0 && (batches.length === 0 || count + queue[0]!.count <= most)) {
       const batch = queue.shift()!
       batches.push(batch)
       count += batch.count
@@ -91,7 +113,45 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
     return apply(scansOfTexts(batches.map((batch) => batch.events)))
   }
 
+  /** Batches back from the spool while the buffer has room (never while stopping: they stay on disk). */
+  function refill(): void {
+    while (spool && spool.size() > 0 && queued < maxBuffer / 2 && unsubscribe) {
+      for (const batch of spool.take()) {
+        queue.push(batch)
+        queued += batch.count
+      }
+    }
+    if (spilling && spool?.size() === 0) {
+      spilling = false
+      log().info({ source: group }, 'scans held on disk are all back in memory')
+    }
+  }
+
+  /** A batch that does not fit the buffer: to the spool, or dropped (the oldest in memory, without a spool). */
+  function overflow(batch: ScanBatch): void {
+    if (spool) {
+      if (spool.append(batch)) {
+        if (!spilling) log().warn({ source: group, max_buffer: maxBuffer, spooled: spool.size() }, 'scans waiting beyond the buffer: held on disk until they are applied')
+        spilling = true
+        return
+      }
+      dropped += batch.count
+      log().error({ source: group, dropped: batch.count, dropped_total: dropped, spool_bytes: spool.bytes() }, 'scans dropped: the buffer and the spool on disk are full')
+      return
+    }
+    queue.push(batch)
+    queued += batch.count
+    // Beyond maxBuffer the oldest batches go (the newest always stays).
+    while (queued > maxBuffer && queue.length > 1) {
+      const oldest = queue.shift()!
+      queued -= oldest.count
+      dropped += oldest.count
+      log().error({ source: group, dropped: oldest.count, dropped_total: dropped, max_buffer: maxBuffer }, 'scans dropped: too many waiting to be applied')
+    }
+  }
+
   async function drain(consumers: Consumers): Promise<void> {
+    refill()
     while (queue.length > 0) {
       // Let the scans that arrive meanwhile in first: one transaction per batch, not per scan.
       if (lingerMs > 0 && queued < maxBatch / 2 && unsubscribe) await linger()
@@ -106,6 +166,7 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
         await Bun.sleep(retryMs)
         if (!unsubscribe) return
       }
+      refill()
     }
   }
 
@@ -114,24 +175,28 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
       const consumers: Consumers = { apply, wanted, applyTexts }
       unsubscribe = bus.subscribe(SCAN_BATCH_EVENT, (event) => {
         const batch = batchOf(event)
-        queue.push(batch)
-        queued += batch.count
-        // Beyond maxBuffer the oldest batches go (the newest always stays).
-        while (queued > maxBuffer && queue.length > 1) {
-          const oldest = queue.shift()!
-          queued -= oldest.count
-          dropped += oldest.count
-          log().error({ dropped: oldest.count, dropped_total: dropped, max_buffer: maxBuffer }, 'scans dropped: too many waiting to be applied')
+        // While the spool holds any, new batches join it: the buffer refills from its oldest.
+        if (queued + batch.count > maxBuffer || (spool && spool.size() > 0)) overflow(batch)
+        else {
+          queue.push(batch)
+          queued += batch.count
         }
         if (wake && queued >= maxBatch / 2) wake()
         kick(consumers)
       }, { queue: group })
+      // Batches an earlier process left on disk (a crash, a restart while behind).
+      if (spool && spool.size() > 0) {
+        log().info({ source: group, spooled: spool.size() }, 'scans held on disk by an earlier process: applying them')
+        spilling = true
+        kick(consumers)
+      }
     },
     async stop() {
       unsubscribe?.()
       unsubscribe = undefined
       wake?.()
       await draining
+      spool?.close()
     },
   }
 }

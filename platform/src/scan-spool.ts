@@ -1,29 +1,43 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import type { ScanEvent } from '@lr/proto'
+import type { ScanBatch, ScanEvent } from '@lr/proto'
 
 /**
- * Scans the resolver could not hand to JetStream yet, on local disk: append-only JSON-lines
- * segment files, read back oldest first. It bounds the resolver's memory through an outage of
- * the broker (README "Operations"): what does not fit the in-memory buffer waits here.
+ * Scans that cannot be handed on yet, on local disk: append-only segment files of one item a
+ * line, read back oldest first. The resolver's spool (single scans) bounds its memory through an
+ * outage of the broker (README "Operations"); a one-process scan source's (batches) holds what
+ * does not fit its buffer while its consumer is behind (scan-source.ts).
  *
  * Files are `<ms since epoch>-<pid>-<seq>.jsonl`, so the name orders them. A process owns the
  * files it writes; at open it adopts those of a process that is gone (a crash or a restart),
- * by an atomic rename, so two resolvers sharing a directory never read one file twice. A scan
- * read back twice anyway (a crash between reading and publishing) is deduplicated by JetStream
+ * by an atomic rename, so two processes sharing a directory never read one file twice. A scan
+ * read back twice anyway (a crash between reading and handing on) is deduplicated by JetStream
  * and by analytics on its scan_id.
  */
-export interface ScanSpool {
-  /** Appends a scan; false when the size bound is reached (the caller drops it and counts it). */
-  append(event: ScanEvent): boolean
-  /** The oldest segment's scans, taken off disk, or [] when the spool is empty. */
-  take(): ScanEvent[]
-  /** Scans waiting on disk. */
+export interface Spool<T> {
+  /** Appends an item; false when the size bound is reached (the caller drops it and counts it). */
+  append(item: T): boolean
+  /** The oldest segment's items, taken off disk, or [] when the spool is empty. */
+  take(): T[]
+  /** Scans waiting on disk (an item's `weight`). */
   size(): number
   /** Bytes on disk. */
   bytes(): number
   /** Writes out what is buffered and closes the current file. */
   close(): void
+}
+
+export type ScanSpool = Spool<ScanEvent>
+/** Batches of scans as the one-process bus carries them (ScanBatch): a source's overflow. */
+export type ScanBatchSpool = Spool<ScanBatch>
+
+/** How a spool writes its items, one per line (text without a newline), and reads them back. */
+interface LineFormat<T> {
+  encode(item: T): string
+  /** undefined for a line that is not one (it is skipped). */
+  decode(line: string): T | undefined
+  /** Scans an item holds. */
+  weight(item: T): number
 }
 
 export interface ScanSpoolOptions {
@@ -52,13 +66,48 @@ const isAlive = (pid: number) => {
   }
 }
 
-const countLines = (text: string) => {
-  let n = 0
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++
-  return n
+const SCAN_LINES: LineFormat<ScanEvent> = {
+  encode: (event) => JSON.stringify(event),
+  decode(line) {
+    try {
+      return JSON.parse(line) as ScanEvent
+    } catch {
+      return undefined
+    }
+  },
+  weight: () => 1,
 }
 
-export function openScanSpool(dir: string, opts: ScanSpoolOptions): ScanSpool {
+/**
+ * A batch as one line: `count TAB codes TAB events`. Its events stay the JSON text they came as
+ * (JSON.stringify writes no newline), so spilling a batch neither parses nor writes a scan.
+ */
+const BATCH_LINES: LineFormat<ScanBatch> = {
+  encode: (batch) => `${batch.count}\t${batch.codes}\t${batch.events}`,
+  decode(line) {
+    const first = line.indexOf('\t')
+    const second = line.indexOf('\t', first + 1)
+    const count = Number(line.slice(0, first))
+    if (first < 0 || second < 0 || !Number.isSafeInteger(count) || count < 0) return undefined
+    return { count, codes: line.slice(first + 1, second), events: line.slice(second + 1) }
+  },
+  weight: (batch) => batch.count,
+}
+
+/** A spool of single scans: the resolver's, through a broker outage. */
+export const openScanSpool = (dir: string, opts: ScanSpoolOptions): ScanSpool => openSpool(dir, opts, SCAN_LINES)
+
+/** A spool of scan batches: a one-process scan source's, past its buffer (scan-source.ts). */
+export const openScanBatchSpool = (dir: string, opts: ScanSpoolOptions): ScanBatchSpool => openSpool(dir, opts, BATCH_LINES)
+
+/** The lines of a file that were written whole: a last line without its newline was cut by a crash. */
+function wholeLines(text: string): string[] {
+  const lines = text.split('\n')
+  lines.pop() // '' after the last newline, or the cut line
+  return lines.filter((line) => line !== '')
+}
+
+function openSpool<T>(dir: string, opts: ScanSpoolOptions, format: LineFormat<T>): Spool<T> {
   const { maxBytes, segmentBytes = 4 * 1024 * 1024 } = opts
   mkdirSync(dir, { recursive: true })
   const segments: Segment[] = []
@@ -79,7 +128,12 @@ export function openScanSpool(dir: string, opts: ScanSpoolOptions): ScanSpool {
       continue // another process adopted it first
     }
     const bytes = statSync(adopted).size
-    const segment = { path: adopted, bytes, scans: countLines(readFileSync(adopted, 'utf8')) }
+    let weight = 0
+    for (const line of wholeLines(readFileSync(adopted, 'utf8'))) {
+      const item = format.decode(line)
+      if (item !== undefined) weight += format.weight(item)
+    }
+    const segment = { path: adopted, bytes, scans: weight }
     segments.push(segment)
     total += bytes
     scans += segment.scans
@@ -102,8 +156,8 @@ export function openScanSpool(dir: string, opts: ScanSpoolOptions): ScanSpool {
   }
 
   return {
-    append(event) {
-      const line = `${JSON.stringify(event)}\n`
+    append(item) {
+      const line = `${format.encode(item)}\n`
       const size = Buffer.byteLength(line)
       if (total + size > maxBytes) return false
       if (!writing || writing.bytes >= segmentBytes) {
@@ -111,11 +165,12 @@ export function openScanSpool(dir: string, opts: ScanSpoolOptions): ScanSpool {
         const path = join(dir, `${String(Date.now()).padStart(15, '0')}-${process.pid}-${seq++}.jsonl`)
         writing = { path, bytes: 0, scans: 0, fd: openSync(path, 'a') }
       }
+      const weight = format.weight(item)
       buffered += line
       writing.bytes += size
-      writing.scans++
+      writing.scans += weight
       total += size
-      scans++
+      scans += weight
       if (buffered.length >= WRITE_BUFFER_BYTES) flush()
       return true
     },
@@ -124,19 +179,15 @@ export function openScanSpool(dir: string, opts: ScanSpoolOptions): ScanSpool {
       if (segments.length === 0) finishSegment()
       const segment = segments.shift()
       if (!segment) return []
-      const events: ScanEvent[] = []
-      for (const line of readFileSync(segment.path, 'utf8').split('\n')) {
-        if (line === '') continue
-        try {
-          events.push(JSON.parse(line) as ScanEvent)
-        } catch {
-          // a line cut short by a crash while it was written: the rest of the file is good
-        }
+      const items: T[] = []
+      for (const line of wholeLines(readFileSync(segment.path, 'utf8'))) {
+        const item = format.decode(line)
+        if (item !== undefined) items.push(item)
       }
       unlinkSync(segment.path)
       total -= segment.bytes
       scans -= segment.scans
-      return events
+      return items
     },
 
     size: () => scans,

@@ -3,6 +3,10 @@ import { type Bus, SCAN_BATCH_EVENT, type ScanBatch, scanBatchOf } from '@lr/pro
 import { createLocalBus } from '@lr/platform/bus-local'
 import { createBusScanPublisher } from '@lr/platform/scan-publisher'
 import { createBusScanSource } from '@lr/platform/scan-source'
+import { openScanBatchSpool } from '@lr/platform/scan-spool'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { ScanEvent } from '@lr/proto'
 import { captureLog } from './log-capture'
 
@@ -225,5 +229,94 @@ describe('createBusScanSource', () => {
     await handOver([event(2)])
     await Bun.sleep(10)
     expect(applied).toEqual([event(1)])
+  })
+
+  it('takes up to maxCatchUp scans a call while more than four maxBatch wait, and maxBatch once caught up', async () => {
+    let release: () => void = () => undefined
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const sizes: number[] = []
+    const source = createBusScanSource(bus, { maxBatch: 10, maxCatchUp: 100, lingerMs: 0 })
+    await source.start(async (scans) => {
+      sizes.push(scans.length)
+      if (sizes.length === 1) await held // the consumer is busy: the next 150 scans wait
+    })
+    await handOver(events(1, 10))
+    await Bun.sleep(5)
+    for (let n = 11; n <= 160; n += 5) await handOver(events(n, n + 4))
+    release()
+    await Bun.sleep(5)
+    for (let n = 161; n <= 180; n += 5) await handOver(events(n, n + 4)) // 20 waiting: caught up, 10 a call
+    for (let i = 0; i < 100 && sizes.reduce((a, b) => a + b, 0) < 180; i++) await Bun.sleep(5)
+    await source.stop()
+    // 10, then 100 of the 150 waiting (behind), then the 50 left (still more than 4 * 10).
+    expect(sizes).toEqual([10, 100, 50, 10, 10])
+  })
+
+  describe('with a spool on disk', () => {
+    let dir: string
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'lr-source-spool-'))
+    })
+    afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+    it('holds what does not fit maxBuffer on disk while the consumer is behind, and applies every scan once, none dropped', async () => {
+      const log = captureLog()
+      let refusing = true
+      const applied: ScanEvent[] = []
+      const spool = openScanBatchSpool(dir, { maxBytes: 1 << 24, segmentBytes: 2048 })
+      const source = createBusScanSource(bus, { maxBuffer: 40, retryMs: 10, lingerMs: 0, spool })
+      try {
+        await source.start(async (scans) => {
+          if (refusing) throw new Error('store down')
+          applied.push(...(scans as ScanEvent[]))
+        })
+        for (let n = 1; n <= 1000; n += 10) await handOver(events(n, n + 9))
+        // 40 in memory at most (one batch in the consumer's hands besides), the rest on disk.
+        expect(spool.size()).toBeGreaterThanOrEqual(1000 - 50)
+        expect(readdirSync(dir).length).toBeGreaterThan(1)
+        refusing = false
+        for (let i = 0; i < 200 && applied.length < 1000; i++) await Bun.sleep(10)
+        await source.stop()
+        expect(applied.map((scan) => scan.scan_id).sort()).toEqual(events(1, 1000).map((scan) => scan.scan_id).sort())
+        expect([spool.size(), spool.bytes(), readdirSync(dir)]).toEqual([0, 0, []])
+        expect(log.lines.filter((line) => line.msg.startsWith('scans dropped'))).toEqual([])
+        expect(log.lines.filter((line) => line.msg === 'scans waiting beyond the buffer: held on disk until they are applied')).toHaveLength(1)
+      } finally {
+        log.restore()
+      }
+    })
+
+    it('leaves what it holds on disk at stop for the next source, which applies it at start', async () => {
+      const first = createBusScanSource(bus, { maxBuffer: 10, lingerMs: 0, spool: openScanBatchSpool(dir, { maxBytes: 1 << 24 }) })
+      await first.start(() => Promise.reject(new Error('store down')))
+      for (let n = 1; n <= 100; n += 10) await handOver(events(n, n + 9))
+      await first.stop() // the 10 in memory are lost with this process (retried until stop); 90 stay on disk
+      const applied: ScanEvent[] = []
+      // A restarted process: same pid here, so it adopts the files as a new process would.
+      const second = createBusScanSource(bus, { lingerMs: 0, spool: openScanBatchSpool(dir, { maxBytes: 1 << 24 }) })
+      await second.start(async (scans) => void applied.push(...(scans as ScanEvent[])))
+      for (let i = 0; i < 100 && applied.length < 90; i++) await Bun.sleep(10)
+      await second.stop()
+      expect(applied.map((scan) => scan.scan_id).sort()).toEqual(events(11, 100).map((scan) => scan.scan_id).sort())
+    })
+
+    it('drops only past the spool\'s bound, each counted in a log line', async () => {
+      const log = captureLog()
+      const spool = openScanBatchSpool(dir, { maxBytes: 4096, segmentBytes: 1024 })
+      const source = createBusScanSource(bus, { maxBuffer: 10, retryMs: 10, lingerMs: 0, spool })
+      try {
+        await source.start(() => Promise.reject(new Error('store down')))
+        for (let n = 1; n <= 200; n += 10) await handOver(events(n, n + 9))
+        const dropped = log.lines.filter((line) => line.msg === 'scans dropped: the buffer and the spool on disk are full')
+        const droppedScans = dropped.reduce((sum, line) => sum + line.dropped, 0)
+        expect(droppedScans).toBeGreaterThan(0)
+        expect(spool.bytes()).toBeLessThanOrEqual(4096)
+        // Every scan is in memory (10, and the batch being retried), on disk, or counted as dropped.
+        expect(droppedScans + spool.size()).toBe(200 - 10)
+        await source.stop()
+      } finally {
+        log.restore()
+      }
+    })
   })
 })

@@ -1,7 +1,8 @@
 import { type Config } from '@lr/proto'
 import { createBusScanPublisher } from '@lr/platform/scan-publisher'
 import { createLocalBus } from '@lr/platform/bus-local'
-import { createBusScanSource } from '@lr/platform/scan-source'
+import { createBusScanSource, SCAN_BUFFER } from '@lr/platform/scan-source'
+import { openScanBatchSpool } from '@lr/platform/scan-spool'
 import { openMongoIfConfigured, type RunningService } from '@lr/platform/lifecycle'
 import { startAuth } from '@lr/auth'
 import { startRecords } from '@lr/records'
@@ -23,9 +24,14 @@ export async function startStandalone(config: Config) {
   // Scans are events of this bus (the resolver below publishes them). On SQLite their writes run
   // in a Worker, on the second core, not on the thread that answers redirects and API calls.
   const ingest = config.STORE === 'sqlite' ? 'worker' : 'in-thread'
-  services.push(await startAnalytics(ctx, { source: createBusScanSource(bus), ingest }))
+  // Behind, analytics takes every scan waiting in one call (the Worker applies them off this
+  // thread), and webhooks 5,000 (stored on this thread: about 100 ms). What still does not fit a
+  // source's buffer waits on disk, not dropped (platform/src/scan-source.ts: maxCatchUp, spool).
+  const spoolDir = config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`
+  const spool = (name: string) => openScanBatchSpool(`${spoolDir}/${name}`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
+  services.push(await startAnalytics(ctx, { source: createBusScanSource(bus, { maxCatchUp: SCAN_BUFFER, spool: spool('analytics') }), ingest }))
   // Record events reach the worker as bus requests (stored before the API answers); scans as bus events.
-  services.push(await startWebhooks(ctx, { scans: createBusScanSource(bus, { queue: 'webhooks' }) }))
+  services.push(await startWebhooks(ctx, { scans: createBusScanSource(bus, { queue: 'webhooks', maxCatchUp: 5_000, spool: spool('webhooks') }) }))
   const admission = await createAdmission(config)
   const gateway = createGateway({
     bus,

@@ -90,17 +90,29 @@ export function createWebhookService(deps: WebhookDeps) {
     return endpoint
   }
 
-  async function fanOut(library: string, type: WebhookEventType, eventId: string, timestamp: string, data: unknown): Promise<number> {
+  /**
+   * Adds the messages of one event, one per subscribed endpoint, to `into`. The caller stores a
+   * whole batch's in one enqueue: one transaction per scan made the intake of a scan webhook
+   * slower than the resolver, and the scans waiting for it, and for analytics on the same
+   * thread, were dropped past their buffers (bench/ANALYSIS.md, twenty-ninth session).
+   */
+  async function fanOut(into: StoredMessage[], library: string, type: WebhookEventType, eventId: string, timestamp: string, data: unknown): Promise<void> {
     const endpoints = await subscribersOf(library, type)
-    if (endpoints.length === 0) return 0
+    if (endpoints.length === 0) return
     const body = JSON.stringify({ type, timestamp, data })
     const at = nowMs()
-    const messages: StoredMessage[] = endpoints.map((endpoint) => ({
-      id: webhookIdOf(eventId, endpoint.id), endpoint_id: endpoint.id, library, event_type: type, event_id: eventId,
-      body, attempts: 0, created_at: at, next_attempt_at: at, state: 'pending',
-    }))
+    for (const endpoint of endpoints)
+      into.push({
+        id: webhookIdOf(eventId, endpoint.id), endpoint_id: endpoint.id, library, event_type: type, event_id: eventId,
+        body, attempts: 0, created_at: at, next_attempt_at: at, state: 'pending',
+      })
+  }
+
+  /** Stores a batch's messages together and wakes the delivery worker. */
+  async function enqueue(messages: StoredMessage[]): Promise<void> {
+    if (messages.length === 0) return
     await store.enqueue(messages)
-    return messages.length
+    wake()
   }
 
   async function libraryOfCode(code: string): Promise<string | null> {
@@ -155,15 +167,15 @@ export function createWebhookService(deps: WebhookDeps) {
 
     /** Record events (RecordEvent); a malformed one is logged and dropped. Idempotent on the event id. */
     async ingestRecords(events: unknown[]): Promise<void> {
-      let stored = 0
+      const messages: StoredMessage[] = []
       for (const event of events) {
         if (!checkOf(RecordEvent).Check(event)) {
           log().warn({ event: JSON.stringify(event)?.slice(0, 200) }, 'malformed record event dropped')
           continue
         }
-        stored += await fanOut(event.library, event.type, event.id, event.timestamp, event.data)
+        await fanOut(messages, event.library, event.type, event.id, event.timestamp, event.data)
       }
-      if (stored > 0) wake()
+      await enqueue(messages)
     },
 
     /** Another replica (or this one) created an endpoint of `library`: its subscribers are read again. */
@@ -197,14 +209,14 @@ export function createWebhookService(deps: WebhookDeps) {
         if (scans) scans.push(event)
         else byCode.set(code, [event])
       }
-      let stored = 0
+      const messages: StoredMessage[] = []
       for (const [code, scans] of byCode) {
         const library = await scanLibraryOf(code)
         if (!library) continue
         for (const event of scans)
-          if (checkOf(ScanEvent).Check(event)) stored += await fanOut(library, 'scan', event.scan_id, new Date(event.scanned_at).toISOString(), event)
+          if (checkOf(ScanEvent).Check(event)) await fanOut(messages, library, 'scan', event.scan_id, new Date(event.scanned_at).toISOString(), event)
       }
-      if (stored > 0) wake()
+      await enqueue(messages)
     },
   }
 }

@@ -14,7 +14,10 @@ const endpoint = (id: string, library: string): StoredEndpoint => ({
 
 /** A worker whose library `lib_hooked` has a scan endpoint and `lib_quiet` none; codes name their library. */
 async function worker() {
-  const store = createSqliteWebhookStore(new Database(':memory:'))
+  const sqlite = createSqliteWebhookStore(new Database(':memory:'))
+  const enqueued: number[] = []
+  // The store as it is, with each enqueue call's size noted.
+  const store = { ...sqlite, enqueue: (messages: Parameters<typeof sqlite.enqueue>[0]) => (enqueued.push(messages.length), sqlite.enqueue(messages)) }
   await store.insertEndpoint(endpoint('wh_1', 'lib_hooked'))
   const asked: string[] = []
   const libraries: Record<string, string> = { Hooked01: 'lib_hooked', Quiet001: 'lib_quiet', Quiet002: 'lib_quiet' }
@@ -25,8 +28,8 @@ async function worker() {
       return libraries[code] ?? null
     },
   })
-  const queued = async () => (await store.due(NOW + 1, 100)).map((m) => m.event_id).sort()
-  return { service, asked, queued }
+  const queued = async () => (await store.due(NOW + 1, 1000)).map((m) => m.event_id).sort()
+  return { service, asked, queued, enqueued }
 }
 
 describe('the webhooks worker\'s scan intake', () => {
@@ -42,5 +45,14 @@ describe('the webhooks worker\'s scan intake', () => {
     await service.ingestScans([scan(1, 'Quiet001'), scan(2, 'Hooked01'), scan(3, 'Quiet001'), { scan_id: 'no code' }, { code: 'Hooked01' }, null, scan(4, 'Hooked01')])
     expect(await queued()).toEqual(['scan-2', 'scan-4'])
     expect(asked.sort()).toEqual(['Hooked01', 'Quiet001'])
+  })
+
+  it('stores the deliveries of a whole batch of scans in one enqueue (one transaction), and a batch no endpoint wants in none', async () => {
+    const { service, queued, enqueued } = await worker()
+    const scans = Array.from({ length: 500 }, (_, i) => scan(i + 1, i % 2 ? 'Hooked01' : 'Quiet001'))
+    await service.ingestScans(scans)
+    await service.ingestScans([scan(1001, 'Quiet001'), scan(1002, 'Quiet002')])
+    expect(enqueued).toEqual([250])
+    expect(await queued()).toHaveLength(250)
   })
 })
