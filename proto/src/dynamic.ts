@@ -57,12 +57,13 @@ export const RedirectRules = T.Array(RedirectRule, {
 })
 /**
  * A writer's edit of an active code in a team library, awaiting a team admin's review: the
- * destination and rules it would give the code, who asked and when. The code keeps its approved
- * destination and rules until an admin approves it.
+ * destination, rules and fallback it would give the code, who asked and when. The code keeps its
+ * approved ones until an admin approves it.
  */
 export const PendingChange = T.Object({
   destination_url: T.String({ format: 'uri', maxLength: 2048 }),
   redirect_rules: T.Array(RedirectRule),
+  fallback_url: T.Optional(T.Union([T.String({ format: 'uri', maxLength: 2048 }), T.Null()], { description: 'the fallback it would get; null: none. Absent only in a change asked for before the fallback was reviewed (approving it keeps the fallback)' })),
   requested_by: T.String({ description: 'the account of the writer who asked' }),
   requested_at: Epoch,
 })
@@ -113,7 +114,7 @@ export const DynamicRecord = T.Object({
   /** Absent when the code has none. */
   redirect_rules: T.Optional(T.Array(RedirectRule, { description: 'device rules, absent when none: the first matching the scan\'s OS wins, else destination_url' })),
   /** Absent when none awaits review. */
-  pending_change: T.Optional({ ...PendingChange, description: 'a writer\'s edit of destination_url or redirect_rules awaiting a team admin (POST .../review); absent when none' }),
+  pending_change: T.Optional({ ...PendingChange, description: 'a writer\'s edit of destination_url, redirect_rules or fallback_url awaiting a team admin (POST .../review); absent when none' }),
   ...ExpiryRecordFields,
 })
 export type DynamicRecord = Static<typeof DynamicRecord>

@@ -43,7 +43,7 @@ export function reviewSuite(stack: () => Stack) {
       expect(res.status).toBe(200)
       expect(res.body).toEqual({
         ...record, name: 'Renamed', updated_at: expect.any(Number),
-        pending_change: { destination_url: NEW, redirect_rules: [], requested_by: lib.teamWriter.account_id, requested_at: expect.any(Number) },
+        pending_change: { destination_url: NEW, redirect_rules: [], fallback_url: null, requested_by: lib.teamWriter.account_id, requested_at: expect.any(Number) },
       })
       expect((await api('GET', `/v1/dynqrcodes/${record.code}`, lib.teamAdmin.key)).body).toEqual(res.body)
       if (stack().mode === 'nats') await Bun.sleep(300)
@@ -140,11 +140,27 @@ export function reviewSuite(stack: () => Stack) {
       const res = await api('PATCH', `/v1/dynqrcodes/${record.code}`, lib.teamWriter.key, { redirect_rules: RULES })
       expect(res.status).toBe(200)
       expect(res.body.redirect_rules).toBeUndefined()
-      expect(res.body.pending_change).toEqual({ destination_url: OLD, redirect_rules: RULES, requested_by: lib.teamWriter.account_id, requested_at: expect.any(Number) })
+      expect(res.body.pending_change).toEqual({ destination_url: OLD, redirect_rules: RULES, fallback_url: null, requested_by: lib.teamWriter.account_id, requested_at: expect.any(Number) })
       if (stack().mode === 'nats') await Bun.sleep(300)
       expect(await locationOf(record, ANDROID)).toBe(OLD)
       expect((await review(record.code, lib.teamAdmin.key, { decision: 'approve' })).body.redirect_rules).toEqual(RULES)
       expect(await followed(record, 'https://apps.example/android', ANDROID)).toBe('https://apps.example/android')
+    })
+
+    it('keeps a writer\'s fallback_url of an active team code pending too: an expiry in the past cannot send its scans to an unapproved URL', async () => {
+      const record = await activeTeamCode()
+      const evil = 'https://evil.example/'
+      const res = await api('PATCH', `/v1/dynqrcodes/${record.code}`, lib.teamWriter.key, { fallback_url: evil, expires_at: 1 })
+      expect(res.status).toBe(200)
+      expect(res.body.fallback_url).toBeUndefined()
+      expect(res.body.expires_at).toBe(1) // not a destination: applies at once, as a move to draft would
+      expect(res.body.pending_change).toEqual({ destination_url: OLD, redirect_rules: [], fallback_url: evil, requested_by: lib.teamWriter.account_id, requested_at: expect.any(Number) })
+      if (stack().mode === 'nats') await Bun.sleep(300)
+      const scanned = await scan(record)
+      expect([scanned.status, scanned.headers.get('location')]).toEqual([410, null])
+      const approved = await review(record.code, lib.teamAdmin.key, { decision: 'approve' })
+      expect([approved.status, approved.body.fallback_url]).toEqual([200, evil])
+      expect(await followed(record, evil)).toBe(evil)
     })
   })
 }

@@ -7,7 +7,7 @@ import { doc } from './openapi'
 import { examples } from './openapi-examples'
 
 const approval = 'In a team library only a team admin\'s key may move a record from `draft` to `active` (a writer gets 403).'
-const reviewed = 'A writer\'s change of `destination_url` or `redirect_rules` of an `active` code in a team library does not take effect: the answer (200) is the record unchanged with `pending_change`, which a team admin approves or rejects (POST .../review); a later writer\'s change replaces it, one back to the approved values withdraws it. Other fields apply at once. An admin\'s change applies at once and drops a pending change, as does a move to `draft`.'
+const reviewed = 'A writer\'s change of `destination_url`, `redirect_rules` or `fallback_url` of an `active` code in a team library does not take effect: the answer (200) is the record unchanged with `pending_change`, which a team admin approves or rejects (POST .../review); a later writer\'s change replaces it, one back to the approved values withdraws it. Other fields apply at once. An admin\'s change applies at once and drops a pending change, as does a move to `draft`.'
 
 const reviewDoc = doc({
   operationId: 'reviewDynamicCode', tag: 'Dynamic QR codes', summary: 'Approve or reject the pending change of a team code',

@@ -71,7 +71,9 @@ export function dynamicKind({ shortBaseUrl, newCode, announce }: DynamicKindDeps
     isPossibleId: isIssuableCode,
     present: (record) => presented(shortBaseUrl, record),
     exportCells: { short_url: { prefix: `${shortBaseUrl}/`, field: 'code' } },
-    reviewed: ['destination_url', 'redirect_rules'],
+    // Every field that decides where a scan goes: fallback_url too, or a writer could send the
+    // scans of an approved code anywhere by setting it and an expiry in the past.
+    reviewed: { destination_url: null, redirect_rules: [], fallback_url: null },
     async changed(records, deleted) {
       // The write is done: a lost event only delays the resolvers until their cache refresh.
       await Promise.all(records.map((r) => announce?.(entryOf(r, deleted)))).catch((error) =>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { etagOf } from '@lr/platform/etag'
+import { libraryOf } from '@lr/proto'
 import { admin, failure, personal, setup, T0, writer } from './fixtures'
 
 const OLD = 'https://example.com/old'
@@ -13,13 +14,22 @@ async function activeTeamCode(s: ReturnType<typeof setup>, extra: object = {}) {
 }
 
 describe('reviewed edits in a team library', () => {
+  it('approves a pending change stored before fallback_url was reviewed without touching the fallback', async () => {
+    const s = setup()
+    const code = (await activeTeamCode(s, { fallback_url: 'https://example.com/approved-fallback' })).code
+    // As a pending change was stored before: the destination and rules only.
+    await s.store.update(libraryOf(writer), code, { pending_change: { destination_url: NEW, redirect_rules: [], requested_by: writer.account_id, requested_at: T0 } } as never, T0 + 1)
+    const approved = await s.service.review(admin, code, { decision: 'approve' })
+    expect([approved.destination_url, approved.fallback_url, approved.pending_change]).toEqual([NEW, 'https://example.com/approved-fallback', undefined])
+  })
+
   it('keeps a writer\'s new destination of an active code pending: record unchanged, pending_change set, resolver entry the approved one', async () => {
     const s = setup()
     const code = (await activeTeamCode(s)).code
     s.tick(10)
     const answer = await s.service.update(writer, code, { destination_url: NEW, name: 'Renamed' })
     expect(answer).toMatchObject({ destination_url: OLD, name: 'Renamed', updated_at: T0 + 10 })
-    expect(answer.pending_change).toEqual({ destination_url: NEW, redirect_rules: [], requested_by: writer.account_id, requested_at: T0 + 10 })
+    expect(answer.pending_change).toEqual({ destination_url: NEW, redirect_rules: [], fallback_url: null, requested_by: writer.account_id, requested_at: T0 + 10 })
     expect(await s.service.resolve(code)).toEqual({ code, destination_url: OLD, status: 'active', deleted: false })
   })
 
@@ -67,7 +77,7 @@ describe('reviewed edits in a team library', () => {
     const other = { ...writer, account_id: 'acct_w2', key_id: 'key_w2' }
     s.tick(3)
     const replaced = await s.service.update(other, code, { redirect_rules: IOS })
-    expect(replaced.pending_change).toEqual({ destination_url: OLD, redirect_rules: IOS, requested_by: 'acct_w2', requested_at: T0 + 3 })
+    expect(replaced.pending_change).toEqual({ destination_url: OLD, redirect_rules: IOS, fallback_url: null, requested_by: 'acct_w2', requested_at: T0 + 3 })
     const withdrawn = await s.service.update(writer, code, { redirect_rules: [] })
     expect([withdrawn.pending_change, withdrawn.redirect_rules, withdrawn.destination_url]).toEqual([undefined, undefined, OLD])
   })

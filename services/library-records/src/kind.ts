@@ -44,10 +44,11 @@ export interface RecordKind<R extends RecordBase, W, L extends string> {
   fieldRules?: FieldRules
   /**
    * The fields a writer's PATCH of an active record in a team library only proposes (review.ts,
-   * docs/decisions.md "Reviewed edits"): the record keeps them until a team admin approves. The
-   * first is the URL field. Absent: every edit applies at once (static codes: the URL is printed).
+   * docs/decisions.md "Reviewed edits"), each with its value when a record lacks it: the record
+   * keeps them until a team admin approves. Absent: every edit applies at once (static codes: the
+   * URL is printed).
    */
-  reviewed?: readonly (keyof R & string)[]
+  reviewed?: Readonly<Partial<Record<keyof R & string, unknown>>>
   /** Set by createLibraryService when it has an event sink (webhooks): one event per record; must not reject. */
   emit?(type: RecordEventType, library: string, records: R[]): Promise<void>
 }

@@ -38,9 +38,11 @@ export const REVIEW_FORBIDDEN = 'only a team admin can review a pending change; 
 export const NOTHING_PENDING = 'this code has no pending change to review'
 
 type Fields = Record<string, unknown>
-// The reviewed fields' values: as sent, else as the record has them (a list it lacks is empty).
-const valuesOf = (reviewed: readonly string[], ...sources: Fields[]) =>
-  Object.fromEntries(reviewed.map((field) => [field, sources.find((s) => s[field] !== undefined)?.[field] ?? []]))
+/** The reviewed fields, each with its value when a record lacks it (RecordKind.reviewed). */
+type Reviewed = Readonly<Record<string, unknown>>
+// The reviewed fields' values: from the first source that has the field, else its empty value.
+const valuesOf = (reviewed: Reviewed, ...sources: Fields[]) =>
+  Object.fromEntries(Object.entries(reviewed).map(([field, empty]) => [field, sources.find((s) => s[field] !== undefined)?.[field] ?? empty]))
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /**
@@ -52,14 +54,14 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
  * edit of a personal library or a draft, applies at once, and drops a pending change; a move to
  * draft drops it too. Edits of other fields apply at once and keep it.
  */
-export function reviewedChanges(principal: Principal, reviewed: readonly string[] | undefined, current: Fields, patch: Fields, changes: Fields, now: number): Fields {
+export function reviewedChanges(principal: Principal, reviewed: Reviewed | undefined, current: Fields, patch: Fields, changes: Fields, now: number): Fields {
   if (!reviewed) return changes
   const pending = (current.pending_change ?? null) as Pending | null
-  const proposes = reviewed.some((field) => patch[field] !== undefined)
+  const proposes = Object.keys(reviewed).some((field) => patch[field] !== undefined)
   const staysActive = (patch.status ?? current.status) === 'active'
   const writerOfActive = principal.team_id !== null && principal.role !== 'admin' && current.status === 'active' && staysActive
   if (!writerOfActive || !proposes) return pending && (!staysActive || proposes) ? { ...changes, pending_change: null } : changes
-  const applied = Object.fromEntries(Object.entries(changes).filter(([field]) => !reviewed.includes(field)))
+  const applied = Object.fromEntries(Object.entries(changes).filter(([field]) => !(field in reviewed)))
   const proposal = valuesOf(reviewed, patch, current)
   if (same(proposal, valuesOf(reviewed, current))) return pending ? { ...applied, pending_change: null } : applied
   if (pending && pending.requested_by === principal.account_id && same(proposal, valuesOf(reviewed, pending))) return applied
@@ -76,8 +78,9 @@ export function checkReviewer(principal: Principal): void {
   if (principal.role !== 'admin') throw new AppError('forbidden', REVIEW_FORBIDDEN)
 }
 
-export function reviewDecision(reviewed: readonly string[], current: Fields, decision: 'approve' | 'reject'): Fields {
+export function reviewDecision(reviewed: Reviewed, current: Fields, decision: 'approve' | 'reject'): Fields {
   const pending = (current.pending_change ?? null) as Pending | null
   if (!pending) throw new AppError('conflict', NOTHING_PENDING)
-  return decision === 'approve' ? { ...valuesOf(reviewed, pending), pending_change: null } : { pending_change: null }
+  // A field a pending change lacks (one stored before the field was reviewed) stays as approved.
+  return decision === 'approve' ? { ...valuesOf(reviewed, pending, current), pending_change: null } : { pending_change: null }
 }

@@ -64,7 +64,7 @@ export function createWrites<R extends RecordBase, P extends { status?: Status }
         const { record: current, rev } = await found(principal, id)
         checkReviewer(principal)
         checkVersion(current, ifMatch)
-        const changes = reviewDecision(kind.reviewed ?? [], current as never, decision)
+        const changes = reviewDecision(kind.reviewed ?? {}, current as never, decision)
         const updated = await store.update(libraryOf(principal), id, changes as P, now(), rev)
         if (updated) {
           await afterWrite(kind, 'record.updated', libraryOf(principal), [updated])
