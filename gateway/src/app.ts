@@ -14,6 +14,7 @@ import { staticRoutes } from './routes/static'
 import { dynamicRoutes } from './routes/dynamic'
 import { analyticsRoutes } from './routes/analytics'
 import { webhookRoutes } from './routes/webhooks'
+import { hostRequired } from './plugins/host-required'
 
 export interface GatewayDeps {
   bus: Bus
@@ -31,6 +32,7 @@ export interface GatewayDeps {
 export function createGateway(deps: GatewayDeps) {
   return new Elysia()
     .use(requestId)
+    .use(hostRequired)
     .use(observe)
     // Before the error handler: it turns the router's 404 into 405 on a known path.
     .use(methodNotAllowed)

@@ -1,4 +1,5 @@
 import { metricsResponse } from './metrics'
+import { requestUrlOf } from './request-url'
 
 /** Name -> probe of each dependency a process needs (its store, NATS...). */
 export type HealthChecks = Record<string, () => Promise<boolean>>
@@ -43,7 +44,7 @@ export function startHealthListener(port: number, checks: HealthChecks): HealthL
     hostname: '0.0.0.0',
     fetch(request) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { error: 'method not allowed' })
-      const path = new URL(request.url).pathname
+      const path = requestUrlOf(request.url).pathname
       if (path === '/healthz') return json(200, { status: 'ok' })
       if (path === '/readyz') return readiness(checks)
       if (path === '/metrics') return metricsResponse()

@@ -5,11 +5,20 @@
  * `new Request`, so its pieces are those URL would give, without a second parse (0.3 µs a redirect).
  */
 
-/** Where the path of a serialised URL starts: the first `/` after the authority; -1 when it has none. */
-export const pathStartOf = (href: string): number => href.indexOf('/', href.indexOf('//') + 2)
+/**
+ * Where the path of a serialised URL starts: the first `/` after the authority; -1 when it has
+ * none. A request without a Host header (HTTP/1.0 may send none) has a relative request.url in
+ * Bun, the path itself: it starts at 0.
+ */
+export const pathStartOf = (href: string): number => (href.charCodeAt(0) === 47 ? 0 : href.indexOf('/', href.indexOf('//') + 2))
 
 /** A request's path and query (`search`, as URL's: '' or `?…`). */
 export function pathAndSearchOf(href: string): { path: string; search: string } {
+  // Relative (no Host): Bun leaves it as sent, dot segments and all; URL serialises it as it would have.
+  if (href.charCodeAt(0) === 47) {
+    const url = requestUrlOf(href)
+    return { path: url.pathname, search: url.search }
+  }
   const pathAt = pathStartOf(href)
   if (pathAt < 0) return { path: '/', search: '' }
   const hashAt = href.indexOf('#', pathAt)
@@ -18,3 +27,6 @@ export function pathAndSearchOf(href: string): { path: string; search: string } 
   if (queryAt < 0 || queryAt > end) return { path: href.slice(pathAt, end), search: '' }
   return { path: href.slice(pathAt, queryAt), search: end - queryAt > 1 ? href.slice(queryAt, end) : '' }
 }
+
+/** A request's URL parsed, relative ones (a request without Host) too, which `new URL` alone refuses. */
+export const requestUrlOf = (href: string): URL => new URL(href.charCodeAt(0) === 47 ? `http://host${href}` : href)

@@ -2,13 +2,14 @@ import { Elysia } from 'elysia'
 import { AppError, errorBody } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
 import { mergeHeaders } from './set-headers'
+import { requestUrlOf } from '@lr/platform/request-url'
 
 /** Elysia wraps what a parser throws in a ParseError; the AppError is its cause. */
 function asAppError(error: unknown, code: unknown, request: Request): AppError {
   if (error instanceof AppError) return error
   const cause = (error as { cause?: unknown })?.cause
   if (cause instanceof AppError) return cause
-  if (code === 'NOT_FOUND') return new AppError('not_found', `no route ${request.method} ${new URL(request.url).pathname}`)
+  if (code === 'NOT_FOUND') return new AppError('not_found', `no route ${request.method} ${requestUrlOf(request.url).pathname}`)
   if (code === 'PARSE') return new AppError('bad_request', 'request body could not be read')
   return new AppError('internal', 'internal error')
 }
@@ -26,14 +27,14 @@ function forClient(error: AppError, request: Request): AppError {
   const message = CLIENT_MESSAGES[error.code]
   if (!message) return error
   // The detail (which subject, why) is for operators; the line carries the request id.
-  log().warn({ method: request.method, path: new URL(request.url).pathname, code: error.code, detail: error.message }, 'service unavailable')
+  log().warn({ method: request.method, path: requestUrlOf(request.url).pathname, code: error.code, detail: error.message }, 'service unavailable')
   return new AppError(error.code, message, { ...error.details, retryAfter: error.details?.retryAfter ?? 1 })
 }
 
 /** The single place that turns an error into the JSON error body and the table's status (docs/decisions.md §8). */
 export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ error, code, request, set }) => {
   const appError = forClient(asAppError(error, code, request), request)
-  if (appError.code === 'internal') log().error({ method: request.method, path: new URL(request.url).pathname, ...errorFields(error) }, 'request failed')
+  if (appError.code === 'internal') log().error({ method: request.method, path: requestUrlOf(request.url).pathname, ...errorFields(error) }, 'request failed')
   return writeError(appError, set)
 })
 

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { swagger } from '@elysiajs/swagger'
 import { AppError } from '@lr/proto'
 import { finishDocument, type GeneratedDocument } from './openapi-document'
+import { requestUrlOf } from '@lr/platform/request-url'
 
 const info = {
   title: 'Library Records API',
@@ -66,7 +67,7 @@ function openApiDocument() {
 export const docsRoutes = () => new Elysia({ name: 'docs' })
   .use(openApiDocument())
   // Elysia answers /docs/ with this route too; the page's relative URLs must follow the slash.
-  .get('/docs', ({ request }) => html(new URL(request.url).pathname.endsWith('/') ? '' : 'docs/'), hidden)
+  .get('/docs', ({ request }) => html(requestUrlOf(request.url).pathname.endsWith('/') ? '' : 'docs/'), hidden)
   .get('/docs/assets/:file', ({ params }) => {
     const type = ASSETS[params.file]
     if (!type) throw new AppError('not_found', `no file ${JSON.stringify(params.file.slice(0, 100))} under /docs/assets`)

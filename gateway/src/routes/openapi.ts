@@ -1,5 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { exampleMap, headerRefs, LIMIT_HEADERS, type ParameterName, type ResponseName } from './openapi-components'
+import { requestUrlOf } from '@lr/platform/request-url'
 
 /** What one route tells the OpenAPI document; `doc` turns it into the operation. */
 export interface OperationDoc {
@@ -111,7 +112,7 @@ export function doc(op: OperationDoc): Record<string, unknown> {
 /** The query string as the services expect it: one string per name, or all of them (in order) for a name given more than once. */
 export function queryOf(request: Request): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {}
-  for (const [name, value] of new URL(request.url).searchParams) {
+  for (const [name, value] of requestUrlOf(request.url).searchParams) {
     const seen = Object.hasOwn(query, name) ? query[name]! : undefined
     query[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value]
   }

@@ -1,5 +1,6 @@
 import { errorFields, log } from '@lr/platform/log'
 import { httpDuration, httpRequests, secondsSince } from '@lr/platform/http-tallies'
+import { requestUrlOf } from '@lr/platform/request-url'
 
 type Fetch = (request: Request, server?: any) => Response | Promise<Response>
 
@@ -25,7 +26,7 @@ export function observeResolver(fetch: Fetch, metrics: () => Promise<Response>):
     return child
   }
   const failed = (request: Request, error: unknown) => {
-    log().error({ method: request.method, path: new URL(request.url).pathname, ...errorFields(error) }, 'resolver failed')
+    log().error({ method: request.method, path: requestUrlOf(request.url).pathname, ...errorFields(error) }, 'resolver failed')
     return new Response('Temporarily unavailable, please retry.\n', { status: 503, headers: { 'retry-after': '1', 'cache-control': 'private, no-store' } })
   }
   const done = (request: Request, started: number, response: Response): Response => {
@@ -34,7 +35,7 @@ export function observeResolver(fetch: Fetch, metrics: () => Promise<Response>):
     count.inc()
     time.observe(seconds)
     if (response.status >= 500)
-      log().error({ method: request.method, route: '/:code', path: new URL(request.url).pathname, status: response.status, duration_ms: Math.round(seconds * 1e4) / 10 }, 'request')
+      log().error({ method: request.method, route: '/:code', path: requestUrlOf(request.url).pathname, status: response.status, duration_ms: Math.round(seconds * 1e4) / 10 }, 'request')
     return response
   }
   // An answer given at once is observed and returned at once: no promise's turn for a known code.
