@@ -42,6 +42,13 @@ else
       rmSync(dataDir, { recursive: true, force: true })
     })
 
+    it('bun start with TRANSPORT other than memory: one line naming the setting, exit 2, instead of running in memory unsaid', async () => {
+      for (const transport of ['nats', 'udp']) {
+        const { code, lines } = await run(STANDALONE, { DATA_DIR: dataDir, TRANSPORT: transport, PORT: String(await freePort()), SHORT_PORT: String(await freePort()) })
+        expect([code, lines]).toEqual([2, [`[config] invalid setting TRANSPORT="${transport}": bun start runs every service in this process on the in-process bus (memory); the processes over NATS start with bun run start:nats`]])
+      }
+    })
+
     it('bun start with PORT taken, also by a listener that shares ports (another product): one line naming the port, exit 1', async () => {
       for (const reusePort of [false, true]) {
         const taken = Bun.serve({ port: await freePort(), hostname: '0.0.0.0', reusePort, fetch: () => new Response('taken') })

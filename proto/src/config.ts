@@ -20,15 +20,20 @@ export const ConfigSchema = T.Object({
   RESOLVER_THREADS: T.Optional(T.Integer({ minimum: 0, maximum: 64 })),
   /** Probe listener (/healthz, /readyz) of a process without its own HTTP API; 0: none. */
   HEALTH_PORT: port(0),
-  /** Prefix of every short_url; unset: `http://localhost:<SHORT_PORT>` (loadConfig), where `bun start` answers them. */
-  SHORT_BASE_URL: T.String({ pattern: '^https?://[^/\\s]+(/[^\\s]*[^/\\s])?$' }),
+  /**
+   * Prefix of every short_url; unset: `http://localhost:<SHORT_PORT>` (loadConfig), where `bun
+   * start` answers them. A trailing `/` is dropped; a query, a fragment or a user name is refused
+   * (checkedShortBaseUrl): a code after them would never reach the resolver's path.
+   */
+  SHORT_BASE_URL: T.String({ pattern: '^https?://\\S+$', 'x-error': 'must be an http or https URL, such as https://qr.example.com' }),
   DATA_DIR: T.String({ minLength: 1, default: './data' }),
   TRANSPORT: T.Union([T.Literal('memory'), T.Literal('nats')], { default: 'memory' }),
+  /** One server or several, comma-separated; `host:port` alone means nats:// (as nats.js reads it). */
   NATS_URL: T.String({ minLength: 1, default: 'nats://127.0.0.1:4222' }),
   STORE: T.Union([T.Literal('sqlite'), T.Literal('mongo')], { default: 'sqlite' }),
-  MONGODB_URL: T.Optional(T.String({ minLength: 1 })),
+  MONGODB_URL: T.Optional(T.String({ pattern: '^mongodb(\\+srv)?://\\S+$', 'x-error': 'must be a mongodb:// or mongodb+srv:// URL' })),
   LIMITER: T.Union([T.Literal('memory'), T.Literal('redis')], { default: 'memory' }),
-  REDIS_URL: T.String({ minLength: 1, default: 'redis://127.0.0.1:6379' }),
+  REDIS_URL: T.String({ pattern: '^rediss?://\\S+$', default: 'redis://127.0.0.1:6379', 'x-error': 'must be a redis:// or rediss:// URL' }),
   KEY_ACTIVATION_DELAY_S: T.Integer({ minimum: 0, default: 0 }),
   LIMIT_PERSONAL_DAILY: count(2000),
   LIMIT_PERSONAL_PER_SECOND: count(5),
@@ -41,7 +46,7 @@ export const ConfigSchema = T.Object({
    * Browser origins the API answers CORS for: `*`, or exact origins (`https://app.example`,
    * scheme://host[:port], no path) separated by commas; empty: no CORS header at all.
    */
-  CORS_ORIGINS: T.String({ pattern: '^(\\*|https?://[^/\\s,*]+(\\s*,\\s*https?://[^/\\s,*]+)*)?$', default: '' }),
+  CORS_ORIGINS: T.String({ pattern: '^(\\*|https?://[^/\\s,*]+(\\s*,\\s*https?://[^/\\s,*]+)*)?$', default: '', 'x-error': 'must be *, or origins (scheme://host[:port], no path) separated by commas' }),
   /** Secret for the pseudonymous visitor id of a scan (keyed hash). */
   VISITOR_HASH_KEY: T.String({ minLength: 16, default: 'dev-only-visitor-hash-key-change-me' }),
   /**
@@ -112,8 +117,47 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const firstError = Value.Errors(ConfigSchema, config).First()
   if (firstError) {
     const name = firstError.path.split('/')[1] ?? '(config)'
-    throw new ConfigError(`invalid setting ${name}=${JSON.stringify(env[name] ?? '')}: ${firstError.message}`)
+    throw invalid(name, env[name], messageOf(firstError.schema as Parameters<typeof messageOf>[0], firstError.message))
   }
   if (config.STORE === 'mongo' && !config.MONGODB_URL) throw new ConfigError('STORE=mongo needs MONGODB_URL')
+  config.SHORT_BASE_URL = checkedShortBaseUrl(config.SHORT_BASE_URL as string, env.SHORT_BASE_URL)
+  checkNatsUrl(config.NATS_URL as string, env.NATS_URL)
+  // MONGODB_URL is left to the driver: a replica set's hosts (`mongodb://a:1,b:2/db`) are no URL to URL.
+  if (!URL.canParse(config.REDIS_URL as string)) throw invalid('REDIS_URL', env.REDIS_URL, 'is not a URL')
   return config as Config
+}
+
+/** Settings whose value is a secret: an error names them, never repeats them. */
+const SECRET_SETTINGS = new Set(['CURSOR_SECRET', 'VISITOR_HASH_KEY'])
+
+/** The error of one setting; a secret, and a URL's user and password, are not repeated. */
+const invalid = (name: string, value: string | undefined, message: string) => {
+  const shown = SECRET_SETTINGS.has(name) ? '(hidden)' : JSON.stringify((value ?? '').replace(/\/\/[^@/,]*@/g, '//***@'))
+  return new ConfigError(`invalid setting ${name}=${shown}: ${message}`)
+}
+
+/** A setting's rule in words: its `x-error`, the choices of a union of literals, else TypeBox's message. */
+function messageOf(schema: { anyOf?: { const?: unknown }[]; 'x-error'?: unknown }, fallback: string): string {
+  if (typeof schema['x-error'] === 'string') return schema['x-error']
+  const choices = schema.anyOf?.map((option) => option.const)
+  if (choices?.length && choices.every((choice) => typeof choice === 'string')) return `must be one of ${choices.join(', ')}`
+  return fallback
+}
+
+/** SHORT_BASE_URL as every short_url starts: a URL with a host and maybe a path, without its trailing `/`. */
+function checkedShortBaseUrl(value: string, sent: string | undefined): string {
+  const url = URL.parse(value)
+  if (!url || !url.hostname) throw invalid('SHORT_BASE_URL', sent, 'is not a URL')
+  if (url.search || url.hash || value.includes('#') || value.includes('?'))
+    throw invalid('SHORT_BASE_URL', sent, 'must have no query or fragment: a code after them would not be part of the path a browser asks for')
+  if (url.username || url.password) throw invalid('SHORT_BASE_URL', sent, 'must have no user name or password')
+  return value.replace(/\/+$/, '')
+}
+
+/** NATS_URL: each comma-separated server a URL with a host (`host:port` alone is nats://). */
+function checkNatsUrl(value: string, sent: string | undefined): void {
+  for (const server of value.split(',').map((part) => part.trim())) {
+    const url = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `nats://${server}`)
+    if (!url || !url.hostname || /\s/.test(server)) throw invalid('NATS_URL', sent, `${JSON.stringify(server)} is not a server URL (nats://host:port, several separated by commas)`)
+  }
 }

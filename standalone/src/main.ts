@@ -5,7 +5,15 @@ import { checkpointElsewhere } from '@lr/platform/sqlite'
 import { serveShortLinks } from '@lr/dynamic'
 import { startStandalone } from './standalone'
 
-/** `bun start`: the whole product in this process, the API on PORT and short links on SHORT_PORT. */
+/**
+ * `bun start`: the whole product in this process, the API on PORT and short links on SHORT_PORT,
+ * over the in-process bus. TRANSPORT=nats is refused, not ignored: the operator meant the
+ * processes of `bun run start:nats`, and the admin command line would go to NATS, not to this.
+ */
+if (Bun.env.TRANSPORT && Bun.env.TRANSPORT !== 'memory') {
+  console.error(`[config] invalid setting TRANSPORT=${JSON.stringify(Bun.env.TRANSPORT)}: bun start runs every service in this process on the in-process bus (memory); the processes over NATS start with bun run start:nats`)
+  process.exit(2)
+}
 const config = loadConfigOrExit({ ...Bun.env, TRANSPORT: 'memory' })
 startLogging('standalone', config.LOG_LEVEL)
 // The SQLite files' checkpoints (and their syncs) off the thread that answers the API: the
