@@ -1,8 +1,82 @@
 import mongoose, { type Connection } from 'mongoose'
+import { errorFields, log } from './log'
+
+/** How long the driver's check of the server may go unanswered before the client is made again. */
+export const STUCK_CHECK_MS = 12_000
+/** Between two attempts to connect again after that, while the server does not answer. */
+const RECONNECT_RETRY_MS = 1_000
+
+/** What the watchdog needs of a MongoClient: its monitoring events, close and connect. */
+export interface MonitoredClient {
+  on(event: 'serverHeartbeatStarted' | 'serverHeartbeatSucceeded' | 'serverHeartbeatFailed', listener: () => void): unknown
+  close(force?: boolean): Promise<void>
+  connect(): Promise<unknown>
+}
+
+/**
+ * Makes the client again when its check of the server hangs. Under Bun, a check that began as
+ * the server went away (FerretDB killed and started again under load) could wait forever: its
+ * socket never closed nor timed out, so the driver never looked at the server again, its pool
+ * stayed cleared, and every operation failed until the process was restarted (bench/ANALYSIS.md,
+ * twenty-ninth session: 4 of 8 restarts of the server). A check (connectTimeoutMS, 10 s at
+ * most) that has not ended after STUCK_CHECK_MS is taken as hung: the client is closed and
+ * connected again, with the same Db and Collection objects, which every adapter keeps. Returns
+ * a stop (the connection's own close calls it).
+ */
+export function watchServerChecks(client: MonitoredClient, options: { stuckMs?: number; retryMs?: number; everyMs?: number } = {}): () => void {
+  const { stuckMs = STUCK_CHECK_MS, retryMs = RECONNECT_RETRY_MS, everyMs = 1_000 } = options
+  let checking: number | undefined
+  let reconnecting = false
+  let stopped = false
+  client.on('serverHeartbeatStarted', () => void (checking ??= performance.now()))
+  client.on('serverHeartbeatSucceeded', () => void (checking = undefined))
+  client.on('serverHeartbeatFailed', () => void (checking = undefined))
+
+  async function reconnect(waited: number): Promise<void> {
+    reconnecting = true
+    log().warn({ waited_ms: Math.round(waited) }, 'MongoDB: the check of the server has not ended; connecting again')
+    // A close that hangs on the same sockets must not hold the reconnection.
+    await Promise.race([client.close(true).catch(() => undefined), Bun.sleep(2_000)])
+    while (!stopped) {
+      try {
+        await client.connect()
+        log().info({}, 'MongoDB: connected again')
+        break
+      } catch (error) {
+        log().warn(errorFields(error), 'MongoDB: not connected again yet; retrying')
+        await Bun.sleep(retryMs)
+      }
+    }
+    checking = undefined
+    reconnecting = false
+  }
+
+  const timer = setInterval(() => {
+    if (stopped || reconnecting || checking === undefined) return
+    const waited = performance.now() - checking
+    if (waited >= stuckMs) void reconnect(waited)
+  }, everyMs)
+  timer.unref?.()
+  return () => {
+    stopped = true
+    clearInterval(timer)
+  }
+}
 
 /** One mongoose connection per process; every Mongo adapter of that process shares it. */
 export async function connectMongo(url: string): Promise<Connection> {
   const connection = mongoose.createConnection(url, { serverSelectionTimeoutMS: 5000, autoIndex: false })
-  await connection.asPromise()
+  const stop = watchServerChecks(connection.getClient())
+  const close = connection.close.bind(connection)
+  connection.close = ((force?: boolean) => {
+    stop()
+    return close(force)
+  }) as typeof connection.close
+  try {
+    await connection.asPromise()
+  } catch (error) {
+    stop()
+    throw error
+  }
   return connection
 }

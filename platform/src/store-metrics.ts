@@ -1,9 +1,32 @@
+import { AppError } from '@lr/proto'
+import { errorFields, log } from './log'
 import { secondsSince, storeDuration } from './metrics'
+
+/** The MongoDB driver's (and mongoose's) errors of a server it cannot reach or lost mid-operation. */
+const UNREACHABLE_MONGO = new Set([
+  'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongooseServerSelectionError',
+  'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoPoolClearedError', 'MongoPoolClosedError', 'PoolClearedOnNetworkError',
+])
+/** SQLite's codes of a file it cannot use now: locked past the busy timeout, a full or failing disk. */
+const UNUSABLE_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN)/
+
+/**
+ * A store that cannot be reached (its server gone, its disk full) is an outage, not a bug: the
+ * caller gets 503 with Retry-After (the contract's "a part that cannot be reached"), not a 500.
+ * The cause goes to the log, for the operator.
+ */
+function asStoreError(store: string, operation: string, error: unknown): unknown {
+  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown }
+  if (!UNREACHABLE_MONGO.has(String(name)) && !UNUSABLE_SQLITE.test(String(code ?? ''))) return error
+  log().warn({ store, operation, ...errorFields(error) }, 'store unreachable')
+  return new AppError('unavailable', `the ${store} store is unreachable`, { retryAfter: 1 })
+}
 
 /**
  * The store with every asynchronous port method timed into lr_store_operation_duration_seconds
- * (store, operation, outcome). Wrapped once where a service opens its store, so no adapter
- * carries metrics code; synchronous methods pass through untouched.
+ * (store, operation, outcome), and an unreachable store's error made a 503 (asStoreError).
+ * Wrapped once where a service opens its store, so no adapter carries metrics code; synchronous
+ * methods pass through untouched.
  */
 export function withStoreMetrics<S extends object>(store: string, target: S): S {
   const wrapped = new Map<PropertyKey, unknown>()
@@ -24,7 +47,7 @@ export function withStoreMetrics<S extends object>(store: string, target: S): S 
             },
             (error) => {
               storeDuration.observe({ store, operation: prop, outcome: 'error' }, secondsSince(started))
-              throw error
+              throw asStoreError(store, prop, error)
             },
           )
         }

@@ -1,0 +1,66 @@
+import { Database } from 'bun:sqlite'
+import { describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { AppError } from '@lr/proto'
+import { connectMongo } from '@lr/platform/mongo'
+import { openSqlite } from '@lr/platform/sqlite'
+import { withStoreMetrics } from '@lr/platform/store-metrics'
+import { mongoSkipReason, startFerretDb } from '../../test/harness/ferretdb'
+import { captureLog } from './log-capture'
+
+const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('resolved') }, (error: unknown) => error)
+
+/** A store that cannot be reached is a 503 with Retry-After, never a 500; other errors pass unchanged. */
+describe('a store that cannot be reached', () => {
+  it.skipIf(Boolean(mongoSkipReason()))('MongoDB gone: the operation is an AppError unavailable (503, Retry-After 1), its cause logged; a duplicate key still passes as it is', async () => {
+    const server = await startFerretDb()
+    const conn = await connectMongo(server.url)
+    const things = conn.db!.collection<{ _id: string }>('things')
+    const store = withStoreMetrics('things', {
+      insert: async (id: string) => void (await things.insertOne({ _id: id })),
+      find: async (id: string) => things.findOne({ _id: id }),
+    })
+    await store.insert('a')
+    const duplicate = await failure(store.insert('a'))
+    expect([(duplicate as Error).name, (duplicate as { code?: number }).code]).toEqual(['MongoServerError', 11000])
+    const log = captureLog()
+    try {
+      await server.stop()
+      const gone = await failure(store.find('a'))
+      expect(gone).toBeInstanceOf(AppError)
+      expect([(gone as AppError).code, (gone as AppError).status, (gone as AppError).details?.retryAfter]).toEqual(['unavailable', 503, 1])
+      expect(log.lines.filter((line) => line.msg === 'store unreachable')).toEqual([expect.objectContaining({ store: 'things', operation: 'find', err: expect.objectContaining({ type: 'MongoNetworkError' }) })])
+    } finally {
+      log.restore()
+      await conn.close(true)
+    }
+  }, 30_000)
+
+  it('SQLite locked past its busy timeout: unavailable too; a constraint error passes as it is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-store-errors-'))
+    try {
+      const db = openSqlite(join(dir, 'things.sqlite'))
+      db.exec('PRAGMA busy_timeout = 50; CREATE TABLE things (id TEXT PRIMARY KEY)')
+      const store = withStoreMetrics('things', { insert: async (id: string) => void db.query('INSERT INTO things (id) VALUES (?)').run(id) })
+      await store.insert('a')
+      const duplicate = await failure(store.insert('a'))
+      expect((duplicate as { code?: string }).code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY')
+      const other = new Database(join(dir, 'things.sqlite'))
+      other.exec('BEGIN EXCLUSIVE')
+      const log = captureLog()
+      try {
+        const locked = await failure(store.insert('b'))
+        expect([(locked as AppError).code, (locked as AppError).status]).toEqual(['unavailable', 503])
+      } finally {
+        log.restore()
+        other.exec('ROLLBACK')
+        other.close()
+        db.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
