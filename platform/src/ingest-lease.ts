@@ -1,4 +1,5 @@
 import type { NatsConnection } from 'nats'
+import { isMissingStream } from './jetstream-faults'
 import { openBucket } from './jetstream-streams'
 import { errorFields, log } from './log'
 
@@ -25,7 +26,10 @@ const KEY = 'holder'
 
 export async function acquireIngestLease(nc: NatsConnection, opts: { ttlMs?: number; holder?: string } = {}): Promise<IngestLease> {
   const { ttlMs = 3000, holder = `${process.pid}-${crypto.randomUUID().slice(0, 8)}` } = opts
-  const kv = await openBucket(nc, LEASE_BUCKET, { ttl: ttlMs, history: 1 })
+  const open = () => openBucket(nc, LEASE_BUCKET, { ttl: ttlMs, history: 1 })
+  let kv = await open()
+  /** When the bucket was last made again: at most once a second. */
+  let reopenedAt = 0
   let revision: number | undefined
   let stopped = false
 
@@ -45,6 +49,18 @@ export async function acquireIngestLease(nc: NatsConnection, opts: { ttlMs?: num
     } catch (error) {
       if (revision !== undefined) log().warn({ holder, ...errorFields(error) }, 'ingest lease lost')
       revision = undefined // someone else holds it, or the server is away: try again next tick
+      // The bucket itself is gone (a broker restarted without its JetStream store answers every
+      // write "no responders"): made again, or no replica would ever apply scans again.
+      if (isMissingStream(error) && Date.now() - reopenedAt >= 1000) {
+        reopenedAt = Date.now()
+        await open().then(
+          (bucket) => {
+            kv = bucket
+            log().warn({ bucket: LEASE_BUCKET }, 'the ingest lease bucket was missing: made it again')
+          },
+          (reason) => log().warn({ bucket: LEASE_BUCKET, ...errorFields(reason) }, 'the ingest lease bucket is missing and could not be made yet'),
+        )
+      }
     }
   }
   await tick()
