@@ -16,6 +16,12 @@ export const natsConnectOptions = (url: string, name: string): ConnectionOptions
   name,
   maxReconnectAttempts: -1,
   reconnectTimeWait: 250,
+  // A broker that hangs (stopped, or cut off without a reset) keeps the socket open: only pings
+  // tell. nats.js's defaults (every 2 minutes, two missed) noticed it after about 4 minutes, and
+  // every request meanwhile waited out its 10 s for a 504. Every 2 s, two missed: within about
+  // 6 s the connection counts as lost, and requests are a 503 at once (bus-nats.ts).
+  pingInterval: 2_000,
+  maxPingOut: 2,
   noAsyncTraces: true,
 })
 

@@ -28,7 +28,7 @@ else
 
     it('connects as every process does: reconnecting for ever, a quarter second apart, without nats.js\'s async traces (an Error made per request)', () => {
       const { options } = client.connection as unknown as { options: Record<string, unknown> }
-      expect(options).toMatchObject({ name: 'client', maxReconnectAttempts: -1, reconnectTimeWait: 250, noAsyncTraces: true })
+      expect(options).toMatchObject({ name: 'client', maxReconnectAttempts: -1, reconnectTimeWait: 250, noAsyncTraces: true, pingInterval: 2_000, maxPingOut: 2 })
     })
 
     it('refuses a request as unavailable within a second while the server is down', async () => {
@@ -57,4 +57,19 @@ else
       await nats.up()
       await waitUntil(async () => (await client.request('echo.v1.get', 2).catch(() => null)) === 2, 10_000, 'the client to reconnect')
     })
+
+    it('notices a broker that hangs with its sockets open within seconds: requests are then a 503 at once, not a 504 after 10 s', async () => {
+      nats.freeze()
+      try {
+        // The pings (every 2 s, two missed) tell the client the connection is gone.
+        await waitUntil(async () => {
+          const started = performance.now()
+          const error = await client.request('echo.v1.get', 3, { timeoutMs: 2_000 }).catch((e: unknown) => e)
+          return (error as AppError)?.code === 'unavailable' && performance.now() - started < 500
+        }, 12_000, 'a request to be refused at once while the broker hangs')
+      } finally {
+        nats.thaw()
+      }
+      await waitUntil(async () => (await client.request('echo.v1.get', 4).catch(() => null)) === 4, 20_000, 'the client to reconnect once the broker answers')
+    }, 40_000)
   })

@@ -15,6 +15,9 @@ export interface NatsServer {
   up(): Promise<void>
   /** With `auth`: the password the server takes from its next `up()` on (a rotation). */
   setPassword(password: string): void
+  /** Stops (SIGSTOP) or continues (SIGCONT) the server: a hung broker that keeps its sockets open. */
+  freeze(): void
+  thaw(): void
 }
 
 /**
@@ -54,7 +57,10 @@ export async function startNats(opts: { jetstream?: boolean; auth?: { user: stri
     port,
     up,
     down,
+    freeze: () => void proc?.kill('SIGSTOP'),
+    thaw: () => void proc?.kill('SIGCONT'),
     async stop() {
+      proc?.kill('SIGCONT')
       await down()
       rmSync(dir, { recursive: true, force: true })
     },
