@@ -22,9 +22,11 @@ export async function addMember({ store }: AuthDeps, req: TeamMemberRequest): Pr
   await requireTeam(store, req.team_id)
   await requireAccount(store, req.account_id)
   const current = await store.getMembership(req.team_id, req.account_id)
-  if (current?.role === 'admin' && req.role !== 'admin') await keepAnAdmin(store, req.team_id, req.account_id)
+  const demoted = current?.role === 'admin' && req.role !== 'admin'
+  if (demoted) await keepAnAdmin(store, req.team_id, req.account_id)
   const membership: Membership = { team_id: req.team_id, account_id: req.account_id, role: req.role }
   await store.putMembership(membership)
+  if (demoted) await stillAnAdmin(store, req.team_id, req.account_id, () => store.putMembership(current))
   return membership
 }
 
@@ -35,6 +37,7 @@ export async function removeMember({ store }: AuthDeps, req: TeamRemoveMemberReq
   if (!current) throw notMember()
   if (current.role === 'admin') await keepAnAdmin(store, req.team_id, req.account_id)
   if (!(await store.removeMembership(req.team_id, req.account_id))) throw notMember()
+  if (current.role === 'admin') await stillAnAdmin(store, req.team_id, req.account_id, () => store.putMembership(current))
   return { team_id: req.team_id, account_id: req.account_id, removed: true }
 }
 
@@ -60,9 +63,24 @@ export async function showTeam({ store }: AuthDeps, req: TeamShowRequest): Promi
   return { team_id, name, members }
 }
 
+const lastAdmin = (leaving: string, teamId: string) =>
+  new AppError('bad_request', `account ${leaving} is the last admin of team ${teamId}: make another member admin first`)
+
 // A team without an admin could no longer approve drafts or revoke a teammate's key.
 async function keepAnAdmin(store: AuthStore, teamId: string, leaving: string) {
   const others = (await store.listMembers(teamId)).filter((m) => m.role === 'admin' && m.account_id !== leaving)
-  if (others.length === 0)
-    throw new AppError('bad_request', `account ${leaving} is the last admin of team ${teamId}: make another member admin first`)
+  if (others.length === 0) throw lastAdmin(leaving, teamId)
+}
+
+/**
+ * The same rule after the write, which no store makes atomic with the check (MongoDB without
+ * transactions): two admins demoting or removing each other at once both passed keepAnAdmin and
+ * left the team with none. Each looks again after its own write and undoes it when no admin is
+ * left, so the last of them to write always sees both writes. At worst both undo (both refused,
+ * retry); never does the team end without an admin, short of a crash between write and undo.
+ */
+async function stillAnAdmin(store: AuthStore, teamId: string, leaving: string, undo: () => Promise<unknown>) {
+  if ((await store.listMembers(teamId)).some((m) => m.role === 'admin')) return
+  await undo()
+  throw lastAdmin(leaving, teamId)
 }

@@ -79,6 +79,21 @@ describe('teams', () => {
     expect([demotion.status, demotion.message]).toEqual([400, message])
   })
 
+  it('never leaves a team without an admin when its two admins are demoted and removed at once', async () => {
+    for (const [first, second] of [['demote', 'remove'], ['demote', 'demote'], ['remove', 'remove']] as const) {
+      const w = world()
+      const { team_id, admin } = await w.team()
+      const other = await w.member(team_id, 'admin')
+      const change = (how: 'demote' | 'remove', account_id: string) =>
+        how === 'demote' ? w.service.teamAddMember({ team_id, account_id, role: 'writer' }) : w.service.teamRemoveMember({ team_id, account_id })
+      const outcomes = await Promise.allSettled([change(first, admin.account_id), change(second, other.account_id)])
+      const members = (await w.service.teamShow({ team: team_id })).members
+      expect(members.filter((m) => m.role === 'admin').length, `${first} + ${second}`).toBeGreaterThanOrEqual(1)
+      for (const outcome of outcomes)
+        if (outcome.status === 'rejected') expect((outcome.reason as Error).message).toContain('is the last admin of team')
+    }
+  })
+
   it('lets an admin leave once another member is admin', async () => {
     const w = world()
     const { team_id, admin } = await w.team()
