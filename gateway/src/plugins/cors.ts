@@ -44,11 +44,12 @@ export function cors(setting = '') {
   const any = origins.includes('*')
   const allowed = new Set(origins)
   return plugin.onRequest(({ request, set }) => {
+    // Answers differ per Origin when origins are listed, also those without a CORS header (no
+    // Origin, or one not listed): shared caches must keep them all apart.
+    if (!any) appendVary(set.headers, 'Origin')
     const origin = request.headers.get('origin')
     if (!origin || !(any || allowed.has(origin.toLowerCase()))) return
     set.headers['access-control-allow-origin'] = any ? '*' : origin
-    // Answers differ per Origin when origins are listed: shared caches must keep them apart.
-    if (!any) appendVary(set.headers, 'Origin')
     if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) {
       set.status = 204
       throw new PreflightAnswer()
