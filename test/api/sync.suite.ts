@@ -170,6 +170,10 @@ export function syncSuite(stack: () => Stack) {
           }
           const stale = await api('GET', one(record), own.key, undefined, { 'if-none-match': '"stale"' })
           expect([stale.status, stale.body]).toEqual([200, record])
+          // HEAD as GET (RFC 9110): 304 for the current tag, 200 for a stale one.
+          const head = await api('HEAD', one(record), own.key, undefined, { 'if-none-match': tag })
+          expect([head.status, head.headers.get('etag')]).toEqual([304, tag])
+          expect((await api('HEAD', one(record), own.key, undefined, { 'if-none-match': '"stale"' })).status).toBe(200)
         })
 
         it('refuses a PATCH with a stale If-Match with 412 and changes nothing; the current tag passes', async () => {
