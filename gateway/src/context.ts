@@ -1,4 +1,4 @@
-import type { Principal } from '@lr/proto'
+import { AppError, type Principal } from '@lr/proto'
 
 /**
  * Per-request state set before routing. Auth and limits run in onRequest (so a bad key is a 403
@@ -29,4 +29,15 @@ export function principalOf(request: Request): Principal {
 export function ifMatchOf(request: Request): { if_match?: string } {
   const tag = request.headers.get('if-match')
   return tag === null ? {} : { if_match: tag }
+}
+
+/**
+ * A route that takes no query refuses one (400), as the list routes refuse an unknown parameter:
+ * `GET /v1/dynqrcodes/export?status=draft` answered every record, as if filtered.
+ */
+export function noQuery(request: Request): void {
+  const at = request.url.indexOf('?')
+  if (at < 0 || at === request.url.length - 1) return
+  const name = new URLSearchParams(request.url.slice(at + 1)).keys().next().value
+  if (name !== undefined) throw new AppError('bad_request', `unknown query parameter ${JSON.stringify(name)}: this route takes none`)
 }

@@ -68,7 +68,7 @@ describe('CORS (CORS_ORIGINS)', () => {
 
   it('varies on Origin every answer when origins are listed, those without a CORS header too (a shared cache must not give them to a listed origin)', async () => {
     const { send } = gatewayWith(APP)
-    for (const headers of [{ 'x-api-key': GOOD_KEY }, { origin: 'https://evil.example', 'x-api-key': GOOD_KEY }, { origin: APP, 'x-api-key': GOOD_KEY }]) {
+    for (const headers of <Record<string, string>[]>[{ 'x-api-key': GOOD_KEY }, { origin: 'https://evil.example', 'x-api-key': GOOD_KEY }, { origin: APP, 'x-api-key': GOOD_KEY }]) {
       const res = await send('/v1/qrcodes', { headers })
       expect([res.status, res.headers.get('vary')]).toEqual([200, expect.stringContaining('Origin')])
     }

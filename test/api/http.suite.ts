@@ -127,6 +127,31 @@ export function httpSuite(stack: () => Stack, withCors: () => Promise<Stack>) {
       expect(keyless.body.error).toContain('missing')
     })
 
+    it('refuses a query on a route that takes none with 400, instead of ignoring it (an export asked ?status=draft answered every record)', async () => {
+      const [record] = (await api('POST', '/v1/dynqrcodes', { destination_url: 'https://example.com/q', name: 'Q' })).body.created
+      const [qr] = (await api('POST', '/v1/qrcodes', { url: 'https://example.com/q', name: 'Q' })).body.created
+      const before = (await api('GET', '/v1/dynqrcodes?limit=1000')).body.dynqrcodes.length
+      for (const [method, path, body] of [
+        ['GET', '/v1/dynqrcodes/export?status=draft'],
+        ['GET', '/v1/qrcodes/export?updated_since=abc'],
+        ['GET', `/v1/dynqrcodes/${record.code}?foo=1`],
+        ['GET', `/v1/qrcodes/${qr.qr_id}?foo=1`],
+        ['PATCH', `/v1/dynqrcodes/${record.code}?foo=1`, { name: 'R' }],
+        ['DELETE', `/v1/qrcodes/${qr.qr_id}?foo=1`],
+        ['POST', '/v1/dynqrcodes?foo=1', { destination_url: 'https://example.com/q', name: 'Q' }],
+        ['POST', '/v1/dynqrcodes/batch?foo=1', [{ destination_url: 'https://example.com/q', name: 'Q' }]],
+        ['GET', '/v1/webhooks?foo=1'],
+      ] as [string, string, unknown?][]) {
+        const res = await api(method, path, body)
+        const name = new URL(path, 'http://x').searchParams.keys().next().value
+        expect([method, path, res.status, res.body]).toEqual([method, path, 400, { error: `unknown query parameter "${name}": this route takes none` }])
+      }
+      expect((await api('GET', '/v1/dynqrcodes?limit=1000')).body.dynqrcodes.length).toBe(before)
+      expect((await api('GET', `/v1/dynqrcodes/${record.code}`)).body.name).toBe('Q')
+      expect((await api('GET', `/v1/qrcodes/${qr.qr_id}`)).status).toBe(200)
+      expect((await api('GET', `/v1/dynqrcodes/${record.code}?`)).status).toBe(200) // an empty query is none
+    })
+
     it('answers OPTIONS on a known path with 204 and Allow', async () => {
       const res = await api('OPTIONS', '/v1/dynqrcodes')
       expect([res.status, res.headers.get('allow')]).toEqual([204, 'GET, HEAD, POST, OPTIONS'])

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { type Bus, DYNAMIC_EXPORT_COLUMNS, DYNAMIC_SUBJECTS, DynamicBatchBody, DynamicCreateBody, DynamicCreated, DynamicList, DynamicListQuery, DynamicPatchBody, DynamicRecord, ReviewBody } from '@lr/proto'
-import { ifMatchOf, principalOf } from '../context'
+import { ifMatchOf, noQuery, principalOf } from '../context'
 import { tagged } from './etag'
 import { libraryRoutes } from './library'
 import { doc } from './openapi'
@@ -23,7 +23,7 @@ const expiry = 'Optional `expires_at` (epoch seconds), `max_scans` (counted scan
 export const dynamicRoutes = (bus: Bus) => new Elysia({ name: 'dynamic-routes' })
   .use(dynamicLibraryRoutes(bus))
   .post('/v1/dynqrcodes/:code/review', ({ request, params, body, set }) =>
-    tagged(request, set, bus.request(DYNAMIC_SUBJECTS.review, { principal: principalOf(request), id: params.code, body, ...ifMatchOf(request) })),
+    (noQuery(request), tagged(request, set, bus.request(DYNAMIC_SUBJECTS.review, { principal: principalOf(request), id: params.code, body, ...ifMatchOf(request) }))),
     { detail: reviewDoc })
 
 const dynamicLibraryRoutes = (bus: Bus) => libraryRoutes(bus, {

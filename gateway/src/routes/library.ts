@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { type Bus, Deleted } from '@lr/proto'
-import { createRequest, ifMatchOf, principalOf } from '../context'
+import { createRequest, ifMatchOf, noQuery, principalOf } from '../context'
 import { tagged } from './etag'
 import { csvResponse } from './csv-stream'
 import { readyJson } from '../ready-json'
@@ -56,6 +56,7 @@ export function libraryRoutes(bus: Bus, parts: LibraryParts) {
     .get('', async ({ request }) => readyJson(await listPage(S.list, principalOf(request), queryOf(request))),
       { detail: docs.list })
     .post('', async ({ request, body, set }) => {
+      noQuery(request)
       set.status = 201
       const answer = await bus.request<{ created: object[] }>(S.create, createRequest(request, body))
       // Where the new record lives (docs/decisions.md §10), relative to this API so it stays right
@@ -64,15 +65,16 @@ export function libraryRoutes(bus: Bus, parts: LibraryParts) {
       return answer
     }, { detail: docs.create })
     .post('/batch', ({ request, body, set }) => {
+      noQuery(request)
       set.status = 201
       return bus.request(S.batch, createRequest(request, body))
     }, { detail: docs.batch })
-    .get('/export', ({ request }) => csvResponse(bus, S.export, { principal: principalOf(request) }, parts.export.filename),
+    .get('/export', ({ request }) => (noQuery(request), csvResponse(bus, S.export, { principal: principalOf(request) }, parts.export.filename)),
       { detail: docs.export })
-    .get(one, ({ request, params, set }) => tagged(request, set, bus.request(S.get, { principal: principalOf(request), id: idOf(params) })),
+    .get(one, ({ request, params, set }) => (noQuery(request), tagged(request, set, bus.request(S.get, { principal: principalOf(request), id: idOf(params) }))),
       { detail: docs.get })
-    .patch(one, ({ request, params, body, set }) => tagged(request, set, bus.request(S.update, { principal: principalOf(request), id: idOf(params), body, ...ifMatchOf(request) })),
+    .patch(one, ({ request, params, body, set }) => (noQuery(request), tagged(request, set, bus.request(S.update, { principal: principalOf(request), id: idOf(params), body, ...ifMatchOf(request) }))),
       { detail: docs.update })
-    .delete(one, ({ request, params }) => bus.request(S.delete, { principal: principalOf(request), id: idOf(params), ...ifMatchOf(request) }),
+    .delete(one, ({ request, params }) => (noQuery(request), bus.request(S.delete, { principal: principalOf(request), id: idOf(params), ...ifMatchOf(request) })),
       { detail: docs.delete })
 }

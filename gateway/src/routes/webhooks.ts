@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { type Bus, Deleted, WEBHOOK_SUBJECTS as S, WebhookCreateBody, WebhookCreated, WebhookDeliveries, WebhookList } from '@lr/proto'
-import { principalOf } from '../context'
+import { noQuery, principalOf } from '../context'
 import { doc } from './openapi'
 
 const tag = 'Webhooks'
@@ -28,11 +28,12 @@ const docs = {
 /** /v1/webhooks: each route forwards to services/webhooks and returns its answer. */
 export const webhookRoutes = (bus: Bus) =>
   new Elysia({ name: 'webhook-routes', prefix: '/v1/webhooks' })
-    .get('', ({ request }) => bus.request(S.list, { principal: principalOf(request) }), { detail: docs.list })
+    .get('', ({ request }) => (noQuery(request), bus.request(S.list, { principal: principalOf(request) })), { detail: docs.list })
     .post('', async ({ request, body, set }) => {
+      noQuery(request)
       const created = await bus.request<WebhookCreated>(S.create, { principal: principalOf(request), body })
       set.status = 201
       return created
     }, { detail: docs.create })
-    .delete('/:id', ({ request, params }) => bus.request(S.delete, { principal: principalOf(request), id: params.id }), { detail: docs.delete })
-    .get('/:id/deliveries', ({ request, params }) => bus.request(S.deliveries, { principal: principalOf(request), id: params.id }), { detail: docs.deliveries })
+    .delete('/:id', ({ request, params }) => (noQuery(request), bus.request(S.delete, { principal: principalOf(request), id: params.id })), { detail: docs.delete })
+    .get('/:id/deliveries', ({ request, params }) => (noQuery(request), bus.request(S.deliveries, { principal: principalOf(request), id: params.id })), { detail: docs.deliveries })
