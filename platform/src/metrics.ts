@@ -16,12 +16,14 @@ const startedAt = Date.now() / 1000
 new Gauge({ name: 'process_start_time_seconds', help: 'Start time of the process since the Unix epoch', collect() { this.set(startedAt) } })
 new Gauge({ name: 'process_resident_memory_bytes', help: 'Resident memory size', collect() { this.set(process.memoryUsage().rss) } })
 new Gauge({ name: 'process_heap_used_bytes', help: 'JavaScript heap in use', collect() { this.set(process.memoryUsage().heapUsed) } })
-new Gauge({
+// A total only grows: a counter, as Prometheus's own client writes it (rate() expects one).
+new Counter({
   name: 'process_cpu_seconds_total',
-  help: 'User and system CPU time spent',
+  help: 'User and system CPU time spent in seconds',
   collect() {
     const { user, system } = process.cpuUsage()
-    this.set((user + system) / 1e6)
+    this.reset()
+    this.inc((user + system) / 1e6)
   },
 })
 
