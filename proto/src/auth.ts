@@ -70,7 +70,9 @@ export type AccountList = Static<typeof AccountList>
 export const Team = T.Object({ team_id: T.String(), name: T.String() })
 export type Team = Static<typeof Team>
 /** `admin` (an account of tier business) becomes the team's first admin. */
-export const TeamCreateRequest = T.Object({ name: T.String({ minLength: 1, maxLength: 200 }), admin: Id })
+/** A team's name: 1 to TEAM_NAME_MAX characters after trimming. */
+export const TEAM_NAME_MAX = 200
+export const TeamCreateRequest = T.Object({ name: T.String({ minLength: 1, maxLength: TEAM_NAME_MAX }), admin: Id })
 export type TeamCreateRequest = Static<typeof TeamCreateRequest>
 /** Adds the account to the team, or changes its role when it is already a member. */
 export const TeamMemberRequest = T.Object({ team_id: Id, account_id: Id, role: TeamRole })

@@ -58,3 +58,9 @@ export function integerIn(flag: string, value: string, min: number, max: number)
   if (n >= min && n <= max) return n
   throw usageError(`--${flag} must be a whole number from ${min} to ${max}`)
 }
+
+/** A name of 1 to `max` characters (code points) after trimming, as the service counts it; else a usage error (exit 2). */
+export function nameOf(flag: string, value: string, max: number): string {
+  if ([...value.trim()].length <= max) return value
+  throw usageError(`--${flag} must be 1 to ${max} characters`)
+}

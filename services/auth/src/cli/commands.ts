@@ -1,7 +1,7 @@
 import {
-  Account, AccountList, AUTH_SUBJECTS, CreatedKey, KEY_NAME_MAX, KeyList, KeyRevoked, LIMIT_DEFAULT, LIMIT_MAX, MemberRemoved, Membership, Team, TeamDetails,
+  Account, AccountList, AUTH_SUBJECTS, CreatedKey, KEY_NAME_MAX, KeyList, KeyRevoked, LIMIT_DEFAULT, LIMIT_MAX, MemberRemoved, Membership, Team, TEAM_NAME_MAX, TeamDetails,
 } from '@lr/proto'
-import { grantUntil, integerIn, oneOf, usageError } from './args'
+import { grantUntil, integerIn, nameOf, oneOf, usageError } from './args'
 
 const TIERS = ['basic', 'advanced', 'pro', 'business'] as const
 const ROLES = ['admin', 'writer', 'viewer'] as const
@@ -106,7 +106,7 @@ export const COMMANDS: Record<string, Command> = {
       { name: 'admin', value: 'ACCOUNT_ID', help: 'its first admin; the account must be of tier business', required: true },
     ],
     prints: Team,
-    payload: (f) => ({ name: f.name, admin: f.admin }),
+    payload: (f) => ({ name: nameOf('name', f.name!, TEAM_NAME_MAX), admin: f.admin }),
   },
   'team show': {
     subject: AUTH_SUBJECTS.teamShow,
@@ -148,7 +148,7 @@ export const COMMANDS: Record<string, Command> = {
       const scope = oneOf('scope', f.scope!, SCOPES)
       if (scope === 'business' && f.team === undefined) throw usageError('a business key needs --team TEAM_ID')
       if (scope === 'personal' && f.team !== undefined) throw usageError('a personal key belongs to no team: leave --team out')
-      return { account_id: f.account, scope, ...(f.team !== undefined && { team_id: f.team }), ...(f.name !== undefined && { name: f.name }) }
+      return { account_id: f.account, scope, ...(f.team !== undefined && { team_id: f.team }), ...(f.name !== undefined && { name: nameOf('name', f.name, KEY_NAME_MAX) }) }
     },
   },
   'key revoke': {

@@ -150,6 +150,11 @@ describe('bun run admin, a bad command line', () => {
     expect(await usage('account', 'create', '--email', 'x@example.com', '--tier', 'gold')).toBe('--tier must be one of basic, advanced, pro, business')
   })
 
+  it('exits 2 for a name the flag cannot take (too long), as for any other value', async () => {
+    expect(await usage('team', 'create', '--name', 'x'.repeat(201), '--admin', 'acct_1')).toBe('--name must be 1 to 200 characters')
+    expect(await usage('key', 'create', '--account', 'acct_1', '--scope', 'personal', '--name', 'é'.repeat(101))).toBe('--name must be 1 to 100 characters')
+  })
+
   it('exits 2 for an unknown flag, and for account show with neither email nor id', async () => {
     expect(await usage('key', 'list', '--acount', 'acct_1')).toBe('unknown flag --acount; this command takes --account')
     expect(await usage('account', 'show')).toBe('account show needs --email or --account (one of them)')
