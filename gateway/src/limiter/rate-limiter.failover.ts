@@ -1,4 +1,5 @@
 import { log as processLog } from '@lr/platform/log'
+import { outsideRequest } from '@lr/platform/request-context'
 import type { RateLimiter } from './port'
 
 export interface FailoverOptions {
@@ -27,7 +28,11 @@ export interface FailoverLimiter extends RateLimiter {
  * says so) without waiting for a request: a quiet gateway would otherwise stay degraded forever.
  */
 export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimiter, options: FailoverOptions = {}): FailoverLimiter {
-  const { probeIntervalMs = 1_000, timeoutMs = 150, log = (message: string) => processLog().warn({}, message), now = Date.now } = options
+  const { probeIntervalMs = 1_000, timeoutMs = 150, now = Date.now } = options
+  // The limiter's state is the process's, not the request's that happened to notice it: its lines
+  // carry no request_id, and the pinger made during a request does not keep that request's id.
+  const write = options.log ?? ((message: string) => processLog().warn({}, message))
+  const log = (message: string) => outsideRequest(() => write(message))
   let degraded = false
   let probeAt = 0
   let pinger: Timer | undefined
@@ -36,7 +41,7 @@ export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimite
     if (!degraded) log(`rate limiter: Redis unreachable (${error instanceof Error ? error.message : String(error)}); limiting per process until it returns`)
     degraded = true
     probeAt = now() + probeIntervalMs // counted from the failure: a hung probe took a while
-    pinger ??= setInterval(() => void pingWhileDegraded(), probeIntervalMs)
+    pinger ??= outsideRequest(() => setInterval(() => void pingWhileDegraded(), probeIntervalMs))
     pinger.unref() // never what keeps the process alive
   }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { currentRequestId, withRequestId } from '@lr/platform/request-context'
 import { createFailoverLimiter, createMemoryLimiter, type LimitPolicy, type RateLimiter } from '../../src/limiter'
 
 const POLICY: LimitPolicy = { daily: 100, perSecond: 10, burst: 10 }
@@ -74,6 +75,18 @@ describe('failover limiter', () => {
     expect(limiter.degraded()).toBe(false)
     expect(logs).toHaveLength(2)
     expect(logs[1]).toBe('rate limiter: Redis is back; limits are shared again')
+  })
+
+  it('logs its state changes as the process\'s, outside the request that noticed them, the pinger\'s recovery too', async () => {
+    const primary = switchablePrimary()
+    const ids: (string | undefined)[] = []
+    const limiter = createFailoverLimiter(primary.limiter, createMemoryLimiter(), { probeIntervalMs: 10, log: () => ids.push(currentRequestId()) })
+    primary.state.up = false
+    await withRequestId('req-that-noticed', () => limiter.consume('k', POLICY))
+    primary.state.up = true
+    for (let i = 0; i < 100 && limiter.degraded(); i++) await Bun.sleep(5) // the pinger recovers, no request
+    expect([limiter.degraded(), ids]).toEqual([false, [undefined, undefined]])
+    await limiter.close()
   })
 
   it('gives up on a primary that hangs after timeoutMs and answers from the fallback', async () => {
