@@ -1,7 +1,7 @@
 import { type Static, Type as T } from '@sinclair/typebox'
 import { Principal } from './principal'
 import { CODE_PATTERN } from './codes'
-import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Tags, Style } from './library'
+import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Tags, Style, tombstoneOf } from './library'
 
 /** Subjects of services/dynamic (dynamic QR codes); queue group `dynamic`. */
 export const DYNAMIC_SUBJECTS = {
@@ -154,7 +154,9 @@ export const ReviewBody = T.Object(
   { additionalProperties: false },
 )
 export type ReviewBody = Static<typeof ReviewBody>
-export const DynamicList = T.Object({ dynqrcodes: T.Array(DynamicRecord), next_cursor: T.Union([T.String(), T.Null()]) })
+export const DynamicTombstone = tombstoneOf('code', 'the deleted code')
+/** A page: records, and with include_deleted=true the deleted ones' tombstones among them. */
+export const DynamicList = T.Object({ dynqrcodes: T.Array(T.Union([DynamicRecord, DynamicTombstone])), next_cursor: T.Union([T.String(), T.Null()]) })
 
 export const ResolveRequest = T.Object({ code: T.String({ maxLength: 64 }) })
 export type ResolveRequest = Static<typeof ResolveRequest>

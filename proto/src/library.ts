@@ -63,3 +63,17 @@ export const RecordUrl = T.String({
 
 /** The answer of every create: `{"created": [record, ...]}` in the order sent. */
 export const Created = <S extends ReturnType<typeof T.Object>>(record: S) => T.Object({ created: T.Array(record) })
+
+/**
+ * A deleted record in the list of changes (`include_deleted=true`): its id, when it was deleted,
+ * and its last change (the deletion), nothing else (README "Keeping another system in sync").
+ */
+export const tombstoneOf = (idField: string, idDescription: string) =>
+  T.Object(
+    {
+      [idField]: T.String({ description: idDescription }),
+      deleted_at: T.Integer({ minimum: 0, description: 'epoch seconds of the deletion' }),
+      updated_at: T.Integer({ minimum: 0, description: 'epoch seconds of its last change: the deletion' }),
+    },
+    { additionalProperties: false, description: 'a deleted record, in the list of changes only (include_deleted=true)' },
+  )

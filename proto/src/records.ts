@@ -1,5 +1,5 @@
 import { type Static, Type as T } from '@sinclair/typebox'
-import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Tags } from './library'
+import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Tags, tombstoneOf } from './library'
 
 /** Subjects of services/records (static QR codes); queue group `records`. */
 export const RECORDS_SUBJECTS = {
@@ -46,4 +46,6 @@ export const StaticPatchBody = T.Partial(
   T.Object({ url: RecordUrl, ...RecordBodyFields, status: Status }),
   { additionalProperties: false, minProperties: 1 },
 )
-export const StaticList = T.Object({ qrcodes: T.Array(StaticRecord), next_cursor: T.Union([T.String(), T.Null()]) })
+export const StaticTombstone = tombstoneOf('qr_id', 'the deleted record\'s id')
+/** A page: records, and with include_deleted=true the deleted ones' tombstones among them. */
+export const StaticList = T.Object({ qrcodes: T.Array(T.Union([StaticRecord, StaticTombstone])), next_cursor: T.Union([T.String(), T.Null()]) })

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { Value } from '@sinclair/typebox/value'
+import { DynamicList, StaticList } from '@lr/proto'
 import { call } from '../harness/client'
 import { freshMember, type Member } from '../harness/fixtures'
 import type { Stack } from '../harness/stack'
@@ -82,12 +84,26 @@ export function docsSuite(stack: () => Stack) {
       const json = (op: any, status: string) => op.responses[status].content['application/json'].schema
       expect(json(operation('GET', '/v1/qrcodes'), '200')).toEqual({ $ref: '#/components/schemas/StaticList' })
       expect(operation('POST', '/v1/dynqrcodes/batch').requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DynamicBatchBody' })
-      expect(doc.components.schemas.StaticList.properties.qrcodes.items).toEqual({ $ref: '#/components/schemas/StaticRecord' })
+      // A list of changes (include_deleted=true) holds tombstones among the records.
+      expect(doc.components.schemas.StaticList.properties.qrcodes.items).toEqual({ anyOf: [{ $ref: '#/components/schemas/StaticRecord' }, { $ref: '#/components/schemas/StaticTombstone' }] })
+      expect(doc.components.schemas.DynamicList.properties.dynqrcodes.items).toEqual({ anyOf: [{ $ref: '#/components/schemas/DynamicRecord' }, { $ref: '#/components/schemas/DynamicTombstone' }] })
+      expect(doc.components.schemas.DynamicTombstone).toMatchObject({ required: ['code', 'deleted_at', 'updated_at'], additionalProperties: false })
       // A batch's 400 is either the one-error body or the per-item errors.
       expect(operation('POST', '/v1/qrcodes/batch').responses['400']).toEqual({ $ref: '#/components/responses/BadBatch' })
       expect(doc.components.responses.BadBatch.content['application/json'].schema).toEqual({
         oneOf: [{ $ref: '#/components/schemas/ErrorBody' }, { $ref: '#/components/schemas/BatchErrorBody' }],
       })
+    })
+
+    it('documents the list pages as they are answered, a list of changes\' tombstones included', async () => {
+      for (const [path, body, schema] of [['/v1/qrcodes', { url: 'https://example.com/t', name: 'T' }, StaticList], ['/v1/dynqrcodes', { destination_url: 'https://example.com/t', name: 'T' }, DynamicList]] as const) {
+        const [record] = (await call(stack(), 'POST', path, { key: own.key, body })).body.created
+        const id = record.qr_id ?? record.code
+        expect((await call(stack(), 'DELETE', `${path}/${id}`, { key: own.key })).status).toBe(200)
+        const page = (await call(stack(), 'GET', `${path}?include_deleted=true&limit=1000`, { key: own.key })).body
+        expect(Object.values(page).flat().some((item: any) => item?.deleted_at !== undefined)).toBe(true)
+        expect([...Value.Errors(schema, page)].map((error) => `${error.path}: ${error.message}`)).toEqual([])
+      }
     })
 
     it('documents the query parameters of the lists and of analytics', () => {

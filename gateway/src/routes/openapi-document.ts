@@ -1,7 +1,7 @@
 import {
   AnalyticsSummary, BatchErrorBody, BatchItemError, CodeBreakdown, CodeSummary, DailyCount, Deleted,
-  DynamicBatchBody, DynamicCreateBody, DynamicCreated, DynamicList, DynamicPatchBody, DynamicRecord, ErrorBody,
-  StaticBatchBody, StaticCreateBody, StaticCreated, StaticList, StaticPatchBody, StaticRecord, Status,
+  DynamicBatchBody, DynamicCreateBody, DynamicCreated, DynamicList, DynamicPatchBody, DynamicRecord, DynamicTombstone, ErrorBody,
+  StaticBatchBody, StaticCreateBody, StaticCreated, StaticList, StaticPatchBody, StaticRecord, StaticTombstone, Status,
   WebhookAttempt, WebhookCreateBody, WebhookCreated, WebhookDeliveries, WebhookEndpoint, WebhookList,
 } from '@lr/proto'
 import { headers, parameters, responses, securitySchemes, tags } from './openapi-components'
@@ -12,8 +12,8 @@ import { headers, parameters, responses, securitySchemes, tags } from './openapi
  * `$ref` instead: identity, so a copy that merely looks alike is never mistaken for it.
  */
 const NAMED_SCHEMAS: Record<string, object> = {
-  StaticRecord, StaticList, StaticCreated, StaticCreateBody, StaticBatchBody, StaticPatchBody,
-  DynamicRecord, DynamicList, DynamicCreated, DynamicCreateBody, DynamicBatchBody, DynamicPatchBody,
+  StaticRecord, StaticTombstone, StaticList, StaticCreated, StaticCreateBody, StaticBatchBody, StaticPatchBody,
+  DynamicRecord, DynamicTombstone, DynamicList, DynamicCreated, DynamicCreateBody, DynamicBatchBody, DynamicPatchBody,
   RecordStatus: Status,
   AnalyticsSummary, CodeSummary, CodeBreakdown, DailyCount,
   ErrorBody, BatchErrorBody, BatchItemError, Deleted,
