@@ -52,7 +52,9 @@ const code = dynamic.data?.created[0]?.code
 if (!code) throw new Error('dynamic batch failed')
 const active = await client.GET('/v1/dynqrcodes', { params: { query: { status: 'active', limit: 10 } } })
 const stats = await client.GET('/v1/dynqrcodes/{code}/analytics', { params: { path: { code }, query: { from: '2025-01-01' } } })
-const status: 'active' | 'draft' | undefined = active.data?.dynqrcodes[0]?.status
+// A page's items are records or, in a list of changes (include_deleted), tombstones: narrow first.
+const first = active.data?.dynqrcodes[0]
+const status: 'active' | 'draft' | undefined = first && 'status' in first ? first.status : undefined
 
 console.log(JSON.stringify({
   createdIds, listed, pages,

@@ -6,9 +6,9 @@ export const STUCK_CHECK_MS = 12_000
 /** Between two attempts to connect again after that, while the server does not answer. */
 const RECONNECT_RETRY_MS = 1_000
 
-/** What the watchdog needs of a MongoClient: its monitoring events, close and connect. */
+/** What the watchdog needs of a MongoClient: its monitoring events (each names its server), close and connect. */
 export interface MonitoredClient {
-  on(event: 'serverHeartbeatStarted' | 'serverHeartbeatSucceeded' | 'serverHeartbeatFailed', listener: () => void): unknown
+  on(event: 'serverHeartbeatStarted' | 'serverHeartbeatSucceeded' | 'serverHeartbeatFailed', listener: (event: { connectionId: string }) => void): unknown
   close(force?: boolean): Promise<void>
   connect(): Promise<unknown>
 }
@@ -25,12 +25,13 @@ export interface MonitoredClient {
  */
 export function watchServerChecks(client: MonitoredClient, options: { stuckMs?: number; retryMs?: number; everyMs?: number } = {}): () => void {
   const { stuckMs = STUCK_CHECK_MS, retryMs = RECONNECT_RETRY_MS, everyMs = 1_000 } = options
-  let checking: number | undefined
+  /** When each server's check under way began (a replica set's members are checked apart). */
+  const checking = new Map<string, number>()
   let reconnecting = false
   let stopped = false
-  client.on('serverHeartbeatStarted', () => void (checking ??= performance.now()))
-  client.on('serverHeartbeatSucceeded', () => void (checking = undefined))
-  client.on('serverHeartbeatFailed', () => void (checking = undefined))
+  client.on('serverHeartbeatStarted', ({ connectionId }) => void (checking.has(connectionId) || checking.set(connectionId, performance.now())))
+  client.on('serverHeartbeatSucceeded', ({ connectionId }) => void checking.delete(connectionId))
+  client.on('serverHeartbeatFailed', ({ connectionId }) => void checking.delete(connectionId))
 
   async function reconnect(waited: number): Promise<void> {
     reconnecting = true
@@ -47,13 +48,13 @@ export function watchServerChecks(client: MonitoredClient, options: { stuckMs?: 
         await Bun.sleep(retryMs)
       }
     }
-    checking = undefined
+    checking.clear()
     reconnecting = false
   }
 
   const timer = setInterval(() => {
-    if (stopped || reconnecting || checking === undefined) return
-    const waited = performance.now() - checking
+    if (stopped || reconnecting || checking.size === 0) return
+    const waited = performance.now() - Math.min(...checking.values())
     if (waited >= stuckMs) void reconnect(waited)
   }, everyMs)
   timer.unref?.()

@@ -10,9 +10,9 @@ function fakeClient(connectFailures = 0) {
   let failures = connectFailures
   return {
     calls,
-    emit: (event: string) => events.emit(event),
+    emit: (event: string, server = 'db-1:27017') => events.emit(event, { connectionId: server }),
     client: {
-      on: (event: string, listener: () => void) => events.on(event, listener),
+      on: (event: string, listener: (event: { connectionId: string }) => void) => events.on(event, listener),
       close: async (force?: boolean) => void calls.push(`close(${force})`),
       connect: async () => {
         calls.push('connect')
@@ -58,6 +58,23 @@ describe('watchServerChecks', () => {
     } finally {
       stop()
       log.restore()
+    }
+  })
+
+  it('watches each server of a replica set apart: one hung check is not hidden by the others\' answers', async () => {
+    const { client, calls, emit } = fakeClient()
+    const stop = watchServerChecks(client, { stuckMs: 50, everyMs: 5 })
+    try {
+      emit('serverHeartbeatStarted', 'db-1:27017') // hangs
+      for (let i = 0; i < 12; i++) {
+        emit('serverHeartbeatStarted', 'db-2:27017')
+        emit('serverHeartbeatSucceeded', 'db-2:27017')
+        await Bun.sleep(10)
+      }
+      for (let i = 0; i < 50 && !calls.includes('connect'); i++) await Bun.sleep(5)
+      expect(calls).toEqual(['close(true)', 'connect'])
+    } finally {
+      stop()
     }
   })
 
