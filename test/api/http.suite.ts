@@ -95,10 +95,13 @@ export function httpSuite(stack: () => Stack, withCors: () => Promise<Stack>) {
       ['DELETE', '/v1/qrcodes', 'GET, HEAD, POST, OPTIONS'],
       ['POST', '/v1/qrcodes/qr_anything', 'GET, HEAD, PATCH, DELETE, OPTIONS'],
       ['PUT', '/v1/dynqrcodes/Abcdefgh', 'GET, HEAD, PATCH, DELETE, OPTIONS'],
-      // A param route serves a route word's path too (GET /v1/qrcodes/batch looks up the record "batch").
-      ['PUT', '/v1/qrcodes/batch', 'GET, HEAD, POST, PATCH, DELETE, OPTIONS'],
-      ['POST', '/v1/dynqrcodes/export', 'GET, HEAD, PATCH, DELETE, OPTIONS'],
-      ['POST', '/v1/qrcodes/export', 'GET, HEAD, PATCH, DELETE, OPTIONS'],
+      // A route word's path is served by its own routes only: no id or code is ever a route word.
+      ['PUT', '/v1/qrcodes/batch', 'POST, OPTIONS'],
+      ['GET', '/v1/qrcodes/batch', 'POST, OPTIONS'],
+      ['DELETE', '/v1/dynqrcodes/batch', 'POST, OPTIONS'],
+      ['POST', '/v1/dynqrcodes/export', 'GET, HEAD, OPTIONS'],
+      ['PATCH', '/v1/qrcodes/export', 'GET, HEAD, OPTIONS'],
+      ['DELETE', '/v1/dynqrcodes/analytics', 'GET, HEAD, OPTIONS'],
     ]) {
       it(`answers ${method} ${path} with 405, Allow and a JSON error`, async () => {
         const res = await api(method!, path!, method === 'DELETE' ? undefined : { url: 'https://example.com', name: 'x' })
@@ -107,10 +110,13 @@ export function httpSuite(stack: () => Stack, withCors: () => Promise<Stack>) {
       })
     }
 
-    it('routes a method that Allow names: PATCH /v1/qrcodes/export looks up the record "export" (404)', async () => {
-      const res = await api('PATCH', '/v1/qrcodes/export', { name: 'x' })
-      expect([res.status, res.headers.get('allow')]).toEqual([404, null])
-      expect(res.body).toEqual({ error: expect.stringContaining('export') })
+    it('answers OPTIONS on a route word\'s path with its own methods only, and keeps ids that merely look alike', async () => {
+      const options = await api('OPTIONS', '/v1/qrcodes/batch')
+      expect([options.status, options.headers.get('allow')]).toEqual([204, 'POST, OPTIONS'])
+      const unknown = await api('GET', '/v1/qrcodes/qr_batch')
+      expect([unknown.status, unknown.body]).toEqual([404, { error: expect.stringContaining('qr_batch') }])
+      const notAWord = await api('GET', '/v1/qrcodes/metrics')
+      expect(notAWord.status).toBe(404)
     })
 
     it('answers 405 before reading the body: a malformed one on a wrong method is still 405', async () => {

@@ -8,13 +8,15 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 const loose = (path: string) => (path.endsWith('/') ? path.slice(0, -1) : `${path}/`)
 
 /**
- * Whether the app's router sends `method` on `path` to a route, asked the way Elysia 1.4's
- * compiled handler asks it: the table of paths without parameters first, then the dynamic router.
+ * Whether a route serves `method` on `path`. A path with routes of its own (no parameters:
+ * `/v1/qrcodes/batch`) is served only by them: a param route's pattern matches it too, but no id
+ * or code is ever a route word, so a lookup there could only be a 404 (the param routes refuse
+ * route words: library.ts). Otherwise the dynamic router is asked, as Elysia 1.4 asks it.
  */
 function routed(app: AnyElysia, method: string, path: string): boolean {
   const { static: fixed, http } = app.router
   const methods = fixed[path] ?? fixed[loose(path)]
-  if (methods && (method in methods || 'ALL' in methods)) return true
+  if (methods) return method in methods || 'ALL' in methods
   return (http.find(method, path) ?? http.find('ALL', path)) !== null
 }
 

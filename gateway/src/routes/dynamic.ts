@@ -29,6 +29,7 @@ export const dynamicRoutes = (bus: Bus) => new Elysia({ name: 'dynamic-routes' }
 const dynamicLibraryRoutes = (bus: Bus) => libraryRoutes(bus, {
   prefix: '/v1/dynqrcodes',
   subjects: DYNAMIC_SUBJECTS,
+  routeWords: ['analytics'],
   tag: 'Dynamic QR codes',
   id: 'code',
   idText: 'The record\'s code (the last part of its short_url).',

@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { Elysia, NotFoundError } from 'elysia'
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { type Bus, Deleted } from '@lr/proto'
 import { createRequest, ifMatchOf, noQuery, principalOf } from '../context'
@@ -25,6 +25,8 @@ export interface LibraryParts {
   examples: Record<'list' | 'created' | 'record' | 'create' | 'batch' | 'patch' | 'deleted', Record<string, unknown>>
   export: { columns: readonly string[]; filename: string; answer: string }
   texts: Record<'list' | 'create' | 'batch' | 'export' | 'get' | 'update', Texts> & { delete: Texts & { answer: string } }
+  /** Segments under the prefix that other routes serve (besides `batch` and `export`, which these do). */
+  routeWords?: readonly string[]
 }
 
 /** The OpenAPI entry of each route (openapi.ts). */
@@ -49,6 +51,14 @@ export function libraryRoutes(bus: Bus, parts: LibraryParts) {
   // The id of a route's params or of a created record (one name for both). Elysia types the
   // params of a literal path only, and `one` is built.
   const idOf = (record: object) => (record as Record<string, string>)[id]!
+  // A segment with routes of its own under the prefix (`batch`, `export`; `analytics` for dynamic
+  // codes) is never an id: the param routes give it to the router's not-found, which answers 405
+  // with the methods its own routes serve (method-not-allowed.ts).
+  const routeWords = new Set(['batch', 'export', ...(parts.routeWords ?? [])])
+  const routeWord = (params: object) => {
+    if (routeWords.has(idOf(params))) throw new NotFoundError()
+    return idOf(params)
+  }
   const listPage = createKeptPages(bus)
   return new Elysia({ name: `library-routes ${prefix}`, prefix })
     // A page of up to 1000 records: its JSON goes out as the service wrote it (or as this
@@ -71,10 +81,10 @@ export function libraryRoutes(bus: Bus, parts: LibraryParts) {
     }, { detail: docs.batch })
     .get('/export', ({ request }) => (noQuery(request), csvResponse(bus, S.export, { principal: principalOf(request) }, parts.export.filename)),
       { detail: docs.export })
-    .get(one, ({ request, params, set }) => (noQuery(request), tagged(request, set, bus.request(S.get, { principal: principalOf(request), id: idOf(params) }))),
+    .get(one, ({ request, params, set }) => (noQuery(request), tagged(request, set, bus.request(S.get, { principal: principalOf(request), id: routeWord(params) }))),
       { detail: docs.get })
-    .patch(one, ({ request, params, body, set }) => (noQuery(request), tagged(request, set, bus.request(S.update, { principal: principalOf(request), id: idOf(params), body, ...ifMatchOf(request) }))),
+    .patch(one, ({ request, params, body, set }) => (noQuery(request), tagged(request, set, bus.request(S.update, { principal: principalOf(request), id: routeWord(params), body, ...ifMatchOf(request) }))),
       { detail: docs.update })
-    .delete(one, ({ request, params }) => (noQuery(request), bus.request(S.delete, { principal: principalOf(request), id: idOf(params), ...ifMatchOf(request) })),
+    .delete(one, ({ request, params }) => (noQuery(request), bus.request(S.delete, { principal: principalOf(request), id: routeWord(params), ...ifMatchOf(request) })),
       { detail: docs.delete })
 }
