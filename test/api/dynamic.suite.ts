@@ -185,11 +185,13 @@ export function dynamicSuite(stack: () => Stack) {
         expect((await api('GET', '/v1/dynqrcodes/export', lib.alice.key)).text).not.toContain(record.code)
       })
 
-      it('answers 404 for malformed codes and route words', async () => {
-        for (const code of ['abc', 'x'.repeat(40), 'abc-defg', 'batch']) {
+      it('answers 404 for malformed codes, and 405 for a route word (its path has routes of its own)', async () => {
+        for (const code of ['abc', 'x'.repeat(40), 'abc-defg', 'metrics']) {
           const res = await api('GET', `/v1/dynqrcodes/${code}`, lib.alice.key)
           expect([res.status, res.body], code).toEqual([404, { error: expect.any(String) }])
         }
+        const word = await api('GET', '/v1/dynqrcodes/batch', lib.alice.key)
+        expect([word.status, word.headers.get('allow')]).toEqual([405, 'POST, OPTIONS'])
       })
     })
 
