@@ -68,6 +68,8 @@ export function watchServerChecks(client: MonitoredClient, options: { stuckMs?: 
 export async function connectMongo(url: string): Promise<Connection> {
   const connection = mongoose.createConnection(url, { serverSelectionTimeoutMS: 5000, autoIndex: false })
   const stop = watchServerChecks(connection.getClient())
+  // The process's own close stops the watchdog. Not on the connection's 'close' event: the
+  // watchdog's own reconnection closes the client too, and must go on watching.
   const close = connection.close.bind(connection)
   connection.close = ((force?: boolean) => {
     stop()

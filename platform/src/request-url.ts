@@ -7,10 +7,10 @@
 
 /**
  * Where the path of a serialised URL starts: the first `/` after the authority; -1 when it has
- * none. A request without a Host header (HTTP/1.0 may send none) has a relative request.url in
- * Bun, the path itself: it starts at 0.
+ * none. An absolute URL only: the gateway refuses a request without Host first (host-required.ts),
+ * and pathAndSearchOf reads a relative one itself.
  */
-export const pathStartOf = (href: string): number => (href.charCodeAt(0) === 47 ? 0 : href.indexOf('/', href.indexOf('//') + 2))
+export const pathStartOf = (href: string): number => href.indexOf('/', href.indexOf('//') + 2)
 
 /** A request's path and query (`search`, as URL's: '' or `?…`). */
 export function pathAndSearchOf(href: string): { path: string; search: string } {

@@ -116,7 +116,9 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
   /** Batches back from the spool while the buffer has room (never while stopping: they stay on disk). */
   function refill(): void {
     while (spool && spool.size() > 0 && queued < maxBuffer / 2 && unsubscribe) {
-      for (const batch of spool.take()) {
+      const batches = spool.take()
+      if (batches.length === 0) break // nothing readable left: never spin
+      for (const batch of batches) {
         queue.push(batch)
         queued += batch.count
       }

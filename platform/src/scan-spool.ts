@@ -38,6 +38,8 @@ interface LineFormat<T> {
   decode(line: string): T | undefined
   /** Scans an item holds. */
   weight(item: T): number
+  /** The same, read off a written line without decoding it (adopting a large spool at start-up reads no scan). */
+  lineWeight(line: string): number
 }
 
 export interface ScanSpoolOptions {
@@ -76,6 +78,7 @@ const SCAN_LINES: LineFormat<ScanEvent> = {
     }
   },
   weight: () => 1,
+  lineWeight: () => 1,
 }
 
 /**
@@ -92,6 +95,7 @@ const BATCH_LINES: LineFormat<ScanBatch> = {
     return { count, codes: line.slice(first + 1, second), events: line.slice(second + 1) }
   },
   weight: (batch) => batch.count,
+  lineWeight: (line) => Number(line.slice(0, line.indexOf('\t'))) || 0,
 }
 
 /** A spool of single scans: the resolver's, through a broker outage. */
@@ -129,10 +133,7 @@ function openSpool<T>(dir: string, opts: ScanSpoolOptions, format: LineFormat<T>
     }
     const bytes = statSync(adopted).size
     let weight = 0
-    for (const line of wholeLines(readFileSync(adopted, 'utf8'))) {
-      const item = format.decode(line)
-      if (item !== undefined) weight += format.weight(item)
-    }
+    for (const line of wholeLines(readFileSync(adopted, 'utf8'))) weight += format.lineWeight(line)
     const segment = { path: adopted, bytes, scans: weight }
     segments.push(segment)
     total += bytes
