@@ -9,9 +9,9 @@ interface ReceiptDoc {
   created_at: number
   expires_at: Date
   /**
-   * Without transactions the receipt is written first and names the documents its create is
-   * about to insert (JSON); they are cleared once written. A receipt still holding them was left
-   * by a writer that died in between: whoever reads it next writes what is missing (mongo-insert.ts).
+   * Without transactions the receipt is written first and names the write it answers for (a
+   * PendingWrite as JSON), cleared once done. A receipt still holding it was left by a writer
+   * that died in between: whoever reads it next finishes or drops it (findFinished).
    */
   pending?: string | null
   /** When a pending receipt was written, by the database server's clock (ms, ./mongo-clock.ts): how long its writer has been at it. */
@@ -53,6 +53,27 @@ async function createExpiryIndex(Receipts: Model<ReceiptDoc>): Promise<boolean> 
   }
 }
 
+/**
+ * The write a receipt written first answers for (without transactions): documents a create is
+ * about to insert, or a change of one document. `in` names the collection, so only the service
+ * that owns it finishes the write; anyone else reading the receipt asks with another route, so
+ * another fingerprint, and answers 422 without touching it.
+ */
+export interface PendingWrite {
+  /** The collection written; absent in a receipt written before it was kept (a create's documents). */
+  in?: string
+  /** A create's documents, without _id and positions, which a later reader assigns anew. */
+  docs?: object[]
+  /** A change of one document (a review): what tells a later reader whether it was applied. */
+  change?: { library: string; id: string; marker: string }
+}
+
+/** What a receipt's reader does with one left pending by a dead writer: 'done' once written, 'dropped' once the receipt is taken back. */
+export type FinishPending = (receipt: Receipt, write: PendingWrite) => Promise<'done' | 'dropped'>
+
+/** How long a receipt may name an unfinished write before its writer is taken for dead, by the database server's clock (./mongo-clock.ts). */
+export const PENDING_GRACE_MS = 5_000
+
 /** Idempotency receipts in a service's Mongo database; see sqliteReceipts for the semantics. */
 export async function mongoReceipts(conn: Connection) {
   const Receipts = (conn.models.Receipt as Model<ReceiptDoc> | undefined) ?? conn.model<ReceiptDoc>('Receipt', receiptSchema, 'receipts')
@@ -60,22 +81,45 @@ export async function mongoReceipts(conn: Connection) {
   const serverExpires = await createExpiryIndex(Receipts)
   return {
     /** `pending_at`: a receipt written before it was kept has none; its `created_at` (this API's seconds) stands in. */
-    async findReceipt(scope: string, key: string, since: number): Promise<(Receipt & { pending: object[] | null; pending_at: number }) | null> {
+    async findReceipt(scope: string, key: string, since: number): Promise<(Receipt & { pending: PendingWrite | null; pending_at: number }) | null> {
       const doc = await Receipts.findOne({ scope, key, created_at: { $gte: since } }).lean()
       if (!doc) return null
-      const pending = doc.pending ? JSON.parse(doc.pending) : null
+      const stored = doc.pending ? JSON.parse(doc.pending) : null
+      // A receipt written before PendingWrite held the create's documents alone.
+      const pending: PendingWrite | null = Array.isArray(stored) ? { docs: stored } : stored
       return { scope, key, fingerprint: doc.fingerprint, response: JSON.parse(doc.response), created_at: doc.created_at, pending, pending_at: doc.pending_at ?? doc.created_at * 1000 }
     },
-    /** The receipt's documents are all written: it no longer names any (see `pending`). */
-    async settle(scope: string, key: string): Promise<void> {
-      await Receipts.updateOne({ scope, key }, { $set: { pending: null } })
+    /**
+     * The receipt of (scope, key) once no writer is at it any more: a pending one is waited for
+     * while its writer may be alive (PENDING_GRACE_MS by the server's clock `now`), then, when
+     * it names a write in `owner`, finished by `finish`, which may also drop it (then null).
+     * A pending receipt of another collection is answered as it stands: its request was another.
+     */
+    async findFinished(scope: string, key: string, since: number, now: () => number, owner: string, finish: FinishPending): Promise<Receipt | null> {
+      for (;;) {
+        const found = await this.findReceipt(scope, key, since)
+        if (!found) return null
+        const { pending, pending_at, ...receipt } = found
+        if (!pending || (pending.in ?? owner) !== owner) return receipt
+        // A twin of a write still running: its writer settles the receipt in a moment. Only a
+        // receipt unsettled for longer than any live write takes was left by a dead writer.
+        if (now() - pending_at < PENDING_GRACE_MS) {
+          await Bun.sleep(50)
+          continue
+        }
+        return (await finish(receipt, pending)) === 'done' ? receipt : null
+      }
     },
-    /** Takes back a receipt whose create failed (without transactions; see mongo-insert.ts). */
+    /** The receipt's write is done: it no longer names it (see `pending`); with `response`, the answer as written. */
+    async settle(scope: string, key: string, response?: unknown): Promise<void> {
+      await Receipts.updateOne({ scope, key }, { $set: { pending: null, ...(response !== undefined && { response: JSON.stringify(response) }) } })
+    },
+    /** Takes back a receipt whose write failed or never happened (without transactions; see mongo-insert.ts). */
     async remove(scope: string, key: string, created_at: number): Promise<void> {
       await Receipts.deleteOne({ scope, key, created_at })
     },
-    /** `pending`: the documents to come, written at `pending.at` by the database server's clock (see ReceiptDoc). */
-    async write(receipt: Receipt, session?: ClientSession, pending?: { docs: object[]; at: number }): Promise<void> {
+    /** `pending`: the write to come, started at `pending.at` by the database server's clock (see ReceiptDoc). */
+    async write(receipt: Receipt, session?: ClientSession, pending?: { write: PendingWrite; at: number }): Promise<void> {
       const expired = receipt.created_at - IDEMPOTENCY_TTL_S
       // Without a TTL index nothing else removes old receipts: sweep them here, outside the
       // transaction (an expired receipt is never read, so removing it early or late is harmless).
@@ -84,7 +128,7 @@ export async function mongoReceipts(conn: Connection) {
       await Receipts.deleteOne({ scope: receipt.scope, key: receipt.key, created_at: { $lt: expired } }, { session })
       try {
         await Receipts.create(
-          [{ ...receipt, response: JSON.stringify(receipt.response), expires_at: new Date((receipt.created_at + IDEMPOTENCY_TTL_S) * 1000), pending: pending ? JSON.stringify(pending.docs) : null, pending_at: pending?.at ?? null }],
+          [{ ...receipt, response: JSON.stringify(receipt.response), expires_at: new Date((receipt.created_at + IDEMPOTENCY_TTL_S) * 1000), pending: pending ? JSON.stringify(pending.write) : null, pending_at: pending?.at ?? null }],
           { session },
         )
       } catch (error) {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { AppError, IDEMPOTENCY_TTL_S, type KeyClaims, type Receipt, type ReceiptStore, ReceiptTaken } from '@lr/proto'
+import { AppError, IDEMPOTENCY_TTL_S, type KeyClaims, type Receipt, type ReceiptStore } from '@lr/proto'
 
 /** Stable JSON: object keys sorted, so the same body with its keys reordered matches. */
 function canonical(value: unknown): string {
@@ -32,9 +32,10 @@ export function replay(receipt: Receipt, fingerprint: string): unknown {
 }
 
 /**
- * Runs a create at most once per (API key, Idempotency-Key) within IDEMPOTENCY_TTL_S.
- * `create(receipt)` must store its records and the receipt atomically, throwing ReceiptTaken
- * when a concurrent twin stored it first; then the twin's answer is replayed. With `claims`
+ * Runs a write (a create, a review) at most once per (API key, Idempotency-Key) within
+ * IDEMPOTENCY_TTL_S. `create(receipt)` must store its write and the receipt atomically, throwing
+ * ReceiptTaken when a concurrent twin stored it first; when it fails and a twin's receipt is
+ * there by then, the twin's answer is replayed. With `claims`
  * (receipts kept apart per service), the key is claimed for this route and body first, so the
  * same key on another service's route is 422 too; validate the body before calling this, since
  * a claim is never taken back and a refused request must not hold its key.
@@ -57,8 +58,10 @@ export async function idempotent<T>(
   try {
     return await create((response) => ({ scope: request.scope, key, fingerprint, response, created_at: request.now }))
   } catch (error) {
-    if (!(error instanceof ReceiptTaken)) throw error
-    const twin = await store.findReceipt(request.scope, key, since)
+    // A twin of this request (same key) may have answered meanwhile: a create's store says so
+    // (ReceiptTaken); a change fails on the state the twin left (a review finds nothing pending
+    // any more, or If-Match names the version before it). Either way the twin's answer is this one's.
+    const twin = await store.findReceipt(request.scope, key, since).catch(() => null)
     if (!twin) throw error
     return replay(twin, fingerprint) as T
   }

@@ -1,15 +1,10 @@
 import { type Connection, type Model, Types } from 'mongoose'
 import type { Receipt } from '@lr/proto'
-import { mongoReceipts } from './idempotency-mongo'
+import { type FinishPending, mongoReceipts, PENDING_GRACE_MS } from './idempotency-mongo'
 import { databaseNow } from './mongo-clock'
 import { mongoPositions, placeUnplaced } from './mongo-position'
 
-/**
- * How long a receipt may name unwritten documents before its writer is taken for dead, by the
- * database server's clock (./mongo-clock.ts): a replica whose own clock runs ahead must not take a
- * live writer for dead and write its documents beside it.
- */
-export const PENDING_GRACE_MS = 5_000
+export { PENDING_GRACE_MS }
 
 /** Transactions need a replica set or mongos; a standalone server gets insert-then-clean-up. */
 export async function supportsTransactions(conn: Connection): Promise<boolean> {
@@ -39,6 +34,7 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
   const positions = await mongoPositions(conn, scope)
   const now = await databaseNow(conn)
   await placeUnplaced(model.collection, positions)
+  const owner = model.collection.collectionName
   /** Writes the documents a dead writer's receipt names and that are not there yet, then settles it. */
   async function rollForward(scope: string, key: string, pending: object[]): Promise<void> {
     const block = await positions.allocate(pending.length)
@@ -55,21 +51,22 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
   }
 
   return {
-    async findReceipt(scope: string, key: string, since: number): Promise<Receipt | null> {
-      for (;;) {
-        const found = await receipts.findReceipt(scope, key, since)
-        if (!found) return null
-        const { pending, pending_at, ...receipt } = found
-        if (!pending) return receipt
-        // A twin of a create still running: its writer settles the receipt in a moment. Only a
-        // receipt unsettled for longer than any live insert takes was left by a dead writer.
-        if (now() - pending_at < PENDING_GRACE_MS) {
-          await Bun.sleep(50)
-          continue
+    /** The clock, receipts and owner name of this collection, for a store that adds receipted writes of its own (createReceiptedChange). */
+    now,
+    receipts,
+    owner,
+    /**
+     * The receipt of (scope, key), its write finished first when a dead writer left it pending:
+     * a create's documents here; a change of one document by `finishChange` (createReceiptedChange).
+     */
+    findReceipt(scope: string, key: string, since: number, finishChange?: FinishPending): Promise<Receipt | null> {
+      return receipts.findFinished(scope, key, since, now, owner, async (receipt, write) => {
+        if (write.docs) {
+          await rollForward(scope, key, write.docs)
+          return 'done'
         }
-        await rollForward(scope, key, pending)
-        return receipt
-      }
+        return finishChange ? finishChange(receipt, write) : 'done'
+      })
     },
     positions,
     async insert(unplaced: Omit<D, 'position'>[], receipt?: Receipt): Promise<void> {
@@ -85,7 +82,7 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
           return
         }
         // The documents as a later reader would write them: without _id and positions, which it assigns anew.
-        if (receipt) await receipts.write(receipt, undefined, { docs: unplaced.map(({ _id, ...rest }) => rest), at: now() })
+        if (receipt) await receipts.write(receipt, undefined, { write: { in: owner, docs: unplaced.map(({ _id, ...rest }) => rest) }, at: now() })
         try {
           await model.insertMany(docs, { ordered: true })
         } catch (error) {

@@ -89,6 +89,27 @@ describe('idempotent', () => {
     expect(result).toEqual({ created: ['twin'] })
   })
 
+  it('replays the twin\'s answer when the write fails on the state the twin left (a review: nothing pending any more)', async () => {
+    const store = memoryReceipts()
+    const body = { decision: 'approve' }
+    const twin = { scope: 'key_1', key: 'k1', fingerprint: fingerprintOf('dynamic.review', body), response: { code: 'abc' }, created_at: 1000 }
+    const result = await idempotent(store, request({ route: 'dynamic.review', body }), async () => {
+      store.receipts.set('key_1/k1', twin) // the twin commits its review between our lookup and our read
+      throw new AppError('conflict', 'this code has no pending change to review')
+    })
+    expect(result).toEqual({ code: 'abc' })
+  })
+
+  it('passes the write\'s own error on when no twin answered (and when the receipts cannot be read either)', async () => {
+    const store = memoryReceipts()
+    const conflict = new AppError('conflict', 'this code has no pending change to review')
+    expect(await idempotent(store, request(), async () => { throw conflict }).catch((e) => e)).toBe(conflict)
+    const down = { findReceipt: async () => { throw new Error('store away') } }
+    let first = true
+    const failing = { findReceipt: async (...args: [string, string, number]) => (first ? ((first = false), store.findReceipt(...args)) : down.findReceipt()) }
+    expect(await idempotent(failing, request(), async () => { throw conflict }).catch((e) => e)).toBe(conflict)
+  })
+
   it('runs again once the receipt is older than a day', async () => {
     const store = memoryReceipts()
     await idempotent(store, request({ now: 1000 }), async (receiptFor) => (store.write(receiptFor!('first')), 'first'))

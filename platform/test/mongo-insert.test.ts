@@ -35,7 +35,7 @@ describe.skipIf(Boolean(skip))('atomic insert without transactions (Mongo)', () 
       // The dead writer: its receipt (written before its documents) and the first of its three documents.
       // (The test's FerretDB runs on this machine: its clock is this one.)
       const createdAt = Math.floor(Date.now() / 1000) - 10
-      await receipts.write(receiptOf(createdAt), undefined, { docs: [{ code: 'a' }, { code: 'b' }, { code: 'c' }], at: Date.now() - PENDING_GRACE_MS - 1000 })
+      await receipts.write(receiptOf(createdAt), undefined, { write: { in: 'things', docs: [{ code: 'a' }, { code: 'b' }, { code: 'c' }] }, at: Date.now() - PENDING_GRACE_MS - 1000 })
       await Model.collection.insertOne({ _id: new Types.ObjectId(), position: 1, code: 'a' })
 
       const replayed = await atomic.findReceipt('key_1', 'idem-1', createdAt - 60)
@@ -57,7 +57,7 @@ describe.skipIf(Boolean(skip))('atomic insert without transactions (Mongo)', () 
       const receipts = await mongoReceipts(db.conn)
       // The live writer: its receipt just written, one of its three documents in, the rest coming.
       const createdAt = Math.floor(Date.now() / 1000)
-      await receipts.write(receiptOf(createdAt), undefined, { docs: [{ code: 'a' }, { code: 'b' }, { code: 'c' }], at: Date.now() })
+      await receipts.write(receiptOf(createdAt), undefined, { write: { in: 'things', docs: [{ code: 'a' }, { code: 'b' }, { code: 'c' }] }, at: Date.now() })
       await Model.collection.insertOne({ _id: new Types.ObjectId(), position: 1, code: 'a' })
       setSystemTime(new Date(Date.now() + 60_000))
       let replayed: Promise<unknown>
@@ -73,6 +73,24 @@ describe.skipIf(Boolean(skip))('atomic insert without transactions (Mongo)', () 
       expect(((await replayed) as { response: unknown }).response).toEqual({ created: ['a', 'b', 'c'] })
       // Nothing written beside the writer: its three documents, at its own positions.
       expect((await Model.find({}).sort({ position: 1 }).lean()).map((d) => [d.code, d.position])).toEqual([['a', 1], ['b', 2], ['c', 3]])
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('leaves a dead writer\'s receipt of another collection to its own service: nothing of it is written here', async () => {
+    const db = await freshDatabase(url(), 'lr_insert_test')
+    try {
+      const { Model, atomic } = await open(db.conn)
+      if (await supportsTransactions(db.conn)) return
+      const receipts = await mongoReceipts(db.conn)
+      // Another service's create (one key answers for one request across every route) died after its receipt.
+      const createdAt = Math.floor(Date.now() / 1000) - 10
+      await receipts.write(receiptOf(createdAt), undefined, { write: { in: 'other_things', docs: [{ code: 'a' }, { code: 'b' }] }, at: Date.now() - PENDING_GRACE_MS - 1000 })
+      const found = await atomic.findReceipt('key_1', 'idem-1', createdAt - 60)
+      expect(found?.fingerprint).toBe('f') // answered as it stands: this reader's request differs, a 422
+      expect(await Model.countDocuments()).toBe(0)
+      expect((await receipts.findReceipt('key_1', 'idem-1', createdAt - 60))?.pending).toEqual({ in: 'other_things', docs: [{ code: 'a' }, { code: 'b' }] })
     } finally {
       await db.cleanup()
     }
