@@ -12,11 +12,14 @@ export const setPrincipal = (request: Request, principal: Principal) => principa
 /** The principal when the request's key was verified (for the access log), else undefined. */
 export const principalIfVerified = (request: Request): Principal | undefined => principals.get(request)
 
-/** The envelope of a create: principal, body, and the client's Idempotency-Key when sent. */
-export function createRequest(request: Request, body: unknown) {
+/** The client's Idempotency-Key header, forwarded with a POST (its service checks it: 400 when malformed). */
+export function idempotencyKeyOf(request: Request): { idempotency_key?: string } {
   const key = request.headers.get('idempotency-key')
-  return { principal: principalOf(request), body, ...(key !== null && { idempotency_key: key }) }
+  return key === null ? {} : { idempotency_key: key }
 }
+
+/** The envelope of a create: principal, body, and the client's Idempotency-Key when sent. */
+export const createRequest = (request: Request, body: unknown) => ({ principal: principalOf(request), body, ...idempotencyKeyOf(request) })
 
 /** The verified principal of a /v1 request; the auth plugin guarantees it exists. */
 export function principalOf(request: Request): Principal {

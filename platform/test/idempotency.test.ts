@@ -93,7 +93,7 @@ describe('idempotent', () => {
     const store = memoryReceipts()
     const body = { decision: 'approve' }
     const twin = { scope: 'key_1', key: 'k1', fingerprint: fingerprintOf('dynamic.review', body), response: { code: 'abc' }, created_at: 1000 }
-    const result = await idempotent(store, request({ route: 'dynamic.review', body }), async () => {
+    const result = await idempotent<unknown>(store, request({ route: 'dynamic.review', body }), async () => {
       store.receipts.set('key_1/k1', twin) // the twin commits its review between our lookup and our read
       throw new AppError('conflict', 'this code has no pending change to review')
     })

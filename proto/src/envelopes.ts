@@ -15,6 +15,8 @@ export const ListRequest = T.Object({ principal: Principal, query: ListQuery, kn
 /** `if_match`: the client's If-Match header, forwarded on PATCH and DELETE (a stale tag is 412). */
 export const IdRequest = T.Object({ principal: Principal, id: T.String(), if_match: T.Optional(T.String()) })
 export const UpdateRequest = T.Object({ principal: Principal, id: T.String(), body: T.Unknown(), if_match: T.Optional(T.String()) })
+/** POST .../review: an update that also takes the client's Idempotency-Key, when sent. */
+export const ReviewRequest = T.Object({ ...UpdateRequest.properties, idempotency_key: T.Optional(T.String()) })
 export const ExportRequest = T.Object({ principal: Principal, cursor: T.Union([T.String(), T.Null()]) })
 export type ExportRequest = Static<typeof ExportRequest>
 

@@ -125,8 +125,15 @@ export function docsSuite(stack: () => Stack) {
       expect(headers('GET', '/v1/dynqrcodes/{code}')).toEqual(['IfNoneMatch', 'RequestId'])
       expect(statuses('PATCH', '/v1/qrcodes/{qr_id}')).toEqual(['200', '400', '403', '404', '412', '413', '415', '429', '503', '504'])
       expect(headers('PATCH', '/v1/qrcodes/{qr_id}')).toEqual(['IfMatch', 'RequestId'])
-      expect(statuses('POST', '/v1/dynqrcodes/{code}/review')).toEqual(['200', '400', '403', '404', '409', '412', '413', '415', '429', '503', '504'])
-      expect(headers('POST', '/v1/dynqrcodes/{code}/review')).toEqual(['IfMatch', 'RequestId'])
+      expect(statuses('POST', '/v1/dynqrcodes/{code}/review')).toEqual(['200', '400', '403', '404', '409', '412', '413', '415', '422', '429', '503', '504'])
+      expect(headers('POST', '/v1/dynqrcodes/{code}/review')).toEqual(['IdempotencyKey', 'IfMatch', 'RequestId'])
+      // The contract: Idempotency-Key on any POST.
+      const posts = Object.entries(doc.paths).filter(([, item]: [string, any]) => item.post).map(([path]) => path)
+      expect(posts.length).toBeGreaterThanOrEqual(6)
+      for (const path of posts) {
+        expect([path, headers('POST', path)]).toEqual([path, expect.arrayContaining(['IdempotencyKey'])])
+        expect([path, statuses('POST', path)]).toEqual([path, expect.arrayContaining(['422'])])
+      }
       for (const path of ['/v1/qrcodes/{qr_id}', '/v1/dynqrcodes/{code}']) {
         expect(statuses('DELETE', path)).toEqual(['200', '403', '404', '412', '429', '503', '504'])
         expect(headers('DELETE', path)).toEqual(['IfMatch', 'RequestId'])

@@ -107,6 +107,31 @@ export function reviewSuite(stack: () => Stack) {
       expect((await api('GET', `/v1/dynqrcodes/${record.code}`, lib.teamAdmin.key)).body).toMatchObject({ destination_url: OLD, pending_change: { destination_url: 'https://example.com/other' } })
     })
 
+    it('honours Idempotency-Key: a retried review answers the first decision (not a 409), the key with another decision or on a create is 422', async () => {
+      const record = await activeTeamCode()
+      await api('PATCH', `/v1/dynqrcodes/${record.code}`, lib.teamWriter.key, { destination_url: NEW })
+      const idem = { 'idempotency-key': `review-${record.code}` }
+      const first = await review(record.code, lib.teamAdmin.key, { decision: 'approve' }, idem)
+      expect([first.status, first.body.destination_url]).toEqual([200, NEW])
+      const again = await review(record.code, lib.teamAdmin.key, { decision: 'approve' }, idem)
+      expect([again.status, again.body, again.headers.get('etag')]).toEqual([200, first.body, first.headers.get('etag')])
+      const conflict = { error: 'this Idempotency-Key was already used with a different request' }
+      const other = await review(record.code, lib.teamAdmin.key, { decision: 'reject' }, idem)
+      expect([other.status, other.body]).toEqual([422, conflict])
+      const create = await api('POST', '/v1/dynqrcodes', lib.teamAdmin.key, { destination_url: OLD, name: 'Same key' }, idem)
+      expect([create.status, create.body]).toEqual([422, conflict])
+      // A create's key is not a review's either.
+      const second = await activeTeamCode()
+      await api('PATCH', `/v1/dynqrcodes/${second.code}`, lib.teamWriter.key, { destination_url: NEW })
+      const made = { 'idempotency-key': `made-${second.code}` }
+      expect((await api('POST', '/v1/qrcodes', lib.teamAdmin.key, { url: OLD, name: 'Static' }, made)).status).toBe(201)
+      const reused = await review(second.code, lib.teamAdmin.key, { decision: 'approve' }, made)
+      expect([reused.status, reused.body]).toEqual([422, conflict])
+      expect((await api('GET', `/v1/dynqrcodes/${second.code}`, lib.teamAdmin.key)).body.pending_change?.destination_url).toBe(NEW)
+      const malformed = await review(second.code, lib.teamAdmin.key, { decision: 'approve' }, { 'idempotency-key': 'with space' })
+      expect([malformed.status, malformed.body]).toEqual([400, { error: 'Idempotency-Key must be 1 to 255 visible ASCII characters' }])
+    })
+
     it('applies an admin\'s own PATCH of the destination at once, dropping a pending change', async () => {
       const record = await activeTeamCode()
       await api('PATCH', `/v1/dynqrcodes/${record.code}`, lib.teamWriter.key, { destination_url: NEW })

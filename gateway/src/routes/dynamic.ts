@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { type Bus, DYNAMIC_EXPORT_COLUMNS, DYNAMIC_SUBJECTS, DynamicBatchBody, DynamicCreateBody, DynamicCreated, DynamicList, DynamicListQuery, DynamicPatchBody, DynamicRecord, ReviewBody } from '@lr/proto'
-import { ifMatchOf, noQuery, principalOf } from '../context'
+import { idempotencyKeyOf, ifMatchOf, noQuery, principalOf } from '../context'
 import { tagged } from './etag'
 import { libraryRoutes } from './library'
 import { doc } from './openapi'
@@ -11,11 +11,11 @@ const reviewed = 'A writer\'s change of `destination_url`, `redirect_rules` or `
 
 const reviewDoc = doc({
   operationId: 'reviewDynamicCode', tag: 'Dynamic QR codes', summary: 'Approve or reject the pending change of a team code',
-  description: 'Team admins only (a writer gets 403). `approve` applies the pending destination_url and redirect_rules (the very next scan follows them); `reject` drops them. 409 when the code has no pending change, or for a personal key (personal libraries have no reviews). With If-Match, only the version named (so a change replaced meanwhile is not approved unseen).',
+  description: 'Team admins only (a writer gets 403). `approve` applies the pending destination_url, redirect_rules and fallback_url (the very next scan follows them); `reject` drops them. 409 when the code has no pending change, or for a personal key (personal libraries have no reviews). With If-Match, only the version named (so a change replaced meanwhile is not approved unseen). With Idempotency-Key, a retry answers the first decision again instead of a 409.',
   path: { code: 'The record\'s code (the last part of its short_url).' },
   body: ReviewBody, bodyExamples: examples.dynamic.review,
   ok: DynamicRecord, okExamples: examples.dynamic.record, answer: 'The record after the decision, without pending_change.',
-  conditional: 'write', notFound: true, conflict: true,
+  conditional: 'write', notFound: true, conflict: true, idempotent: true,
 })
 const expiry = 'Optional `expires_at` (epoch seconds), `max_scans` (counted scans before the code is capped) and `fallback_url`: once expired or capped the short link redirects to `fallback_url` (counted as `fallback_scans`, not as a scan), or answers 410 without one (README "Expiring and capped codes").'
 
@@ -23,7 +23,7 @@ const expiry = 'Optional `expires_at` (epoch seconds), `max_scans` (counted scan
 export const dynamicRoutes = (bus: Bus) => new Elysia({ name: 'dynamic-routes' })
   .use(dynamicLibraryRoutes(bus))
   .post('/v1/dynqrcodes/:code/review', ({ request, params, body, set }) =>
-    (noQuery(request), tagged(request, set, bus.request(DYNAMIC_SUBJECTS.review, { principal: principalOf(request), id: params.code, body, ...ifMatchOf(request) }))),
+    (noQuery(request), tagged(request, set, bus.request(DYNAMIC_SUBJECTS.review, { principal: principalOf(request), id: params.code, body, ...ifMatchOf(request), ...idempotencyKeyOf(request) }))),
     { detail: reviewDoc })
 
 const dynamicLibraryRoutes = (bus: Bus) => libraryRoutes(bus, {

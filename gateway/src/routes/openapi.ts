@@ -24,6 +24,8 @@ export interface OperationDoc {
   status?: 200 | 201
   /** A create: takes Idempotency-Key (422 on reuse); `batch` answers item failures as `{"errors"}`, `single` a Location. */
   create?: 'single' | 'batch'
+  /** Another POST that takes Idempotency-Key (422 on reuse); every create does. */
+  idempotent?: boolean
   /**
    * One record: `read` answers its ETag and honours If-None-Match (304); `write` honours If-Match
    * (412) and answers the new ETag; `delete` honours If-Match (412) and answers no ETag (nothing
@@ -83,10 +85,11 @@ export function doc(op: OperationDoc): Record<string, unknown> {
   if (op.conflict) errors['409'] = ref('Conflict')
   if (op.conditional === 'write' || op.conditional === 'delete') errors['412'] = ref('PreconditionFailed')
   if (op.body) Object.assign(errors, { '413': ref('PayloadTooLarge'), '415': ref('UnsupportedMediaType') })
-  if (op.create) errors['422'] = ref('IdempotencyConflict')
+  const idempotent = Boolean(op.create || op.idempotent)
+  if (idempotent) errors['422'] = ref('IdempotencyConflict')
   Object.assign(errors, { '429': ref('RateLimited'), '503': ref('Unavailable'), '504': ref('Timeout') })
   const headerParams = [
-    ...(op.create ? [param('IdempotencyKey')] : []),
+    ...(idempotent ? [param('IdempotencyKey')] : []),
     ...(op.conditional === 'read' ? [param('IfNoneMatch')] : []),
     ...(op.conditional === 'write' || op.conditional === 'delete' ? [param('IfMatch')] : []),
     param('RequestId'),

@@ -1,5 +1,5 @@
 import { serveLibrary } from '@lr/library-records'
-import { type Bus, CodesRequest, decode, DYNAMIC_QUEUE, DYNAMIC_SUBJECTS, IdRequest, ResolveRequest, UpdateRequest } from '@lr/proto'
+import { type Bus, CodesRequest, decode, DYNAMIC_QUEUE, DYNAMIC_SUBJECTS, IdRequest, ResolveRequest, ReviewRequest } from '@lr/proto'
 import type { DynamicService } from './service'
 
 /** Serves every DYNAMIC_SUBJECTS subject in queue group `dynamic`; returns one unsubscribe for all. */
@@ -24,8 +24,8 @@ export function serveDynamic(bus: Bus, service: DynamicService): () => void {
       return service.find(principal, id)
     }, opts),
     bus.serve(DYNAMIC_SUBJECTS.review, async (p) => {
-      const { principal, id, body, if_match } = decode(UpdateRequest, p)
-      return service.review(principal, id, body, if_match)
+      const { principal, id, body, if_match, idempotency_key } = decode(ReviewRequest, p)
+      return service.review(principal, id, body, if_match, idempotency_key)
     }, opts),
   ]
   return () => subscriptions.forEach((unsubscribe) => unsubscribe())

@@ -4,6 +4,7 @@ import type { DynamicStore } from '../src/ports'
 import { receiptContract } from '@lr/platform/testing/receipts'
 import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
 import { connectMongo } from '@lr/platform/mongo'
+import { mongoReceipts, PENDING_GRACE_MS } from '@lr/platform/idempotency-mongo'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { dynamicStoreContract } from './dynamic-store.contract'
 import { A, record } from './dynamic-store.fixtures'
@@ -17,6 +18,32 @@ describe.skipIf(Boolean(skip))('DynamicStore on MongoDB', () => {
   dynamicStoreContract(async () => {
     const db = await freshDatabase(url(), 'lr_dynamic_test')
     return { store: await createMongoDynamicStore(db.conn), cleanup: db.cleanup }
+  })
+
+  it('finishes a review whose writer died after its receipt: the receipt\'s answer when the change landed, none (the retry runs again) when it never did', async () => {
+    const db = await freshDatabase(url(), 'lr_dynamic_receipted_test')
+    try {
+      const store = await createMongoDynamicStore(db.conn)
+      const receipts = await mongoReceipts(db.conn)
+      await store.insertMany(A, [record(1), record(2)])
+      const at = Math.floor(Date.now() / 1000) - 10
+      const receiptOf = (key: string) => ({ scope: 'key_1', key, fingerprint: 'f', response: { decided: key }, created_at: at })
+      const dead = Date.now() - PENDING_GRACE_MS - 1000 // (the test's FerretDB runs on this machine: its clock is this one)
+      const pendingChange = (id: string, marker: string) => ({ write: { in: 'dynamic_codes', change: { library: A, id, marker } }, at: dead })
+      // Landed: the change carries the receipt's marker.
+      const landed = `key_1\nidem-landed\n${at}`
+      await receipts.write(receiptOf('idem-landed'), undefined, pendingChange(record(1).code, landed))
+      await db.conn.collection('dynamic_codes').updateOne({ code: record(1).code }, { $set: { receipt_marker: landed, name: 'Changed' } })
+      expect((await store.findReceipt('key_1', 'idem-landed', at - 60))?.response).toEqual({ decided: 'idem-landed' })
+      expect((await receipts.findReceipt('key_1', 'idem-landed', at - 60))?.pending).toBeNull() // settled
+      expect((await store.get(A, record(1).code))?.record).toEqual(record(1, { name: 'Changed' }))
+      // Never landed: the receipt is taken back, so the retry runs the request again.
+      await receipts.write(receiptOf('idem-lost'), undefined, pendingChange(record(2).code, `key_1\nidem-lost\n${at}`))
+      expect(await store.findReceipt('key_1', 'idem-lost', at - 60)).toBeNull()
+      expect(await receipts.findReceipt('key_1', 'idem-lost', at - 60)).toBeNull()
+    } finally {
+      await db.cleanup()
+    }
   })
 
   it('reads a document stored before expiry as having none, and sets them by update', async () => {

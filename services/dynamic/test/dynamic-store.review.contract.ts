@@ -1,5 +1,6 @@
 import { expect, it } from 'bun:test'
-import type { DynamicStore } from '../src/ports'
+import { ReceiptTaken } from '@lr/proto'
+import type { DynamicStore, StoredDynamic } from '../src/ports'
 import { A, record } from './dynamic-store.fixtures'
 
 const IOS = [{ os: 'ios' as const, destination_url: 'https://apps.example/ios' }]
@@ -49,5 +50,35 @@ export function reviewContract(store: () => DynamicStore) {
     await store().insertMany(A, [record(1, { redirect_rules: IOS }), record(2, { pending_change: pending })])
     expect(await store().resolve(record(1).code)).toEqual({ code: record(1).code, destination_url: record(1).destination_url, status: 'active', deleted: false, redirect_rules: IOS })
     expect(await store().resolve(record(2).code)).toEqual({ code: record(2).code, destination_url: record(2).destination_url, status: 'active', deleted: false })
+  })
+
+  it('stores a receipt with a change, all or nothing: a live receipt of the same key refuses the next change (ReceiptTaken) and leaves the record', async () => {
+    await store().insertMany(A, [record(1, { pending_change: pending })])
+    const code = record(1).code
+    const at = Math.floor(Date.now() / 1000)
+    const receiptOf = (answer: string) => (updated: StoredDynamic) =>
+      ({ scope: 'key_1', key: 'idem-r', fingerprint: 'f', response: { answer, destination_url: updated.destination_url, pending: updated.pending_change ?? null }, created_at: at })
+    const updated = await store().update(A, code, { destination_url: pending.destination_url, pending_change: null }, 1_800_000_001, (await store().get(A, code))!.rev, receiptOf('first'))
+    // Nothing of the receipt shows in the record.
+    expect(updated).toEqual(record(1, { destination_url: pending.destination_url, updated_at: 1_800_000_001 }))
+    expect((await store().get(A, code))?.record).toEqual(updated!)
+    const first = { scope: 'key_1', key: 'idem-r', fingerprint: 'f', response: { answer: 'first', destination_url: pending.destination_url, pending: null }, created_at: at }
+    expect(await store().findReceipt('key_1', 'idem-r', at - 10)).toEqual(first)
+    const twin = store().update(A, code, { name: 'Twin' }, 1_800_000_002, (await store().get(A, code))!.rev, receiptOf('second'))
+    expect(await twin.catch((e) => e)).toBeInstanceOf(ReceiptTaken)
+    expect((await store().get(A, code))?.record).toEqual(updated!)
+    expect(await store().findReceipt('key_1', 'idem-r', at - 10)).toEqual(first)
+  })
+
+  it('stores no receipt when a change with one finds the record changed meanwhile (compare-and-set)', async () => {
+    await store().insertMany(A, [record(1, { pending_change: pending })])
+    const code = record(1).code
+    const { rev } = (await store().get(A, code))!
+    await store().update(A, code, { name: 'Meanwhile' }, 1_800_000_001)
+    const at = Math.floor(Date.now() / 1000)
+    const receipt = { scope: 'key_1', key: 'idem-cas', fingerprint: 'f', response: {}, created_at: at }
+    expect(await store().update(A, code, { pending_change: null }, 1_800_000_002, rev, () => receipt)).toBeNull()
+    expect(await store().findReceipt('key_1', 'idem-cas', at - 10)).toBeNull()
+    expect((await store().get(A, code))?.record.pending_change).toEqual(pending)
   })
 }

@@ -50,3 +50,65 @@ describe('Idempotency-Key on creates', () => {
     expect(await service.create(personal, valid, 'idem-5')).toEqual(retried)
   })
 })
+
+describe('Idempotency-Key on POST .../review', () => {
+  const NEW = 'https://example.com/new'
+  /** An active team code with a writer's pending change of its destination. */
+  async function pendingCode(s: ReturnType<typeof setup>) {
+    const [draft] = (await s.service.create(writer, valid)).created
+    await s.service.update(admin, draft!.code, { status: 'active' })
+    await s.service.update(writer, draft!.code, { destination_url: NEW })
+    return draft!.code
+  }
+
+  it('replays the first decision on a retry (not a 409) and changes nothing more', async () => {
+    const s = setup()
+    const code = await pendingCode(s)
+    const first = await s.service.review(admin, code, { decision: 'approve' }, undefined, 'rev-1')
+    expect([first.destination_url, first.pending_change]).toEqual([NEW, undefined])
+    const announced = s.announced.length
+    const updates = s.calls.update
+    s.tick(30)
+    expect(await s.service.review(admin, code, { decision: 'approve' }, undefined, 'rev-1')).toEqual(first)
+    expect([s.announced.length, s.calls.update]).toEqual([announced, updates])
+    // Without the key, the same retry is the 409 it always was.
+    expect((await failure(s.service.review(admin, code, { decision: 'approve' }))).code).toBe('conflict')
+  })
+
+  it('answers 422 for the key with another decision, another code or a create\'s body, and writes nothing', async () => {
+    const s = setup()
+    const code = await pendingCode(s)
+    const other = await pendingCode(s)
+    await s.service.review(admin, code, { decision: 'reject' }, undefined, 'rev-2')
+    const conflict = { code: 'idempotency_conflict' as const, message: 'this Idempotency-Key was already used with a different request' }
+    expect(await failure(s.service.review(admin, code, { decision: 'approve' }, undefined, 'rev-2'))).toEqual(conflict)
+    expect(await failure(s.service.review(admin, other, { decision: 'reject' }, undefined, 'rev-2'))).toEqual(conflict)
+    expect(await failure(s.service.create(admin, valid, 'rev-2'))).toEqual(conflict)
+    expect((await s.service.get(admin, other)).pending_change?.destination_url).toBe(NEW)
+    // And a create's key is not a review's.
+    await s.service.create(admin, valid, 'made-1')
+    expect(await failure(s.service.review(admin, other, { decision: 'reject' }, undefined, 'made-1'))).toEqual(conflict)
+  })
+
+  it('gives two reviews sent at once with one key the same answer, and applies the decision once', async () => {
+    const s = setup()
+    const code = await pendingCode(s)
+    const announced = s.announced.length
+    const [a, b] = await Promise.all([
+      s.service.review(admin, code, { decision: 'approve' }, undefined, 'rev-3'),
+      s.service.review(admin, code, { decision: 'approve' }, undefined, 'rev-3'),
+    ])
+    expect(b).toEqual(a)
+    expect(s.announced.length).toBe(announced + 1)
+  })
+
+  it('does not remember a refused review: a 400, or a 409 before anything was pending', async () => {
+    const s = setup()
+    const code = await pendingCode(s)
+    expect((await failure(s.service.review(admin, code, { decision: 'maybe' }, undefined, 'rev-4'))).code).toBe('bad_request')
+    expect((await s.service.review(admin, code, { decision: 'reject' }, undefined, 'rev-4')).pending_change).toBeUndefined()
+    const [plain] = (await s.service.create(personal, valid)).created
+    expect((await failure(s.service.review(personal, plain!.code, { decision: 'approve' }, undefined, 'rev-5'))).code).toBe('conflict')
+    expect((await failure(s.service.review(personal, plain!.code, { decision: 'approve' }, undefined, 'rev-5'))).code).toBe('conflict')
+  })
+})

@@ -131,9 +131,13 @@ export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
    * Applies the patch, sets updated_at and gives the record a new change position; the updated
    * record, or null when not in this library. With `expectedRev`, a compare-and-set: it applies
    * only while the record's `rev` is still that one (as `get` returned it), else null and
-   * nothing changes.
+   * nothing changes. With `receiptOf` (an Idempotency-Key's answer, given the updated record),
+   * the receipt is stored with the change, all or nothing: a live receipt with the same scope
+   * and key rejects with ReceiptTaken and nothing changes. Where the store has no transactions
+   * (MongoDB standalone) the receipt goes first and names the change; findReceipt then tells a
+   * dead writer's applied change (its answer) from one it never made (no receipt: run it again).
    */
-  update(library: string, id: string, patch: P, updatedAt: number, expectedRev?: number): Promise<R | null>
+  update(library: string, id: string, patch: P, updatedAt: number, expectedRev?: number, receiptOf?: (updated: R) => Receipt): Promise<R | null>
 
   /**
    * Deletes the record at `deletedAt`: its row stays as a tombstone (deleted_at and updated_at

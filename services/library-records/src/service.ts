@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Page, type Principal, REPLY_ENVELOPE_BYTES, type RecordEventSink, ReviewBody, type Status, type Tombstone } from '@lr/proto'
+import { idempotent } from '@lr/platform/idempotency'
 import { createCursors, type Cursors, decodeCursor, nextCursor, seqOf } from '@lr/platform/cursor'
 import { bulkOutput } from '@lr/platform/bulk-gc'
 import { exportChunks } from '@lr/platform/metrics'
@@ -171,11 +172,17 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
       return writes.update(principal, id, patch, ifMatch)
     },
 
-    /** POST .../review (`{"decision": "approve" | "reject"}`): a team admin settles the record's pending change. */
-    async review(principal: Principal, id: string, body: unknown, ifMatch?: string): Promise<W> {
+    /**
+     * POST .../review (`{"decision": "approve" | "reject"}`): a team admin settles the record's
+     * pending change. With an Idempotency-Key, at most once: a retry replays the first answer
+     * (it would otherwise find nothing pending, a 409), the receipt stored with the change.
+     */
+    async review(principal: Principal, id: string, body: unknown, ifMatch?: string, idempotencyKey?: string): Promise<W> {
       const { decision } = orBadRequest(() => checkReview(body))
       if (!isPossibleId(id)) throw notFound(id)
-      return writes.review(principal, id, decision, ifMatch)
+      // Checked before the key is looked at: a refused request leaves no claim (docs/decisions.md §8).
+      return idempotent<W>(store, { scope: principal.key_id, key: idempotencyKey, route: `${kind.name}.review`, body: { id, decision }, now: now() }, (receiptFor) =>
+        writes.review(principal, id, decision, ifMatch, receiptFor), claims)
     },
 
     async delete(principal: Principal, id: string, ifMatch?: string): Promise<Deleted> {

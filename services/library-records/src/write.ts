@@ -1,4 +1,4 @@
-import { AppError, type Deleted, libraryOf, type Principal, type Status } from '@lr/proto'
+import { AppError, type Deleted, libraryOf, type Principal, type Receipt, type Status } from '@lr/proto'
 import { etagOf, ifMatchHolds } from '@lr/platform/etag'
 import type { RecordKind } from './kind'
 import type { LibraryStore, RecordBase, Versioned } from './ports'
@@ -57,15 +57,16 @@ export function createWrites<R extends RecordBase, P extends { status?: Status }
     /**
      * A team admin's decision on the record's pending change (review.ts); a compare-and-set like
      * update. The record is found first: a code the key cannot reach is 404 for every key, as on
-     * every route, before a personal key's 409 or a writer's 403.
+     * every route, before a personal key's 409 or a writer's 403. With `receiptFor` (an
+     * Idempotency-Key's), the answer is stored with the change (LibraryStore.update).
      */
-    async review(principal: Principal, id: string, decision: 'approve' | 'reject', ifMatch?: string): Promise<W> {
+    async review(principal: Principal, id: string, decision: 'approve' | 'reject', ifMatch?: string, receiptFor?: (answer: W) => Receipt): Promise<W> {
       for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
         const { record: current, rev } = await found(principal, id)
         checkReviewer(principal)
         checkVersion(current, ifMatch)
         const changes = reviewDecision(kind.reviewed ?? {}, current as never, decision)
-        const updated = await store.update(libraryOf(principal), id, changes as P, now(), rev)
+        const updated = await store.update(libraryOf(principal), id, changes as P, now(), rev, receiptFor && ((record) => receiptFor(kind.present(record))))
         if (updated) {
           await afterWrite(kind, 'record.updated', libraryOf(principal), [updated])
           return kind.present(updated)

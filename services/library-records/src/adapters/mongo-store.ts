@@ -6,6 +6,7 @@ import { type MongoPositions, pageRange, positionText } from '@lr/platform/mongo
 import { isFiltered } from '../list-order'
 import { type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
 import { filterConditions, LIST_INDEXES, placeTags, sortedPage } from './mongo-list'
+import { createReceiptedChange } from './mongo-receipted-change'
 
 /** Where one kind of record lives in MongoDB. */
 export interface MongoKind {
@@ -43,6 +44,8 @@ function schemaOf({ idField, urlField, extra = {} }: MongoKind) {
       created_at: { type: Number, required: true },
       updated_at: { type: Number, required: true },
       deleted_at: { type: Number, default: null },
+      /** Set by a change made with an Idempotency-Key's receipt (mongo-receipted-change.ts); absent otherwise. */
+      receipt_marker: { type: String },
       ...Object.fromEntries(Object.entries(extra).map(([field, type]) => [field, { type: type === 'number' ? Number : String, default: null }])),
     },
     { versionKey: false, autoIndex: false, strict: 'throw' },
@@ -122,7 +125,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     const fields = doc as unknown as Record<string, unknown>
     for (const key in fields) {
       const value = fields[key]
-      if (key === '_id' || key === 'position' || key === 'rev' || key === 'library' || key === 'deleted_at' || key === 'style') continue
+      if (key === '_id' || key === 'position' || key === 'rev' || key === 'library' || key === 'deleted_at' || key === 'style' || key === 'receipt_marker') continue
       if (!ownFields.has(key)) record[key] = value
       else if (value != null) record[key] = extra[key] === 'json' ? JSON.parse(value as string) : value
     }
@@ -151,6 +154,8 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     return { docs, next: more ? positionText(docs[docs.length - 1]![by]) : null }
   }
 
+  const receipted = createReceiptedChange<R>({ Model, idField, receipts: atomic.receipts, now: atomic.now, owner: atomic.owner, change, toRecord })
+
   const now = await databaseNow(conn)
   return {
     /** The kind's positions, for the queries a kind adds on the same collection. */
@@ -168,7 +173,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
       }
     },
 
-    findReceipt: atomic.findReceipt,
+    findReceipt: (scope, key, since) => atomic.findReceipt(scope, key, since, receipted.finish),
 
     async get(library, id) {
       const doc = await Model.findOne(live(library, id)).lean<LibraryDoc>()
@@ -195,10 +200,12 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
       return { items: docs.map(toItem), next }
     },
 
-    async update(library, id, patch, updatedAt, expectedRev) {
+    async update(library, id, patch, updatedAt, expectedRev, receiptOf) {
       const { style, ...plain } = patch
       const own = extraOf(patch as Record<string, unknown>, 'given')
-      const doc = await change(live(library, id, expectedRev), { ...plain, ...(style === undefined ? {} : { style: JSON.stringify(style) }), updated_at: updatedAt, ...own })
+      const set = { ...plain, ...(style === undefined ? {} : { style: JSON.stringify(style) }), updated_at: updatedAt, ...own }
+      if (receiptOf) return receipted.update(library, id, live(library, id, expectedRev), set, receiptOf)
+      const doc = await change(live(library, id, expectedRev), set)
       return doc ? toRecord(doc) : null
     },
 

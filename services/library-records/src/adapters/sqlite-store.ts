@@ -137,7 +137,12 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
      WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`,
   )
   const remove = db.prepare<Row, Params>(`UPDATE ${table} SET deleted_at = $at, updated_at = $at, rev = $rev WHERE ${LIVE} AND ${AS_READ} RETURNING ${FIELDS}`)
-  const change = db.transaction((statement: typeof patch, params: Params) => statement.get({ ...params, rev: nextPosition.get()?.seq ?? 0 }))
+  // With `receiptOf`, the receipt of the changed row in the same transaction (LibraryStore.update); ReceiptTaken rolls both back.
+  const change = db.transaction((statement: typeof patch, params: Params, receiptOf?: (updated: R) => Receipt) => {
+    const row = statement.get({ ...params, rev: nextPosition.get()?.seq ?? 0 })
+    if (row && receiptOf) receipts.write(receiptOf(toRecord(row)))
+    return row
+  })
   // (No sequence yet: the table never had a row, so nothing matches and rev 0 is never stored.)
 
   const pendingOf = (options: ListOptions) => (options.pending === undefined ? null : options.pending ? 1 : 0)
@@ -189,7 +194,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
       return newestChange.get(library)!.position
     },
 
-    async update(library, id, changes, updatedAt, expectedRev) {
+    async update(library, id, changes, updatedAt, expectedRev, receiptOf) {
       const row = change(patch, {
         library,
         id,
@@ -201,7 +206,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
         updated_at: updatedAt,
         expected: expectedRev ?? null,
         ...extraParams(changes as Record<string, unknown>),
-      })
+      }, receiptOf)
       return row ? toRecord(row) : null
     },
 
