@@ -73,7 +73,8 @@ export type WebhookAttempt = Static<typeof WebhookAttempt>
 export const WebhookDeliveries = T.Object({ deliveries: T.Array(WebhookAttempt) })
 export type WebhookDeliveries = Static<typeof WebhookDeliveries>
 
-export const WebhookCreateRequest = T.Object({ principal: Principal, body: T.Unknown() })
+/** A create; `idempotency_key` is the client's Idempotency-Key header, when sent. */
+export const WebhookCreateRequest = T.Object({ principal: Principal, body: T.Unknown(), idempotency_key: T.Optional(T.String()) })
 export const WebhookIdRequest = T.Object({ principal: Principal, id: T.String() })
 
 /**

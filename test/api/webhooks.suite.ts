@@ -6,6 +6,7 @@ import { sample } from '../harness/metrics'
 import type { Stack } from '../harness/stack'
 import { BROWSER } from './short-links.suite'
 import { startReceiver, verified, WEBHOOKS_ENV } from './webhooks.receiver'
+import { webhookIdempotencySuite } from './webhooks-idempotency.suite'
 
 export { WEBHOOKS_ENV }
 
@@ -29,6 +30,7 @@ export function webhooksSuite(stack: () => Stack, opts: { crash?: boolean; metri
       libs = await seedLibraries(stack())
     }, 30_000)
     afterAll(() => receiver?.stop())
+    webhookIdempotencySuite(stack, (path) => receiver.url(path))
 
     it('lets only team admins and personal owners manage webhooks: a writer gets 403 on every route', async () => {
       const hook = await createHook(libs.teamAdmin.key, '/ok/team-admin', ['record.created'])

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { type Bus, Deleted, WEBHOOK_SUBJECTS as S, WebhookCreateBody, WebhookCreated, WebhookDeliveries, WebhookList } from '@lr/proto'
-import { noQuery, principalOf } from '../context'
+import { createRequest, noQuery, principalOf } from '../context'
 import { doc } from './openapi'
 
 const tag = 'Webhooks'
@@ -31,7 +31,7 @@ export const webhookRoutes = (bus: Bus) =>
     .get('', ({ request }) => (noQuery(request), bus.request(S.list, { principal: principalOf(request) })), { detail: docs.list })
     .post('', async ({ request, body, set }) => {
       noQuery(request)
-      const created = await bus.request<WebhookCreated>(S.create, { principal: principalOf(request), body })
+      const created = await bus.request<WebhookCreated>(S.create, createRequest(request, body))
       set.status = 201
       return created
     }, { detail: docs.create })

@@ -6,8 +6,8 @@ export function serveWebhooks(bus: Bus, service: WebhookService): () => void {
   const opts = { queue: WEBHOOKS_QUEUE }
   const subscriptions = [
     bus.serve(S.create, async (p) => {
-      const { principal, body } = decode(WebhookCreateRequest, p)
-      return service.create(principal, body)
+      const { principal, body, idempotency_key } = decode(WebhookCreateRequest, p)
+      return service.create(principal, body, idempotency_key)
     }, opts),
     bus.serve(S.list, async (p) => service.list(decode(WithPrincipal, p).principal), opts),
     bus.serve(S.delete, async (p) => {

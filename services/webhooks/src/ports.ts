@@ -1,4 +1,4 @@
-import type { WebhookAttempt, WebhookEndpoint, WebhookEventType } from '@lr/proto'
+import type { Receipt, ReceiptStore, WebhookAttempt, WebhookEndpoint, WebhookEventType } from '@lr/proto'
 
 /** An endpoint as stored: with its library, its secret and when a delivery to it last succeeded. */
 export interface StoredEndpoint extends WebhookEndpoint {
@@ -34,8 +34,14 @@ export type StoredAttempt = WebhookAttempt & { endpoint_id: string }
  * Persistence of the webhooks worker: endpoints, the outbox of messages and the attempts log.
  * Adapters: createSqliteWebhookStore (bun:sqlite), createMongoWebhookStore (mongoose's driver).
  */
-export interface WebhookStore {
-  insertEndpoint(endpoint: StoredEndpoint): Promise<void>
+export interface WebhookStore extends ReceiptStore {
+  /**
+   * Stores a new endpoint; with `receipt` (an Idempotency-Key), that receipt with it, all or
+   * nothing. Rejects with ReceiptTaken, storing no endpoint, when a live receipt holds its scope
+   * and key. `findReceipt` answers such receipts; on a Mongo without transactions it first
+   * writes the endpoint a dead writer's receipt names, when it is missing.
+   */
+  insertEndpoint(endpoint: StoredEndpoint, receipt?: Receipt): Promise<void>
   /** The library's endpoints, oldest first. */
   listEndpoints(library: string): Promise<StoredEndpoint[]>
   /** An endpoint of the library; null when it is not there (another library's included). */

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto'
 import { compileBodyCheck, orBadRequest } from '@lr/library-records'
 import { nanoid } from 'nanoid'
 import {
-  AppError, checkOf, type Deleted, libraryOf, type Principal, RecordEvent, ScanEvent, WEBHOOK_ATTEMPTS_KEPT, WebhookCreateBody, type WebhookCreated,
+  AppError, checkOf, type Deleted, IDEMPOTENCY_TTL_S, type KeyClaims, libraryOf, type Principal, RecordEvent, ScanEvent, WEBHOOK_ATTEMPTS_KEPT, WebhookCreateBody, type WebhookCreated,
   type WebhookDeliveries, type WebhookEndpoint, WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookList, WEBHOOKS_PER_LIBRARY,
 } from '@lr/proto'
+import { checkIdempotencyKey, fingerprintOf, idempotent, replay } from '@lr/platform/idempotency'
 import { log } from '@lr/platform/log'
 import { destinationProblem } from './destination'
 import type { StoredEndpoint, StoredMessage, WebhookStore } from './ports'
@@ -33,6 +34,8 @@ export interface WebhookDeps {
   wake?: () => void
   /** Tells every replica (this one too) that a library's endpoints changed: WEBHOOKS_ENDPOINTS_CHANGED. */
   endpointsChanged?: (library: string) => Promise<void>
+  /** The Idempotency-Key register shared with the other services that create (openKeyClaims); none on Mongo. */
+  claims?: KeyClaims
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>
@@ -53,6 +56,9 @@ export const SUBSCRIBERS_TTL_MS = 2_000
 const SUBSCRIBERS_MAX = 10_000
 /** The create body's check: the same clear messages as every record body. */
 const checkCreate = compileBodyCheck(WebhookCreateBody)
+/** A create's route in its receipt's fingerprint (fingerprintOf): the key of another route's request is 422. */
+const CREATE_ROUTE = 'webhooks.create'
+type CreateRequest = Parameters<typeof idempotent>[1]
 
 /**
  * Endpoint management (scoped to the principal's library, admins and owners only) and the
@@ -126,6 +132,13 @@ export function createWebhookService(deps: WebhookDeps) {
     return library
   }
 
+  /** The first answer to this create when its Idempotency-Key has one (422 when it answered another request); else null. */
+  async function earlierAnswer(request: CreateRequest): Promise<WebhookCreated | null> {
+    const key = checkIdempotencyKey(request.key)
+    const earlier = key ? await store.findReceipt(request.scope, key, request.now - IDEMPOTENCY_TTL_S) : null
+    return earlier && (replay(earlier, fingerprintOf(request.route, request.body)) as WebhookCreated)
+  }
+
   /** The library of a code when an endpoint of it takes scans; null when no endpoint would get its scans. */
   async function scanLibraryOf(code: string): Promise<string | null> {
     const library = await libraryOfCode(code)
@@ -133,21 +146,38 @@ export function createWebhookService(deps: WebhookDeps) {
   }
 
   return {
-    async create(principal: Principal, body: unknown): Promise<WebhookCreated> {
+    /**
+     * With an Idempotency-Key, at most once per key (docs/decisions.md §8): a retry gets the first
+     * answer, secret included, and creates nothing.
+     */
+    async create(principal: Principal, body: unknown, idempotencyKey?: string): Promise<WebhookCreated> {
       const library = manager(principal)
+      // Checked before the key is looked at: a refused request holds no key.
       const { url, events } = orBadRequest(() => checkCreate(body))
+      const at = Math.floor(nowMs() / 1000)
+      const request = { scope: principal.key_id, key: idempotencyKey, route: CREATE_ROUTE, body, now: at }
+      // A retry is answered before the destination (DNS) and the limit are checked: a create that
+      // succeeded is replayed with its 201 even once the library is at its limit (that endpoint
+      // may be the tenth) or the name resolves elsewhere. The checks stay outside the create, so
+      // a request they refuse claims no key (idempotent): a corrected body may use it again.
+      const earlier = await earlierAnswer(request)
+      if (earlier) return earlier
       const problem = await destinationProblem(url, settings.allowPrivate)
       if (problem) throw new AppError('bad_request', problem)
       if ((await store.listEndpoints(library)).length >= WEBHOOKS_PER_LIBRARY)
         throw new AppError('bad_request', `a library has at most ${WEBHOOKS_PER_LIBRARY} webhooks; delete one first`)
-      const endpoint: StoredEndpoint = {
-        id: `wh_${nanoid()}`, url, events, status: 'enabled', created_at: Math.floor(nowMs() / 1000), disabled_at: null,
-        library, secret: newSecret(), last_success_at: null,
-      }
-      await store.insertEndpoint(endpoint)
-      forget(library)
-      await deps.endpointsChanged?.(library)
-      return { ...publicOf(endpoint), secret: endpoint.secret }
+      return idempotent<WebhookCreated>(store, request, async (receiptFor) => {
+        const endpoint: StoredEndpoint = {
+          id: `wh_${nanoid()}`, url, events, status: 'enabled', created_at: at, disabled_at: null,
+          library, secret: newSecret(), last_success_at: null,
+        }
+        const created = { ...publicOf(endpoint), secret: endpoint.secret }
+        await store.insertEndpoint(endpoint, receiptFor?.(created))
+        // Only a fresh create is announced: a replay created nothing.
+        forget(library)
+        await deps.endpointsChanged?.(library)
+        return created
+      }, deps.claims)
     },
 
     async list(principal: Principal): Promise<WebhookList> {

@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose'
 import { type Config, DYNAMIC_SUBJECTS, type ScanSource, WEBHOOKS_ENDPOINTS_CHANGED } from '@lr/proto'
+import { openKeyClaims } from '@lr/platform/key-claims'
 import type { RunningService, ServiceContext } from '@lr/platform/lifecycle'
 import { type OpenedStore, openServiceStore } from '@lr/platform/store'
 import { createSqliteWebhookStore } from './adapters/webhook-store.sqlite'
@@ -33,19 +34,22 @@ export interface WebhookIntake {
 
 /**
  * Starts the webhooks service: its store, the management subjects, the intake of record and scan
- * events, and the delivery loop. `stop` stops the intake first, then the loop (attempts in flight
- * finish), then closes the store.
+ * events, and the delivery loop, with the Idempotency-Key register the services that create
+ * share (openKeyClaims). `stop` stops the intake first, then the loop (attempts in flight
+ * finish), then closes the register and the store.
  */
 export async function startWebhooks(ctx: ServiceContext, intake: WebhookIntake): Promise<RunningService> {
   const { store, close } = await openWebhookStore(ctx.config, ctx.mongo)
   const settings = webhookSettingsOf(ctx.config)
   const worker = createDeliveryWorker({ store, settings })
+  const keys = openKeyClaims(ctx.config)
   const service = createWebhookService({
     store,
     settings,
     libraryOfCode: (code) => ctx.bus.request<string | null>(DYNAMIC_SUBJECTS.library, { code }),
     wake: worker.wake,
     endpointsChanged: (library) => ctx.bus.publish(WEBHOOKS_ENDPOINTS_CHANGED, { library }),
+    claims: keys.claims,
   })
   const unheard = ctx.bus.subscribe(WEBHOOKS_ENDPOINTS_CHANGED, (event) => service.forgetSubscribers(String((event as { library?: unknown }).library)))
   worker.start()
@@ -62,6 +66,7 @@ export async function startWebhooks(ctx: ServiceContext, intake: WebhookIntake):
       unsubscribe()
       unheard()
       await worker.stop()
+      keys.close()
       await close()
     },
   }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { type Receipt, ReceiptTaken } from '@lr/proto'
 import type { StoredAttempt, StoredEndpoint, StoredMessage, WebhookStore } from '../src/ports'
 
 export interface WebhookStoreHarness {
@@ -16,6 +17,11 @@ const message = (id: string, endpointId: string, over: Partial<StoredMessage> = 
   id, endpoint_id: endpointId, library: A, event_type: 'record.created', event_id: `evt_${id}`, body: `{"id":"${id}"}`,
   attempts: 0, created_at: 1000, next_attempt_at: 1000, state: 'pending', ...over,
 })
+/** A create's receipt as the service writes it: created_at in epoch seconds, the answer with its secret. */
+export const receiptOf = (id: string, over: Partial<Receipt> = {}): Receipt => ({
+  scope: 'key_1', key: 'idem-1', fingerprint: 'f1', response: { id, secret: `whsec_${id}` }, created_at: Math.floor(Date.now() / 1000), ...over,
+})
+export { endpoint as endpointOf }
 const attempt = (m: StoredMessage, n: number, over: Partial<StoredAttempt> = {}): StoredAttempt => ({
   endpoint_id: m.endpoint_id, webhook_id: m.id, event_type: m.event_type, event_id: m.event_id, attempt: n, status: 'failed',
   http_status: 500, error: 'answered 500', attempted_at: 2000 + n, duration_ms: 5, next_attempt_at: 3000 + n, ...over,
@@ -58,6 +64,35 @@ export function webhookStoreContract(open: () => Promise<WebhookStoreHarness>) {
       expect(await store.deleteEndpoint(B, 'wh_1')).toBe(false)
       expect(await store.deleteEndpoint(A, 'wh_1')).toBe(true)
       expect([await store.listEndpoints(A), await store.due(10_000, 10), await store.attempts('wh_1', 10)]).toEqual([[], [], []])
+    })
+  })
+
+  describe('endpoints created with an Idempotency-Key', () => {
+    const since = () => Math.floor(Date.now() / 1000) - 60
+
+    it('stores the endpoint and its receipt, which findReceipt answers', async () => {
+      const receipt = receiptOf('wh_1')
+      await store.insertEndpoint(endpoint('wh_1'), receipt)
+      expect(await store.listEndpoints(A)).toEqual([endpoint('wh_1')])
+      expect(await store.findReceipt('key_1', 'idem-1', since())).toEqual(receipt)
+      expect(await store.findReceipt('key_2', 'idem-1', since())).toBeNull()
+    })
+
+    it('refuses a second insert with the same scope and key (ReceiptTaken) and stores no second endpoint', async () => {
+      const receipt = receiptOf('wh_1')
+      await store.insertEndpoint(endpoint('wh_1'), receipt)
+      const second = store.insertEndpoint(endpoint('wh_2'), receiptOf('wh_2', { fingerprint: 'f2' }))
+      await expect(second).rejects.toBeInstanceOf(ReceiptTaken)
+      expect((await store.listEndpoints(A)).map((e) => e.id)).toEqual(['wh_1'])
+      expect(await store.getEndpoint(A, 'wh_2')).toBeNull()
+      expect(await store.findReceipt('key_1', 'idem-1', since())).toEqual(receipt)
+    })
+
+    it('keeps receipts per scope: the same key under another scope stores its own endpoint', async () => {
+      await store.insertEndpoint(endpoint('wh_1'), receiptOf('wh_1'))
+      await store.insertEndpoint(endpoint('wh_2', B), receiptOf('wh_2', { scope: 'key_2' }))
+      expect((await store.findReceipt('key_2', 'idem-1', since()))?.response).toEqual({ id: 'wh_2', secret: 'whsec_wh_2' })
+      expect((await store.listEndpoints(B)).map((e) => e.id)).toEqual(['wh_2'])
     })
   })
 

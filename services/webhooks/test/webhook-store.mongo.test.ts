@@ -1,9 +1,10 @@
 import { describe, expect, it, setSystemTime } from 'bun:test'
+import { mongoReceipts, PENDING_GRACE_MS } from '@lr/platform/idempotency-mongo'
 import { connectMongo } from '@lr/platform/mongo'
 import { createMongoWebhookStore } from '../src/adapters/webhook-store.mongo'
 import { createDeliveryWorker } from '../src/worker'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
-import { webhookStoreContract } from './webhook-store.contract'
+import { endpointOf, receiptOf, webhookStoreContract } from './webhook-store.contract'
 
 // FerretDB started by the harness, or MONGODB_URL; see README "MongoDB compatibility".
 const skip = mongoSkipReason()
@@ -78,4 +79,38 @@ describe.skipIf(Boolean(skip))('WebhookStore on MongoDB, two workers whose clock
       await Promise.all(bases.map((base) => base.close()))
     }
   })
+})
+
+// A creator killed (kill -9) between its receipt and its endpoint, on a server without
+// transactions: the next reader of the receipt writes the endpoint, once, and answers the receipt.
+describe.skipIf(Boolean(skip))('WebhookStore on MongoDB, a dead writer\'s receipt', () => {
+  const url = useMongoServer()
+  const since = () => Math.floor(Date.now() / 1000) - 60
+  const deadWriter = async (inserted: boolean) => {
+    const db = await freshDatabase(url(), 'lr_webhooks_dead')
+    const store = await createMongoWebhookStore(db.conn)
+    const { id, ...fields } = endpointOf('wh_dead')
+    const doc = { _id: id, ...fields, seq: 1 }
+    // (The test's FerretDB runs on this machine: its clock is this one.)
+    const receipt = receiptOf(id)
+    await (await mongoReceipts(db.conn)).write(receipt, undefined, { write: { in: 'webhook_endpoints', docs: [doc] }, at: Date.now() - PENDING_GRACE_MS - 1000 })
+    if (inserted) await db.conn.db!.collection('webhook_endpoints').insertOne(doc as never)
+    return { store, db, receipt }
+  }
+
+  for (const inserted of [false, true]) {
+    it(`answers the receipt with the endpoint stored once (the dead writer ${inserted ? 'had' : 'had not'} inserted it)`, async () => {
+      const { store, db, receipt } = await deadWriter(inserted)
+      try {
+        expect(await store.findReceipt('key_1', 'idem-1', since())).toEqual(receipt)
+        expect(await store.listEndpoints(endpointOf('wh_dead').library)).toEqual([endpointOf('wh_dead')])
+        // Settled: a second reader finds nothing to finish and writes nothing more.
+        expect((await (await mongoReceipts(db.conn)).findReceipt('key_1', 'idem-1', since()))?.pending).toBeNull()
+        expect(await store.findReceipt('key_1', 'idem-1', since())).toEqual(receipt)
+        expect(await db.conn.db!.collection('webhook_endpoints').countDocuments()).toBe(1)
+      } finally {
+        await db.cleanup()
+      }
+    })
+  }
 })

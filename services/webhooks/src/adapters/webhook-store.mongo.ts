@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose'
 import type { WebhookAttempt } from '@lr/proto'
+import { mongoReceipts } from '@lr/platform/idempotency-mongo'
 import { databaseNow } from '@lr/platform/mongo-clock'
 import type { StoredAttempt, StoredEndpoint, StoredMessage, WebhookStore } from '../ports'
 
@@ -18,15 +19,23 @@ function onlyDuplicates(error: unknown): boolean {
   return e.code === 11000
 }
 
+/** The endpoints' collection: what a pending receipt of this store names (PendingWrite.in). */
+const ENDPOINTS = 'webhook_endpoints'
+
 /**
  * The webhooks store on MongoDB. `seq` of an endpoint or attempt orders them (a time-ordered
  * number: milliseconds and a counter). A claim is a unique-key insert (`webhook_claims`, one per
  * message and due time), not a compare-and-set: FerretDB lets several compare-and-set writers win
  * (README "MongoDB compatibility") but enforces unique keys, so one worker wins on both servers.
+ *
+ * An endpoint created with an Idempotency-Key goes receipt first, as record inserts do without
+ * transactions (platform/src/mongo-insert.ts): the receipt names the endpoint's document, the
+ * endpoint follows, then the receipt is settled. Its `_id` is the endpoint's own id, so a reader
+ * finishing a dead writer's create (findReceipt) never writes it twice: the second is a 11000.
  */
 export async function createMongoWebhookStore(conn: Connection): Promise<WebhookStore> {
   const db = conn.db!
-  const endpoints = db.collection<EndpointDoc>('webhook_endpoints')
+  const endpoints = db.collection<EndpointDoc>(ENDPOINTS)
   const messages = db.collection<MessageDoc>('webhook_messages')
   const attempts = db.collection<AttemptDoc>('webhook_attempts')
   const claims = db.collection<{ _id: string; at: number }>('webhook_claims')
@@ -35,13 +44,40 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
   await messages.createIndex({ endpoint_id: 1 })
   await attempts.createIndex({ endpoint_id: 1, seq: -1 })
   const now = await databaseNow(conn)
+  const receipts = await mongoReceipts(conn)
+  /** Inserts an endpoint's document; a duplicate key (11000) means it is there already. */
+  const insertOnce = (doc: EndpointDoc) => endpoints.insertOne(doc).catch((error) => {
+    if (!onlyDuplicates(error)) throw error
+  })
   let last = 0
   // Unique within this process and increasing; across processes ordered by time.
   const nextSeq = () => (last = Math.max(last + 1, now() * 1000))
 
   return {
-    async insertEndpoint({ id, ...endpoint }) {
-      await endpoints.insertOne({ _id: id, ...endpoint, seq: nextSeq() })
+    async insertEndpoint({ id, ...endpoint }, receipt) {
+      const doc: EndpointDoc = { _id: id, ...endpoint, seq: nextSeq() }
+      if (!receipt) {
+        await endpoints.insertOne(doc)
+        return
+      }
+      // Throws ReceiptTaken on a live twin, before anything of this create is stored.
+      await receipts.write(receipt, undefined, { write: { in: ENDPOINTS, docs: [doc] }, at: now() })
+      try {
+        await endpoints.insertOne(doc)
+      } catch (error) {
+        // A lost answer may hide an insert that happened; a duplicate id is another endpoint's, left alone.
+        if (!onlyDuplicates(error)) await endpoints.deleteOne({ _id: id })
+        await receipts.remove(receipt.scope, receipt.key, receipt.created_at)
+        throw error
+      }
+      await receipts.settle(receipt.scope, receipt.key)
+    },
+    findReceipt(scope, key, since) {
+      return receipts.findFinished(scope, key, since, now, ENDPOINTS, async (_receipt, write) => {
+        for (const doc of write.docs ?? []) await insertOnce(doc as EndpointDoc)
+        await receipts.settle(scope, key)
+        return 'done'
+      })
     },
     async listEndpoints(library) {
       return (await endpoints.find({ library }).sort({ seq: 1 }).toArray()).map(endpointOf)

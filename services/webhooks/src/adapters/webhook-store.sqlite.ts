@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
-import type { WebhookAttempt } from '@lr/proto'
+import type { Receipt, WebhookAttempt } from '@lr/proto'
+import { sqliteReceipts } from '@lr/platform/idempotency-sqlite'
 import type { StoredAttempt, StoredEndpoint, StoredMessage, WebhookStore } from '../ports'
 
 const SCHEMA = `
@@ -77,11 +78,18 @@ export function createSqliteWebhookStore(db: Database): WebhookStore {
   const attempts = db.prepare<WebhookAttempt, [string, number]>(`SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE endpoint_id = ? ORDER BY seq DESC LIMIT ?`)
   const purge = db.prepare<unknown, [number]>("DELETE FROM webhook_messages WHERE state != 'pending' AND created_at < ?")
   const dollar = (o: object) => Object.fromEntries(Object.entries(o).map(([k, v]) => [`$${k}`, v ?? null]))
+  const receipts = sqliteReceipts(db)
+  // One transaction: a live twin's receipt makes write throw ReceiptTaken, which takes the endpoint back too.
+  const insertWithReceipt = db.transaction((endpoint: StoredEndpoint, receipt?: Receipt) => {
+    insertEndpoint.run(dollar({ ...endpoint, events: JSON.stringify(endpoint.events) }) as never)
+    if (receipt) receipts.write(receipt)
+  })
 
   return {
-    async insertEndpoint(endpoint) {
-      insertEndpoint.run(dollar({ ...endpoint, events: JSON.stringify(endpoint.events) }) as never)
+    async insertEndpoint(endpoint, receipt) {
+      insertWithReceipt(endpoint, receipt)
     },
+    findReceipt: receipts.findReceipt,
     async listEndpoints(library) {
       return listEndpoints.all(library).map(endpointOf)
     },
