@@ -12,9 +12,9 @@ const endpoint = { id: 'wh_V1StGXR8_Z5jdHi6B-myT', url: 'https://example.com/hoo
 const docs = {
   create: doc({
     operationId: 'createWebhook', tag, summary: 'Create a webhook endpoint',
-    description: `${who} Answers the signing secret once. Each event is POSTed as \`{"type", "timestamp", "data"}\` with the Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\` and \`webhook-signature\`; delivered at least once (deduplicate by \`webhook-id\`).`,
+    description: `${who} Answers the signing secret (a retry with the same Idempotency-Key answers the same endpoint and secret again, and creates nothing). Each event is POSTed as \`{"type", "timestamp", "data"}\` with the Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\` and \`webhook-signature\`; delivered at least once (deduplicate by \`webhook-id\`).`,
     body: WebhookCreateBody, bodyExamples: { created: { url: endpoint.url, events: endpoint.events } },
-    status: 201, ok: WebhookCreated, okExamples: { created: { ...endpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } }, answer: 'The endpoint, with its secret (shown only here).',
+    status: 201, ok: WebhookCreated, okExamples: { created: { ...endpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } }, answer: 'The endpoint, with its secret (shown only here).', idempotent: true,
   }),
   list: doc({ operationId: 'listWebhooks', tag, summary: "List the library's webhook endpoints", description: `${who} Secrets are never shown again.`, ok: WebhookList, okExamples: { list: { webhooks: [endpoint] } }, answer: 'Every endpoint, oldest first.' }),
   delete: doc({ operationId: 'deleteWebhook', tag, summary: 'Delete a webhook endpoint', description: `${who} Pending deliveries are dropped.`, path, notFound: true, ok: Deleted, okExamples: { deleted: { deleted: endpoint.id } }, answer: 'The id deleted.' }),
