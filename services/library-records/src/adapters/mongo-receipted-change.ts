@@ -1,11 +1,10 @@
 import type { Model, QueryFilter } from 'mongoose'
 import type { Receipt } from '@lr/proto'
 import type { FinishPending, mongoReceipts } from '@lr/platform/idempotency-mongo'
-import type { LibraryDoc } from './mongo-store'
 
 /** What a receipted change needs of its store (createMongoLibraryStore). */
-interface ChangeParts<R> {
-  Model: Model<LibraryDoc>
+interface ChangeParts<R, D> {
+  Model: Model<D>
   idField: string
   receipts: Awaited<ReturnType<typeof mongoReceipts>>
   /** The database server's clock (ms). */
@@ -13,8 +12,8 @@ interface ChangeParts<R> {
   /** The collection: a receipt names it, so only this store finishes its writes. */
   owner: string
   /** The store's compare-and-set of one document (a new change position). */
-  change(filter: QueryFilter<LibraryDoc>, set: Record<string, unknown>): Promise<LibraryDoc | null>
-  toRecord(doc: LibraryDoc): R
+  change(filter: QueryFilter<D>, set: Record<string, unknown>): Promise<D | null>
+  toRecord(doc: D): R
 }
 
 /**
@@ -29,7 +28,7 @@ interface ChangeParts<R> {
  * same document land before that retry, the marker is theirs, and the retry runs again: of a
  * review, a 409, as nothing is pending.)
  */
-export function createReceiptedChange<R>({ Model, idField, receipts, now, owner, change, toRecord }: ChangeParts<R>) {
+export function createReceiptedChange<R, D extends object>({ Model, idField, receipts, now, owner, change, toRecord }: ChangeParts<R, D>) {
   const markerOf = (receipt: Receipt) => `${receipt.scope}\n${receipt.key}\n${receipt.created_at}`
 
   /** FinishPending for a change a dead writer's receipt names (see above). */
@@ -45,8 +44,8 @@ export function createReceiptedChange<R>({ Model, idField, receipts, now, owner,
     return 'dropped'
   }
 
-  async function update(library: string, id: string, filter: QueryFilter<LibraryDoc>, set: Record<string, unknown>, receiptOf: (updated: R) => Receipt): Promise<R | null> {
-    const current = await Model.findOne(filter).lean<LibraryDoc>()
+  async function update(library: string, id: string, filter: QueryFilter<D>, set: Record<string, unknown>, receiptOf: (updated: R) => Receipt): Promise<R | null> {
+    const current = await Model.findOne(filter).lean<D>()
     if (!current) return null
     // The answer should the writer die after its change: the document as read, changed as asked.
     const predicted = receiptOf(toRecord({ ...current, ...set }))

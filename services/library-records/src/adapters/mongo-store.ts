@@ -154,7 +154,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     return { docs, next: more ? positionText(docs[docs.length - 1]![by]) : null }
   }
 
-  const receipted = createReceiptedChange<R>({ Model, idField, receipts: atomic.receipts, now: atomic.now, owner: atomic.owner, change, toRecord })
+  const receipted = createReceiptedChange<R, LibraryDoc>({ Model, idField, receipts: atomic.receipts, now: atomic.now, owner: atomic.owner, change, toRecord })
 
   const now = await databaseNow(conn)
   return {
