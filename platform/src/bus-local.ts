@@ -137,6 +137,29 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
     }
   }
 
+  /**
+   * publish with `settled`: delivered as any event (after the publisher moves on, a copy each),
+   * answered once every handler has settled; a failure is logged, as `deliver` does.
+   */
+  async function publishSettled(targets: Subscriber[], subject: string, event: unknown): Promise<void> {
+    const sent = JSON.stringify(event)
+    await Promise.all(
+      targets.map(
+        (sub) =>
+          new Promise<void>((resolve) =>
+            queueMicrotask(() => {
+              try {
+                Promise.resolve(sub.handler(parse(sent), subject)).then(resolve, (error) => (subscriberFailed(sub, error), resolve()))
+              } catch (error) {
+                subscriberFailed(sub, error)
+                resolve()
+              }
+            }),
+          ),
+      ),
+    )
+  }
+
   /** The subscribers an event reaches: every one without a queue, and one member of each queue group. */
   function recipients(subject: string): Subscriber[] {
     const { plain: out, groups: matched } = matchesOf(subject)
@@ -169,10 +192,11 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
       }
     },
 
-    async publish(subject, event) {
+    async publish(subject, event, opts) {
       if (closed) throw new AppError('unavailable', 'message bus is closed', { retryAfter: 1 })
       const targets = recipients(subject)
       if (targets.length === 0) return
+      if (opts?.settled) return publishSettled(targets, subject, event)
       // Events are delivered after the publisher moves on, as over NATS, each recipient with its
       // own copy: of a flat event (a scan's, one per redirect) a shallow one, else a parse of one text.
       const flat = flatCopyWithin(event)

@@ -164,6 +164,7 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
       return keep(sub)
     },
 
+    // `settled` changes nothing here: the subscribers are other processes, which nothing waits for.
     async publish(subject, event) {
       nc.publish(subject, encode(event))
     },

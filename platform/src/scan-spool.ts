@@ -23,6 +23,11 @@ export interface Spool<T> {
   size(): number
   /** Bytes on disk. */
   bytes(): number
+  /**
+   * Writes out what appends buffered (up to 64 KiB) to the file: from then on it survives the
+   * process being killed (`kill -9`, an OOM kill), though not the machine losing power.
+   */
+  flush(): void
   /** Writes out what is buffered and closes the current file. */
   close(): void
 }
@@ -193,6 +198,7 @@ function openSpool<T>(dir: string, opts: ScanSpoolOptions, format: LineFormat<T>
 
     size: () => scans,
     bytes: () => total,
+    flush,
     close() {
       finishSegment()
     },

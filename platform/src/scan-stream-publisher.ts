@@ -21,8 +21,10 @@ export interface JetStreamPublisherOptions {
   /** Pause between probes while publishing fails. Default 250 ms. */
   retryMs?: number
   /**
-   * Where scans wait once `maxBuffer` is full (the broker away or slow): on disk, read back in
-   * order when it answers again. Without one, a full buffer drops its oldest scan.
+   * Where scans wait while the broker is away or failing (from the first failure, so a process
+   * killed during an outage loses only the batches it had sent) and once `maxBuffer` is full
+   * (the broker slow): on disk, read back in order when it answers again. Without one, scans
+   * wait in memory, and a full buffer drops its oldest scan.
    */
   spool?: ScanSpool
 }
@@ -81,7 +83,10 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   const statuses = nc.status() as AsyncIterable<{ type: string }> & { stop?: () => void }
   void (async () => {
     for await (const status of statuses) {
-      if (status.type === Events.Disconnect) connected = false
+      if (status.type === Events.Disconnect) {
+        connected = false
+        spillQueue()
+      }
       if (status.type === Events.Reconnect) {
         connected = true
         pump()
@@ -90,6 +95,8 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   })().catch(() => undefined)
 
   const inMemory = () => queue.length + scansInFlight + resendScans
+  /** The broker is away (disconnected) or failing (a publish failed and no probe has succeeded since). */
+  const outage = () => !connected || !healthy
   const pending = () => inMemory() + (spool?.size() ?? 0)
   const untrack = trackBufferedScans(pending)
   // Every dropped scan reaches a log line: the count since the last report, every few seconds.
@@ -109,12 +116,13 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   }
 
   /**
-   * Adds a scan. A full buffer sends new scans to the spool, and keeps doing so while the spool
-   * holds any (so they leave in order); a full spool, or a full buffer without one, drops a scan:
-   * without a spool the oldest queued (or this one, when none is queued), else this one.
+   * Adds a scan. During an outage, or with a full buffer, new scans go to the spool, and keep
+   * going there while the spool holds any (so they leave in order); a full spool, or a full
+   * buffer without one, drops a scan: without a spool the oldest queued (or this one, when none
+   * is queued), else this one.
    */
   function hold(event: ScanEvent): void {
-    if (spool && (spool.size() > 0 || inMemory() >= maxBuffer)) {
+    if (spool && (spool.size() > 0 || inMemory() >= maxBuffer || outage())) {
       if (spool.append(event)) return
       return drop()
     }
@@ -134,9 +142,21 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     report ??= setTimeout(reportDropped, 5000)
   }
 
+  /**
+   * An outage began: the queued scans (not yet sent) go to the spool too, so a process killed
+   * now loses only the batches in flight, which stay in memory to probe the broker with. Only
+   * while the spool is empty: a queue refilled from it is older than what it still holds.
+   */
+  function spillQueue(): void {
+    if (!spool || spool.size() > 0) return
+    while (queue.length > 0) if (!spool.append(queue.shift()!)) drop()
+    spool.flush()
+  }
+
   function failed(batch: Batch, error: unknown): void {
     if (healthy) log().warn(errorFields(error), 'publishing scans to JetStream failed: holding them and retrying')
     healthy = false
+    spillQueue()
     resend.push(batch)
     resendScans += batch.events.length
     if (connected) recreateStream()
@@ -207,6 +227,8 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       if (!batch) break
       send(batch)
     }
+    // The turn's spooled scans reach the file now, not when 64 KiB have gathered (a no-op when none).
+    spool?.flush()
     settle()
   }
 

@@ -45,6 +45,49 @@ describe('the in-process bus, a failing subscriber', () => {
   })
 })
 
+describe('the in-process bus, publish settled', () => {
+  it('resolves once every subscriber\'s handler has settled, its promise too; a plain publish does not wait', async () => {
+    const bus = createLocalBus()
+    const done: string[] = []
+    let release!: () => void
+    const slow = new Promise<void>((resolve) => (release = resolve))
+    bus.subscribe('c.*', async (event) => {
+      await slow
+      done.push(`slow ${(event as { n: number }).n}`)
+    })
+    bus.subscribe('c.x', (event) => void done.push(`quick ${(event as { n: number }).n}`))
+    await bus.publish('c.x', { n: 1 })
+    await Bun.sleep(10)
+    expect(done).toEqual(['quick 1']) // the slow handler is still at it
+    const settled = bus.publish('c.x', { n: 2 }, { settled: true })
+    await Bun.sleep(10)
+    expect(done).toEqual(['quick 1', 'quick 2'])
+    expect(await Promise.race([settled.then(() => 'settled'), Bun.sleep(10).then(() => 'waiting')])).toBe('waiting')
+    release()
+    await settled
+    expect(done.sort()).toEqual(['quick 1', 'quick 2', 'slow 1', 'slow 2'])
+    await bus.close()
+  })
+
+  it('logs a failing handler and still resolves', async () => {
+    const { lines, restore } = captureLog()
+    try {
+      const bus = createLocalBus()
+      bus.subscribe('f.x', async () => {
+        throw new Error('async')
+      })
+      bus.subscribe('f.*', () => {
+        throw new Error('sync')
+      })
+      await bus.publish('f.x', {}, { settled: true })
+      expect(lines.map((l) => [l.msg, l.pattern]).sort()).toEqual([['bus subscriber failed', 'f.*'], ['bus subscriber failed', 'f.x']])
+      await bus.close()
+    } finally {
+      restore()
+    }
+  })
+})
+
 describe('subjectMatches', () => {
   it('matches * as one token and > as the rest', () => {
     expect(subjectMatches('scans.*', 'scans.abc')).toBe(true)

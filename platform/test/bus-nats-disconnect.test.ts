@@ -59,7 +59,7 @@ else
     })
 
     it('notices a broker that hangs with its sockets open within seconds: requests are then a 503 at once, not a 504 after 10 s', async () => {
-      nats.freeze()
+      await nats.freeze()
       try {
         // The pings (every 2 s, two missed) tell the client the connection is gone.
         await waitUntil(async () => {

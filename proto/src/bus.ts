@@ -28,8 +28,13 @@ export interface Bus {
   requestJson(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<Uint8Array>
   /** `queue` load-balances replicas: one queue group per service. Returns an unsubscribe. */
   serve(subject: string, handler: Handler, opts?: { queue?: string }): () => void
-  /** Publishes an event; subjects may be matched by subscribers with `*` and `>`. */
-  publish(subject: string, event: unknown): Promise<void>
+  /**
+   * Publishes an event; subjects may be matched by subscribers with `*` and `>`. With `settled`,
+   * the in-process bus resolves only once every subscriber's handler has settled (the promise it
+   * returned too), so a publisher can answer after its event took effect in this process (a
+   * dynamic code's change in every resolver thread); over NATS it resolves once sent, as always.
+   */
+  publish(subject: string, event: unknown, opts?: { settled?: boolean }): Promise<void>
   subscribe(pattern: string, handler: EventHandler, opts?: { queue?: string }): () => void
   /**
    * Whether an event published on `subject` now would reach a subscriber. Only a bus that knows

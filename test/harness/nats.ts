@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -15,8 +15,12 @@ export interface NatsServer {
   up(): Promise<void>
   /** With `auth`: the password the server takes from its next `up()` on (a rotation). */
   setPassword(password: string): void
-  /** Stops (SIGSTOP) or continues (SIGCONT) the server: a hung broker that keeps its sockets open. */
-  freeze(): void
+  /**
+   * Stops (SIGSTOP) or continues (SIGCONT) the server: a hung broker that keeps its sockets open.
+   * `freeze` resolves once the process is stopped: a busy one runs on for a few milliseconds
+   * after the signal, answering what reaches it meanwhile.
+   */
+  freeze(): Promise<void>
   thaw(): void
 }
 
@@ -57,7 +61,15 @@ export async function startNats(opts: { jetstream?: boolean; auth?: { user: stri
     port,
     up,
     down,
-    freeze: () => void proc?.kill('SIGSTOP'),
+    async freeze() {
+      proc?.kill('SIGSTOP')
+      const stat = `/proc/${proc?.pid}/stat`
+      // Linux: the state after the command's name is T once stopped.
+      for (let waited = 0; existsSync(stat) && waited < 1000; waited += 5) {
+        if (readFileSync(stat, 'utf8').split(') ')[1]?.startsWith('T')) return
+        await Bun.sleep(5)
+      }
+    },
     thaw: () => void proc?.kill('SIGCONT'),
     async stop() {
       proc?.kill('SIGCONT')

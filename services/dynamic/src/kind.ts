@@ -51,8 +51,12 @@ export interface DynamicKindDeps {
   shortBaseUrl: string
   /** Draws one candidate code. */
   newCode: () => string
-  /** Tells every resolver that a code was created, changed or deleted; awaited before answering. */
-  announce?: (entry: ResolverEntry) => Promise<void>
+  /**
+   * Tells every resolver that a code was created, changed or deleted; awaited before answering.
+   * `settled` (a change or a delete): resolve once the resolvers of this process have it, so the
+   * very next scan obeys it (Bus.publish). A new code needs no wait: no resolver holds it yet.
+   */
+  announce?: (entry: ResolverEntry, settled: boolean) => Promise<void>
 }
 
 /** Dynamic QR codes as a kind of library record: issued codes, short URLs, change events. */
@@ -74,9 +78,9 @@ export function dynamicKind({ shortBaseUrl, newCode, announce }: DynamicKindDeps
     // Every field that decides where a scan goes: fallback_url too, or a writer could send the
     // scans of an approved code anywhere by setting it and an expiry in the past.
     reviewed: { destination_url: null, redirect_rules: [], fallback_url: null },
-    async changed(records, deleted) {
+    async changed(records, type) {
       // The write is done: a lost event only delays the resolvers until their cache refresh.
-      await Promise.all(records.map((r) => announce?.(entryOf(r, deleted)))).catch((error) =>
+      await Promise.all(records.map((r) => announce?.(entryOf(r, type === 'record.deleted'), type !== 'record.created'))).catch((error) =>
         log().error({ codes: records.length, ...errorFields(error) }, 'could not announce a change'),
       )
     },

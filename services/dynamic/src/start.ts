@@ -33,7 +33,8 @@ export async function startDynamic({ bus, config, mongo }: ServiceContext, opts:
     ...deployment,
     exportWorker,
     shortBaseUrl: config.SHORT_BASE_URL,
-    announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry),
+    // Settled: in one process a change is answered once every resolver thread has it.
+    announce: (entry, settled) => bus.publish(dynamicChangedSubject(entry.code), entry, { settled }),
     countScans: async (code) => (await bus.request<ScanCount>(ANALYTICS_SUBJECTS.count, { code })).scans,
   })
   const unsubscribe = serveDynamic(bus, service)

@@ -66,5 +66,5 @@ async function ingest(bus: Bus, events: RecordEvent[]): Promise<void> {
  * broker (a publish; a JetStream PubAck), so one round trip instead of two. Neither rejects.
  */
 export async function afterWrite<R extends RecordBase, W, L extends string>(kind: RecordKind<R, W, L>, type: RecordEventType, library: string, records: R[]): Promise<void> {
-  await Promise.all([kind.changed?.(records, type === 'record.deleted'), kind.emit?.(type, library, records)])
+  await Promise.all([kind.changed?.(records, type), kind.emit?.(type, library, records)])
 }

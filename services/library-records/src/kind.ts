@@ -38,8 +38,8 @@ export interface RecordKind<R extends RecordBase, W, L extends string> {
   isPossibleId?(id: string): boolean
   /** The record as answered. */
   present(record: R): W
-  /** Runs after records were created, changed or deleted, before the answer; must not reject. */
-  changed?(records: R[], deleted: boolean): Promise<void>
+  /** Runs after records were created, changed or deleted (`type`), before the answer; must not reject. */
+  changed?(records: R[], type: RecordEventType): Promise<void>
   /** Body rules of this kind's own fields, beside those of every record (recordRules). */
   fieldRules?: FieldRules
   /**

@@ -20,8 +20,11 @@ import { scanEventOf, type ScanSettings } from './scan'
  */
 export interface ResolverFeed {
   lookup(code: string): Promise<ResolveReply>
-  /** Calls `changed` with every change event (DYNAMIC_CHANGED_ALL), checked; returns a stop. */
-  follow(changed: (entry: ResolverEntry) => void): () => void
+  /**
+   * Calls `changed` with every change event (DYNAMIC_CHANGED_ALL), checked; returns a stop. A
+   * promise `changed` returns is the event's handling (a publish `settled` waits for it).
+   */
+  follow(changed: (entry: ResolverEntry) => void | Promise<void>): () => void
 }
 
 export interface ResolverDeps extends ScanSettings {

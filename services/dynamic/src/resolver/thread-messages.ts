@@ -14,8 +14,8 @@ export type ToThread =
   /** A new block of count slots, sent before any answer naming a slot in it. */
   | { t: 'block'; block: SharedArrayBuffer }
   | { t: 'looked'; id: number; error: { code: string; message: string } }
-  /** Change events, checked by the main thread (createBusFeed): those of one burst in one message. */
-  | { t: 'changed'; entries: ResolverEntry[] }
+  /** Change events, checked by the main thread (createBusFeed): those of one burst in one message; answered `applied` with its id. */
+  | { t: 'changed'; id: number; entries: ResolverEntry[] }
   | { t: 'tallies'; id: number }
   | { t: 'metrics'; id: number; text: string; contentType: string }
   | { t: 'stop' }
@@ -29,5 +29,7 @@ export type FromThread =
   /** Scans as one JSON array with their codes: one string crosses threads far cheaper than its objects. */
   | { t: 'scans'; batch: ScanBatch }
   | { t: 'tallies'; id: number; snapshot: TallySnapshot }
+  /** The change events of `changed` `id` are in this thread's cache: its next request sees them. */
+  | { t: 'applied'; id: number }
   | { t: 'metrics'; id: number }
   | { t: 'stopped' }

@@ -108,6 +108,7 @@ self.onmessage = ({ data: message }: MessageEvent<ToThread>) => {
       return shared.addBlock(message.block)
     case 'changed':
       for (const entry of message.entries) for (const changed of listeners) changed(entry)
+      post({ t: 'applied', id: message.id })
       return
     case 'tallies':
       return post({ t: 'tallies', id: message.id, snapshot: takeTallies() })

@@ -31,6 +31,8 @@ export interface ResolverThreads {
 
 /** How long a scrape waits for a thread's tallies before it answers without them. */
 const GATHER_TIMEOUT_MS = 1000
+/** How long a write's answer waits for a thread to apply its change (a thread that stopped answering must not hold every write). */
+const APPLY_TIMEOUT_MS = 1000
 const STOP_TIMEOUT_MS = 10_000
 
 /**
@@ -51,6 +53,8 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
   /** Threads whose Worker closed (ended or failed): a stop does not wait for them. */
   const ended = new Set<Worker>()
   const tallyWaiting = new Map<number, (snapshot: TallySnapshot) => void>()
+  /** Per batch of change events sent, the threads that have not applied it yet. */
+  const applying = new Map<number, { left: Set<Worker>; done: () => void }>()
   let nextId = 0
   let stopping = false
   // Capped codes count in memory all threads share: the process stays exact at the cap.
@@ -76,6 +80,12 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
         tallyWaiting.get(message.id)?.(message.snapshot)
         tallyWaiting.delete(message.id)
         return
+      case 'applied': {
+        const waiting = applying.get(message.id)
+        waiting?.left.delete(worker)
+        if (waiting?.left.size === 0) waiting.done()
+        return
+      }
       case 'metrics':
         metricsText().then(
           (text) => post({ t: 'metrics', id: message.id, text, contentType: METRICS_CONTENT_TYPE }),
@@ -118,10 +128,28 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
   // Every thread's change events: no queue group, each must hear all of them. Those of one burst
   // (the writes of one commit, a batch create) cross as one message: each message wakes every
   // thread, which cost more than the change itself (bench/ANALYSIS.md, seventeenth session).
-  const toThreads = createTurnBatcher<ResolverEntry>(async (entries) => {
-    for (const worker of threads) worker.postMessage({ t: 'changed', entries } satisfies ToThread)
-  }, Number.POSITIVE_INFINITY)
-  const unfollow = feed.follow((entry) => void toThreads({ item: entry, bytes: 0 }))
+  // Each batch settles once every live thread has applied it: the dynamic service publishes a
+  // change `settled` (Bus.publish) and answers the write after, so the very next scan, on
+  // whichever thread, obeys it (the contract). Before, a scan could reach a thread before the
+  // change did and get the old destination.
+  const toThreads = createTurnBatcher<ResolverEntry>(
+    (entries) =>
+      new Promise<void>((resolve) => {
+        const id = nextId++
+        const live = threads.filter((worker) => !ended.has(worker))
+        if (live.length === 0) return resolve()
+        const timer = setTimeout(() => done(), APPLY_TIMEOUT_MS)
+        const done = () => {
+          clearTimeout(timer)
+          applying.delete(id)
+          resolve()
+        }
+        applying.set(id, { left: new Set(live), done })
+        for (const worker of live) worker.postMessage({ t: 'changed', id, entries } satisfies ToThread)
+      }),
+    Number.POSITIVE_INFINITY,
+  )
+  const unfollow = feed.follow((entry) => toThreads({ item: entry, bytes: 0 }))
   const ungather = gatherBeforeScrape(() => Promise.all(threads.map(tallies)).then(() => undefined))
   function tallies(worker: Worker): Promise<void> {
     const id = nextId++
