@@ -252,6 +252,10 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     }
   }
 
+  // Scans a stopped process left in the spool leave now, not with the next scan: a resolver
+  // restarted after an outage, with no traffic, held them for as long as none came.
+  if (spool && spool.size() > 0) schedule()
+
   return {
     publish,
     // Each scan is held on its own: the buffer, the spool and the batches count scans.

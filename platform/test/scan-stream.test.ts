@@ -260,6 +260,19 @@ else
         await waitUntil(async () => (await stored()) === 701, 20_000, 'all 701 scans in the stream')
         second.close()
       }, 30_000)
+
+      it('sends what an earlier publisher left on disk at once, without waiting for a new scan', async () => {
+        const first = createJetStreamScanPublisher(nc, { maxBuffer: 100, timeoutMs: 500, retryMs: 50, spool: openScanSpool(dir, { maxBytes: 1 << 24 }) })
+        await server.down()
+        await Bun.sleep(100)
+        for (const e of range(1, 300)) first.publish(e)
+        first.close()
+        await server.up()
+        const second = createJetStreamScanPublisher(nc, { spool: openScanSpool(dir, { maxBytes: 1 << 24 }) })
+        await waitUntil(async () => (await stored()) === 300, 20_000, 'the 300 spooled scans in the stream, no new scan published')
+        expect(ids(await storedScans())).toEqual(ids(range(1, 300)))
+        second.close()
+      }, 30_000)
     })
 
   })

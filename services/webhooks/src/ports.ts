@@ -27,6 +27,14 @@ export interface StoredMessage {
   state: 'pending' | 'delivered' | 'failed'
 }
 
+/** insertEndpoint's answer when the library holds its `limit` of endpoints already. */
+export class EndpointLimitReached extends Error {
+  constructor() {
+    super('the library holds its limit of webhook endpoints')
+    this.name = 'EndpointLimitReached'
+  }
+}
+
 /** One attempt as listed by GET /v1/webhooks/{id}/deliveries. */
 export type StoredAttempt = WebhookAttempt & { endpoint_id: string }
 
@@ -39,9 +47,11 @@ export interface WebhookStore extends ReceiptStore {
    * Stores a new endpoint; with `receipt` (an Idempotency-Key), that receipt with it, all or
    * nothing. Rejects with ReceiptTaken, storing no endpoint, when a live receipt holds its scope
    * and key. `findReceipt` answers such receipts; on a Mongo without transactions it first
-   * writes the endpoint a dead writer's receipt names, when it is missing.
+   * writes the endpoint a dead writer's receipt names, when it is missing. With `limit`, rejects
+   * with EndpointLimitReached, storing nothing, when the library would hold more endpoints than
+   * that: decided by the store, so creates at once cannot pass it together.
    */
-  insertEndpoint(endpoint: StoredEndpoint, receipt?: Receipt): Promise<void>
+  insertEndpoint(endpoint: StoredEndpoint, receipt?: Receipt, limit?: number): Promise<void>
   /** The library's endpoints, oldest first. */
   listEndpoints(library: string): Promise<StoredEndpoint[]>
   /** An endpoint of the library; null when it is not there (another library's included). */

@@ -8,7 +8,7 @@ import {
 import { checkIdempotencyKey, fingerprintOf, idempotent, replay } from '@lr/platform/idempotency'
 import { log } from '@lr/platform/log'
 import { destinationProblem } from './destination'
-import type { StoredEndpoint, StoredMessage, WebhookStore } from './ports'
+import { EndpointLimitReached, type StoredEndpoint, type StoredMessage, type WebhookStore } from './ports'
 import { storeClockOf } from '@lr/platform/store-clock'
 import { newSecret } from './signature'
 
@@ -54,6 +54,7 @@ const CODE_CACHE_MAX = 50_000
  */
 export const SUBSCRIBERS_TTL_MS = 2_000
 const SUBSCRIBERS_MAX = 10_000
+const limitReached = () => new AppError('bad_request', `a library has at most ${WEBHOOKS_PER_LIBRARY} webhooks; delete one first`)
 /** The create body's check: the same clear messages as every record body. */
 const checkCreate = compileBodyCheck(WebhookCreateBody)
 /** A create's route in its receipt's fingerprint (fingerprintOf): the key of another route's request is 422. */
@@ -164,15 +165,17 @@ export function createWebhookService(deps: WebhookDeps) {
       if (earlier) return earlier
       const problem = await destinationProblem(url, settings.allowPrivate)
       if (problem) throw new AppError('bad_request', problem)
-      if ((await store.listEndpoints(library)).length >= WEBHOOKS_PER_LIBRARY)
-        throw new AppError('bad_request', `a library has at most ${WEBHOOKS_PER_LIBRARY} webhooks; delete one first`)
+      // Checked here too, before an insert: the common refusal costs no write.
+      if ((await store.listEndpoints(library)).length >= WEBHOOKS_PER_LIBRARY) throw limitReached()
       return idempotent<WebhookCreated>(store, request, async (receiptFor) => {
         const endpoint: StoredEndpoint = {
           id: `wh_${nanoid()}`, url, events, status: 'enabled', created_at: at, disabled_at: null,
           library, secret: newSecret(), last_success_at: null,
         }
         const created = { ...publicOf(endpoint), secret: endpoint.secret }
-        await store.insertEndpoint(endpoint, receiptFor?.(created))
+        await store.insertEndpoint(endpoint, receiptFor?.(created), WEBHOOKS_PER_LIBRARY).catch((error) => {
+          throw error instanceof EndpointLimitReached ? limitReached() : error
+        })
         // Only a fresh create is announced: a replay created nothing.
         forget(library)
         await deps.endpointsChanged?.(library)

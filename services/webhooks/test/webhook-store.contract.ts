@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { type Receipt, ReceiptTaken } from '@lr/proto'
-import type { StoredAttempt, StoredEndpoint, StoredMessage, WebhookStore } from '../src/ports'
+import { EndpointLimitReached, type StoredAttempt, type StoredEndpoint, type StoredMessage, type WebhookStore } from '../src/ports'
 
 export interface WebhookStoreHarness {
   store: WebhookStore
@@ -93,6 +93,36 @@ export function webhookStoreContract(open: () => Promise<WebhookStoreHarness>) {
       await store.insertEndpoint(endpoint('wh_2', B), receiptOf('wh_2', { scope: 'key_2' }))
       expect((await store.findReceipt('key_2', 'idem-1', since()))?.response).toEqual({ id: 'wh_2', secret: 'whsec_wh_2' })
       expect((await store.listEndpoints(B)).map((e) => e.id)).toEqual(['wh_2'])
+    })
+  })
+
+  describe('the limit of endpoints', () => {
+    const since = () => Math.floor(Date.now() / 1000) - 60
+    it('stores at most `limit` endpoints of a library when creates come at once, with or without receipts; another library keeps its own', async () => {
+      await store.insertEndpoint(endpoint('wh_0'), undefined, 3)
+      const tries = Array.from({ length: 8 }, (_, i) =>
+        store.insertEndpoint(endpoint(`wh_${i + 1}`), i % 2 === 0 ? receiptOf(`wh_${i + 1}`, { key: `idem-${i}` }) : undefined, 3))
+      const outcomes = await Promise.allSettled(tries)
+      const refused = outcomes.filter((o) => o.status === 'rejected')
+      expect([outcomes.length - refused.length, refused.length]).toEqual([2, 6])
+      for (const o of refused) expect((o as PromiseRejectedResult).reason).toBeInstanceOf(EndpointLimitReached)
+      const kept = (await store.listEndpoints(A)).map((e) => e.id)
+      expect(kept).toHaveLength(3)
+      // A refused create keeps no receipt: its retry is refused again, not answered 201.
+      for (let i = 0; i < 8; i += 2) {
+        const receipt = await store.findReceipt('key_1', `idem-${i}`, since())
+        expect([`wh_${i + 1}`, receipt !== null]).toEqual([`wh_${i + 1}`, kept.includes(`wh_${i + 1}`)])
+      }
+      await store.insertEndpoint(endpoint('wh_b', B), undefined, 3)
+      expect((await store.listEndpoints(B)).map((e) => e.id)).toEqual(['wh_b'])
+    })
+
+    it('gives a deleted endpoint\'s place back: the next create fits again', async () => {
+      for (const id of ['wh_1', 'wh_2']) await store.insertEndpoint(endpoint(id), undefined, 2)
+      await expect(store.insertEndpoint(endpoint('wh_3'), undefined, 2)).rejects.toBeInstanceOf(EndpointLimitReached)
+      expect(await store.deleteEndpoint(A, 'wh_1')).toBe(true)
+      await store.insertEndpoint(endpoint('wh_3'), undefined, 2)
+      expect((await store.listEndpoints(A)).map((e) => e.id)).toEqual(['wh_2', 'wh_3'])
     })
   })
 

@@ -2,7 +2,8 @@ import type { Connection } from 'mongoose'
 import type { WebhookAttempt } from '@lr/proto'
 import { mongoReceipts } from '@lr/platform/idempotency-mongo'
 import { databaseNow } from '@lr/platform/mongo-clock'
-import type { StoredAttempt, StoredEndpoint, StoredMessage, WebhookStore } from '../ports'
+import { mongoEndpointPlaces } from './endpoint-places.mongo'
+import { EndpointLimitReached, type StoredAttempt, type StoredEndpoint, type StoredMessage, type WebhookStore } from '../ports'
 
 type EndpointDoc = Omit<StoredEndpoint, 'id'> & { _id: string; seq: number }
 type MessageDoc = Omit<StoredMessage, 'id'> & { _id: string }
@@ -45,6 +46,7 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
   await attempts.createIndex({ endpoint_id: 1, seq: -1 })
   const now = await databaseNow(conn)
   const receipts = await mongoReceipts(conn)
+  const places = await mongoEndpointPlaces(db, ENDPOINTS, now)
   /** Inserts an endpoint's document; a duplicate key (11000) means it is there already. */
   const insertOnce = (doc: EndpointDoc) => endpoints.insertOne(doc).catch((error) => {
     if (!onlyDuplicates(error)) throw error
@@ -54,23 +56,29 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
   const nextSeq = () => (last = Math.max(last + 1, now() * 1000))
 
   return {
-    async insertEndpoint({ id, ...endpoint }, receipt) {
+    async insertEndpoint({ id, ...endpoint }, receipt, limit = Number.POSITIVE_INFINITY) {
       const doc: EndpointDoc = { _id: id, ...endpoint, seq: nextSeq() }
-      if (!receipt) {
-        await endpoints.insertOne(doc)
-        return
+      // A place of the library's limit first (endpoint-places.mongo.ts), given back should the create fail.
+      if (Number.isFinite(limit) && !(await places.take(doc.library, id, limit))) throw new EndpointLimitReached()
+      try {
+        // Throws ReceiptTaken on a live twin, before anything of this create is stored.
+        if (receipt) await receipts.write(receipt, undefined, { write: { in: ENDPOINTS, docs: [doc] }, at: now() })
+      } catch (error) {
+        await places.release(id)
+        throw error
       }
-      // Throws ReceiptTaken on a live twin, before anything of this create is stored.
-      await receipts.write(receipt, undefined, { write: { in: ENDPOINTS, docs: [doc] }, at: now() })
       try {
         await endpoints.insertOne(doc)
       } catch (error) {
         // A lost answer may hide an insert that happened; a duplicate id is another endpoint's, left alone.
-        if (!onlyDuplicates(error)) await endpoints.deleteOne({ _id: id })
-        await receipts.remove(receipt.scope, receipt.key, receipt.created_at)
+        if (!onlyDuplicates(error)) {
+          await endpoints.deleteOne({ _id: id })
+          await places.release(id)
+        }
+        if (receipt) await receipts.remove(receipt.scope, receipt.key, receipt.created_at)
         throw error
       }
-      await receipts.settle(receipt.scope, receipt.key)
+      if (receipt) await receipts.settle(receipt.scope, receipt.key)
     },
     findReceipt(scope, key, since) {
       return receipts.findFinished(scope, key, since, now, ENDPOINTS, async (_receipt, write) => {
@@ -89,7 +97,9 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
     async deleteEndpoint(library, id) {
       const { deletedCount } = await endpoints.deleteOne({ _id: id, library })
       if (deletedCount === 0) return false
-      // Orphans of a crash between these are never read: every read goes through an endpoint.
+      // Orphans of a crash between these are never read: every read goes through an endpoint
+      // (an orphaned place is freed by the next create that finds the library full).
+      await places.release(id)
       await messages.deleteMany({ endpoint_id: id })
       await attempts.deleteMany({ endpoint_id: id })
       return true

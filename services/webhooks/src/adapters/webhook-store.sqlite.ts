@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { Receipt, WebhookAttempt } from '@lr/proto'
 import { sqliteReceipts } from '@lr/platform/idempotency-sqlite'
-import type { StoredAttempt, StoredEndpoint, StoredMessage, WebhookStore } from '../ports'
+import { EndpointLimitReached, type StoredAttempt, type StoredEndpoint, type StoredMessage, type WebhookStore } from '../ports'
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
@@ -79,15 +79,18 @@ export function createSqliteWebhookStore(db: Database): WebhookStore {
   const purge = db.prepare<unknown, [number]>("DELETE FROM webhook_messages WHERE state != 'pending' AND created_at < ?")
   const dollar = (o: object) => Object.fromEntries(Object.entries(o).map(([k, v]) => [`$${k}`, v ?? null]))
   const receipts = sqliteReceipts(db)
-  // One transaction: a live twin's receipt makes write throw ReceiptTaken, which takes the endpoint back too.
-  const insertWithReceipt = db.transaction((endpoint: StoredEndpoint, receipt?: Receipt) => {
+  const countEndpoints = db.prepare<{ n: number }, [string]>('SELECT count(*) AS n FROM webhook_endpoints WHERE library = ?')
+  // One transaction: a live twin's receipt makes write throw ReceiptTaken, which takes the endpoint
+  // back too; the count is read in it, so two creates cannot both take the last place.
+  const insertWithReceipt = db.transaction((endpoint: StoredEndpoint, receipt?: Receipt, limit = Number.POSITIVE_INFINITY) => {
+    if (countEndpoints.get(endpoint.library)!.n >= limit) throw new EndpointLimitReached()
     insertEndpoint.run(dollar({ ...endpoint, events: JSON.stringify(endpoint.events) }) as never)
     if (receipt) receipts.write(receipt)
   })
 
   return {
-    async insertEndpoint(endpoint, receipt) {
-      insertWithReceipt(endpoint, receipt)
+    async insertEndpoint(endpoint, receipt, limit) {
+      insertWithReceipt.immediate(endpoint, receipt, limit)
     },
     findReceipt: receipts.findReceipt,
     async listEndpoints(library) {
