@@ -1,9 +1,11 @@
 import { AckPolicy, ConsumerEvents, type ConsumerMessages, DeliverPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos } from 'nats'
 import { durableStream, ensureStream } from './jetstream-streams'
 import { isMissingStream } from './jetstream-faults'
-import { type RecordEvent, type RecordEventSink, type RecordEventType, recordEventSubject, type WantedScans } from '@lr/proto'
+import { type Config, type RecordEvent, type RecordEventSink, type RecordEventType, recordEventSubject, type WantedScans } from '@lr/proto'
 import { createTurnBatcher } from './turn-batch'
 import { errorFields, log } from './log'
+import { join } from 'node:path'
+import { openJsonSpool, type Spool } from './scan-spool'
 
 /**
  * Record events with TRANSPORT=nats (docs/decisions.md "Webhooks"): the JetStream stream
@@ -21,7 +23,12 @@ export const RECORD_EVENT_BATCH_MAX_BYTES = 256 * 1024
 /**
  * The sink of services/records and services/dynamic with TRANSPORT=nats: publishes the events and
  * resolves on their PubAck (stored by the stream), before the API answers. The stream is made on
- * first use, so a process starts even while JetStream is away (the event is then logged lost).
+ * first use, so a process starts even while JetStream is away. A batch whose publish fails is
+ * held, in `spool` on disk when given (else in memory, up to HELD_MAX batches), and published
+ * again every `retryMs` until JetStream takes it: the write it follows is stored, so its events
+ * must not be lost with the broker (they were logged and dropped, and a client's retry replayed
+ * the answer with no event ever sent). The webhooks worker stores a message once per event id,
+ * so one published twice is delivered once.
  *
  * Events of one type handed over in the same burst (the writes of one group commit, say) go as one
  * message: a JSON array, at most `maxBatchBytes` and the broker's max_payload, its `Nats-Msg-Id` the
@@ -30,7 +37,7 @@ export const RECORD_EVENT_BATCH_MAX_BYTES = 256 * 1024
  * The webhooks worker reads both shapes (`recordEventsOf`). Run the webhooks worker of this
  * version before records and dynamic: an older one drops an array as malformed.
  */
-export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutMs?: number; maxBatchBytes?: number } = {}): RecordEventSink {
+export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutMs?: number; maxBatchBytes?: number; spool?: Spool<HeldEvents>; retryMs?: number } = {}): RecordEventSink {
   const js = nc.jetstream({ timeout: opts.timeoutMs ?? 5000 })
   const maxBytes = Math.min(opts.maxBatchBytes ?? RECORD_EVENT_BATCH_MAX_BYTES, (nc.info?.max_payload ?? 1024 * 1024) - 1024)
   let ready: Promise<unknown> | undefined
@@ -38,7 +45,7 @@ export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutM
     ready = undefined
     throw error
   }))
-  const publishBatch = async (type: RecordEventType, events: { id: string; json: string }[]) => {
+  const publishOnce = async ({ type, events }: HeldEvents) => {
     const body = events.length === 1 ? events[0]!.json : `[${events.map((event) => event.json).join(',')}]`
     const publish = () => js.publish(recordEventSubject(type), body, { msgID: events[0]!.id })
     await ensure()
@@ -53,12 +60,101 @@ export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutM
       await publish()
     }
   }
+  const held = createHeldEvents(publishOnce, opts.spool, opts.retryMs ?? 1000)
+  const publishBatch = (type: RecordEventType, events: { id: string; json: string }[]) =>
+    publishOnce({ type, events }).catch((error) => held.hold({ type, events }, error))
   const batchers = new Map<RecordEventType, ReturnType<typeof createTurnBatcher<{ id: string; json: string }>>>()
   return (event: RecordEvent) => {
     let batcher = batchers.get(event.type)
     if (!batcher) batchers.set(event.type, (batcher = createTurnBatcher((events) => publishBatch(event.type, events), maxBytes)))
     const json = JSON.stringify(event)
     return batcher({ item: { id: event.id, json }, bytes: Buffer.byteLength(json) })
+  }
+}
+
+/**
+ * The sink of a records or dynamic process (TRANSPORT=nats): held batches wait in
+ * `${DATA_DIR}/record-event-spool/<service>`, bounded by SCAN_SPOOL_MAX_MB, so they survive a
+ * restart; where that cannot be written (a read-only file system), in memory, said in one line.
+ */
+export function processRecordEvents(nc: NatsConnection, config: Config, service: string): RecordEventSink {
+  const dir = join(config.DATA_DIR, 'record-event-spool', service)
+  let spool: Spool<HeldEvents> | undefined
+  try {
+    spool = openJsonSpool<HeldEvents>(dir, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
+  } catch (error) {
+    log().warn({ dir, ...errorFields(error) }, 'record events held while JetStream is away stay in memory: their spool directory cannot be written')
+  }
+  return createJetStreamRecordEvents(nc, { spool })
+}
+
+/** A batch of record events of one type as published: each event's id and JSON text. */
+export interface HeldEvents {
+  type: RecordEventType
+  events: { id: string; json: string }[]
+}
+
+/** Batches held in memory at most (no spool): beyond, the oldest is dropped, with an error line. */
+const HELD_MAX = 10_000
+
+/**
+ * Record event batches whose publish failed, published again in order every `retryMs` until
+ * JetStream takes them; on disk when a spool is given (what a stopped process left there goes at
+ * start), else in memory.
+ */
+function createHeldEvents(publish: (batch: HeldEvents) => Promise<void>, spool: Spool<HeldEvents> | undefined, retryMs: number) {
+  const memory: HeldEvents[] = []
+  let timer: Timer | undefined
+  let failing = false
+  const size = () => memory.length + (spool?.size() ?? 0)
+  const schedule = (ms = retryMs) => void (timer ??= setTimeout(drain, ms))
+
+  /**
+   * Publishes the oldest held batches in order; they leave the spool (or memory) only once all of
+   * them are published, so a process killed meanwhile, or a broker still away, loses none (some
+   * may go twice). Batches held meanwhile come after them.
+   */
+  async function drain(): Promise<void> {
+    timer = undefined
+    const batches = spool ? spool.peek() : memory.slice()
+    for (const batch of batches) {
+      try {
+        await publish(batch)
+      } catch {
+        return schedule() // still away
+      }
+    }
+    if (spool) spool.dropOldest()
+    else memory.splice(0, batches.length)
+    failing = size() > 0
+    if (failing) return schedule(0)
+    log().info({ held: 0 }, 'JetStream takes record events again: every held one is published')
+  }
+
+  function keep(batch: HeldEvents): void {
+    if (spool) {
+      if (!spool.append(batch)) log().error({ events: batch.events.length, type: batch.type }, 'record events dropped: their spool is full')
+      return
+    }
+    memory.push(batch)
+    if (memory.length > HELD_MAX) {
+      const dropped = memory.shift()!
+      log().error({ events: dropped.events.length, type: dropped.type, held_max: HELD_MAX }, 'record events dropped: too many held while JetStream is away')
+    }
+  }
+
+  if (spool && spool.size() > 0) {
+    failing = true
+    schedule()
+  }
+  return {
+    hold(batch: HeldEvents, error: unknown): void {
+      if (!failing) log().warn({ events: batch.events.length, type: batch.type, ...errorFields(error) }, 'could not publish record events: holding them and publishing again until JetStream takes them')
+      failing = true
+      keep(batch)
+      spool?.flush()
+      schedule()
+    },
   }
 }
 

@@ -19,6 +19,13 @@ export interface Spool<T> {
   append(item: T): boolean
   /** The oldest segment's items, taken off disk, or [] when the spool is empty. */
   take(): T[]
+  /**
+   * The oldest segment's items, left on disk until `dropOldest`: a caller that may die while
+   * handing them on (or fail to) loses none; some may be handed on twice.
+   */
+  peek(): T[]
+  /** Removes the oldest segment (the one `peek` read). */
+  dropOldest(): void
   /** Scans waiting on disk (an item's `weight`). */
   size(): number
   /** Bytes on disk. */
@@ -73,18 +80,21 @@ const isAlive = (pid: number) => {
   }
 }
 
-const SCAN_LINES: LineFormat<ScanEvent> = {
-  encode: (event) => JSON.stringify(event),
+/** One JSON item a line, each counted as one. */
+const jsonLines = <T>(): LineFormat<T> => ({
+  encode: (item) => JSON.stringify(item),
   decode(line) {
     try {
-      return JSON.parse(line) as ScanEvent
+      return JSON.parse(line) as T
     } catch {
       return undefined
     }
   },
   weight: () => 1,
   lineWeight: () => 1,
-}
+})
+
+const SCAN_LINES = jsonLines<ScanEvent>()
 
 /**
  * A batch as one line: `count TAB codes TAB events`. Its events stay the JSON text they came as
@@ -108,6 +118,9 @@ export const openScanSpool = (dir: string, opts: ScanSpoolOptions): ScanSpool =>
 
 /** A spool of scan batches: a one-process scan source's, past its buffer (scan-source.ts). */
 export const openScanBatchSpool = (dir: string, opts: ScanSpoolOptions): ScanBatchSpool => openSpool(dir, opts, BATCH_LINES)
+
+/** Any JSON item a line, each counted as one (`size`): record events held while JetStream is away (record-stream.ts). */
+export const openJsonSpool = <T>(dir: string, opts: ScanSpoolOptions): Spool<T> => openSpool<T>(dir, opts, jsonLines<T>())
 
 /** The lines of a file that were written whole: a last line without its newline was cut by a crash. */
 function wholeLines(text: string): string[] {
@@ -182,18 +195,29 @@ function openSpool<T>(dir: string, opts: ScanSpoolOptions, format: LineFormat<T>
     },
 
     take() {
+      const items = this.peek()
+      this.dropOldest()
+      return items
+    },
+
+    peek() {
       if (segments.length === 0) finishSegment()
-      const segment = segments.shift()
+      const segment = segments[0]
       if (!segment) return []
       const items: T[] = []
       for (const line of wholeLines(readFileSync(segment.path, 'utf8'))) {
         const item = format.decode(line)
         if (item !== undefined) items.push(item)
       }
+      return items
+    },
+
+    dropOldest() {
+      const segment = segments.shift()
+      if (!segment) return
       unlinkSync(segment.path)
       total -= segment.bytes
       scans -= segment.scans
-      return items
     },
 
     size: () => scans,

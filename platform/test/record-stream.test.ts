@@ -3,7 +3,11 @@ import { AckPolicy, connect, DeliverPolicy, type JetStreamManager, type NatsConn
 import { startNats, type NatsServer } from '../../test/harness/nats'
 import { waitUntil } from '../../test/harness/ports'
 import { skipReason } from '../../test/harness/servers'
-import { createDurableConsumer, createJetStreamRecordEvents, ensureRecordEventStream, RECORD_EVENT_STREAM, recordEventsOf } from '@lr/platform/record-stream'
+import { createDurableConsumer, createJetStreamRecordEvents, ensureRecordEventStream, type HeldEvents, RECORD_EVENT_STREAM, recordEventsOf } from '@lr/platform/record-stream'
+import { openJsonSpool } from '@lr/platform/scan-spool'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { RecordEvent } from '@lr/proto'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_CODES_HEADER, SCAN_CODES_HEADER_MAX, scanCodesOf, scansOfBatch } from '@lr/platform/scan-stream-config'
@@ -21,7 +25,7 @@ else
 
     beforeAll(async () => {
       server = await startNats({ jetstream: true })
-      nc = await connect({ servers: server.url })
+      nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
       jsm = await nc.jetstreamManager()
     })
     afterAll(async () => {
@@ -89,6 +93,53 @@ else
       await consumer.stop()
       expect(seen).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5', 'evt_6', 'evt_7', 'evt_8'])
     })
+
+    /** The ids of the events the stream holds, in order. */
+    async function storedEventIds(): Promise<string[]> {
+      const { first_seq, last_seq, messages } = (await jsm.streams.info(RECORD_EVENT_STREAM)).state
+      const ids: string[] = []
+      for (let seq = first_seq; messages > 0 && seq <= last_seq; seq++) ids.push(...recordEventsOf(await jsm.streams.getMessage(RECORD_EVENT_STREAM, { seq })).map((e) => (e as RecordEvent).id))
+      return ids
+    }
+
+    it('holds the events of a failed publish in its spool and publishes them once JetStream answers again; a sink started later sends what an earlier one left', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'lr-event-spool-'))
+      const spool = () => openJsonSpool<HeldEvents>(dir, { maxBytes: 1 << 24 })
+      /** Held events on disk, one batch a line: what a process killed now would leave. */
+      const linesOnDisk = () => readdirSync(dir).flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter((line) => line !== ''))
+      try {
+        await jsm.streams.delete(RECORD_EVENT_STREAM).catch(() => false)
+        const first = createJetStreamRecordEvents(nc, { timeoutMs: 300, retryMs: 50, spool: spool() })
+        await first(event(1))
+        await server.down()
+        try {
+          for (const e of range(2, 4)) await first(e) // answered: the write they follow is stored
+          await Bun.sleep(200) // retries fail meanwhile; the events stay on disk through them
+          expect(linesOnDisk()).toHaveLength(3)
+        } finally {
+          await server.up()
+        }
+        await waitUntil(async () => (await storedEventIds().catch(() => [])).length === 4, 15_000, 'the held events in the stream')
+        expect(await storedEventIds()).toEqual(range(1, 4).map((e) => e.id))
+        await waitUntil(() => linesOnDisk().length === 0, 5_000, 'the spool emptied')
+
+        // A process stopped during an outage: what it held waits in the spool for the next.
+        const stopped = createJetStreamRecordEvents(nc, { timeoutMs: 300, retryMs: 600_000, spool: spool() })
+        await server.down()
+        try {
+          for (const e of range(5, 6)) await stopped(e)
+        } finally {
+          await server.up()
+        }
+        await waitUntil(() => nc.flush().then(() => true, () => false), 10_000, 'the client to reconnect')
+        createJetStreamRecordEvents(nc, { retryMs: 50, spool: spool() })
+        await waitUntil(async () => (await storedEventIds().catch(() => [])).length === 6, 15_000, 'the events the stopped sink held')
+        expect(await storedEventIds()).toEqual(range(1, 6).map((e) => e.id))
+      } finally {
+        await Bun.sleep(100)
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }, 60_000)
 
     it('keeps each message within maxBatchBytes: a burst larger than that goes as several messages, every event once', async () => {
       await jsm.streams.delete(RECORD_EVENT_STREAM).catch(() => false)
