@@ -103,6 +103,19 @@ else
       }
     })
 
+    it('the gateway with a NATS_URL scheme other than nats:// or tls://: one line naming NATS_URL, exit 2', async () => {
+      const { code, lines } = await run(ENTRY_POINTS.gateway, { TRANSPORT: 'nats', NATS_URL: nats.url.replace('nats://', 'http://'), PORT: String(await freePort()) })
+      expect([code, lines]).toEqual([2, [`[config] invalid setting NATS_URL="http://127.0.0.1:${nats.port}": "http://127.0.0.1:${nats.port}" is not a NATS server (nats://host:port, tls://host:port or host:port, several separated by commas)`]])
+    }, 20_000)
+
+    it('a process with NATS_URL tls:// and a server without TLS: one line saying so, exit 1, never a plain-text connection', async () => {
+      const url = nats.url.replace('nats://', 'tls://')
+      for (const name of ['gateway', 'resolver', 'auth'] as const) {
+        const { code, lines } = await run(ENTRY_POINTS[name], { TRANSPORT: 'nats', NATS_URL: url, PORT: String(await freePort()), SHORT_PORT: String(await freePort()), DATA_DIR: dataDir })
+        expect([code, lines]).toEqual([1, [`[${name}] cannot start: NATS at ${url} offers no TLS, which tls:// requires (SERVER_OPT_NA)`]])
+      }
+    }, 50_000)
+
     it('a service process with NATS unreachable: one line naming NATS_URL, exit 1', async () => {
       const url = await unreachableNats()
       const { code, lines } = await run(ENTRY_POINTS.auth, { TRANSPORT: 'nats', NATS_URL: url, DATA_DIR: dataDir })

@@ -30,9 +30,11 @@ export const natsConnectOptions = (url: string, name: string): ConnectionOptions
  * server then refuses the connection (deploy/README.md tells operators to write them there), so
  * they are read here and handed over as options: `nats://user:password@host:4222` gives a user
  * and password, `nats://token@host:4222` a token, percent-escapes decoded. Several servers may be
- * given, comma-separated; credentials are the last ones written.
+ * given, comma-separated; credentials are the last ones written. A `tls://` server makes the
+ * connection require TLS (`tls: {}`, every server then): nats.js reads tls:// as nats:// and
+ * would talk plain text to a server that offers no TLS.
  */
-export function natsServerOptions(url: string): Pick<ConnectionOptions, 'servers' | 'user' | 'pass' | 'token'> {
+export function natsServerOptions(url: string): Pick<ConnectionOptions, 'servers' | 'user' | 'pass' | 'token' | 'tls'> {
   const servers: string[] = []
   let credentials: Pick<ConnectionOptions, 'user' | 'pass' | 'token'> = {}
   for (const server of url.split(',').map((part) => part.trim()).filter(Boolean)) {
@@ -46,7 +48,7 @@ export function natsServerOptions(url: string): Pick<ConnectionOptions, 'servers
     const colon = auth.indexOf(':')
     credentials = colon < 0 ? { token: decodeURIComponent(auth) } : { user: decodeURIComponent(auth.slice(0, colon)), pass: decodeURIComponent(auth.slice(colon + 1)) }
   }
-  return { servers, ...credentials }
+  return { servers, ...credentials, ...(servers.some((server) => /^tls:\/\//i.test(server)) ? { tls: {} } : {}) }
 }
 
 /**

@@ -1,3 +1,5 @@
+import { hideCredentials } from '@lr/proto'
+
 /**
  * Start-up failures as an operator should read them: one line saying what could not be had and
  * where, exit code 1 (a bad setting is 2, see loadConfigOrExit). A stack trace would bury the
@@ -8,7 +10,7 @@
 export class StartupError extends Error {}
 
 /** A URL without its user and password, fit for a log line (NATS_URL, MONGODB_URL may carry them). */
-export const withoutCredentials = (url: string): string => url.replace(/\/\/[^@/,]*@/g, '//')
+export const withoutCredentials = (url: string): string => hideCredentials(url, '')
 
 /** What failed, in the server's own words: a MongoDB error's name (its `code` is a bare number), else its code, else its first line. */
 const codeOf = (error: unknown): string => {
@@ -26,8 +28,15 @@ export function listening<T>(setting: string, port: number, listen: () => T): T 
   }
 }
 
-/** Codes of a server that answered and refused the credentials: the URL's user and password, not the network, need a look. */
-const REFUSED_CREDENTIALS = new Set(['AUTHORIZATION_VIOLATION', 'AuthenticationFailed'])
+/**
+ * Codes of a server that answered and refused, and what needs a look then instead of the network:
+ * the URL's user and password, or its tls:// (nats.js's code when the server offers no TLS).
+ */
+const REFUSALS = new Map([
+  ['AUTHORIZATION_VIOLATION', 'refused the credentials'],
+  ['AuthenticationFailed', 'refused the credentials'],
+  ['SERVER_OPT_NA', 'offers no TLS, which tls:// requires'],
+])
 
 /** Awaits a connection to a server; its failure becomes a StartupError naming the server and the URL. */
 export async function reaching<T>(what: string, url: string, connect: () => Promise<T>): Promise<T> {
@@ -35,7 +44,7 @@ export async function reaching<T>(what: string, url: string, connect: () => Prom
     return await connect()
   } catch (error) {
     const code = codeOf(error)
-    const how = REFUSED_CREDENTIALS.has(code) ? 'refused the credentials' : 'is unreachable'
+    const how = REFUSALS.get(code) ?? 'is unreachable'
     throw new StartupError(`${what} at ${withoutCredentials(url)} ${how} (${code})`)
   }
 }

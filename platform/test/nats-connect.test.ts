@@ -26,7 +26,15 @@ describe('natsServerOptions: NATS_URL as nats.js takes it', () => {
     expect([options.servers, options.user, options.pass, options.name]).toEqual([['nats://h:4222'], 'u', 'p', 'gateway'])
   })
 
+  it('requires TLS when a server is tls:// (nats.js alone would talk plain text to it)', () => {
+    expect(natsConnectOptions('tls://u:p@h:4222', 'gateway')).toMatchObject({ servers: ['tls://h:4222'], tls: {} })
+    expect(natsServerOptions('nats://a:4222,tls://b:4222').tls).toEqual({})
+    expect(natsServerOptions('nats://a:4222,b:4222').tls).toBeUndefined()
+  })
+
   it('leaves no credentials of any server in what a log line shows of the URL', () => {
     expect(withoutCredentials('nats://a:b@n1:4222,nats://t0ken@n2:4222,nats://n3:4222')).toBe('nats://n1:4222,nats://n2:4222,nats://n3:4222')
+    expect(withoutCredentials('user:s3cret@n1:4222')).toBe('n1:4222')
+    expect(withoutCredentials('mongodb://user:p@ss/w@db1:27017,db2:27017/lr')).toBe('mongodb://db1:27017,db2:27017/lr')
   })
 })

@@ -28,7 +28,7 @@ export const ConfigSchema = T.Object({
   SHORT_BASE_URL: T.String({ pattern: '^https?://\\S+$', 'x-error': 'must be an http or https URL, such as https://qr.example.com' }),
   DATA_DIR: T.String({ minLength: 1, default: './data' }),
   TRANSPORT: T.Union([T.Literal('memory'), T.Literal('nats')], { default: 'memory' }),
-  /** One server or several, comma-separated; `host:port` alone means nats:// (as nats.js reads it). */
+  /** One server or several, comma-separated: nats://, tls:// (TLS required) or `host:port` alone, meaning nats:// (checkNatsUrl). */
   NATS_URL: T.String({ minLength: 1, default: 'nats://127.0.0.1:4222' }),
   STORE: T.Union([T.Literal('sqlite'), T.Literal('mongo')], { default: 'sqlite' }),
   MONGODB_URL: T.Optional(T.String({ pattern: '^mongodb(\\+srv)?://\\S+$', 'x-error': 'must be a mongodb:// or mongodb+srv:// URL' })),
@@ -132,9 +132,21 @@ const SECRET_SETTINGS = new Set(['CURSOR_SECRET', 'VISITOR_HASH_KEY'])
 
 /** The error of one setting; a secret, and a URL's user and password, are not repeated. */
 const invalid = (name: string, value: string | undefined, message: string) => {
-  const shown = SECRET_SETTINGS.has(name) ? '(hidden)' : JSON.stringify((value ?? '').replace(/\/\/[^@/,]*@/g, '//***@'))
+  const shown = SECRET_SETTINGS.has(name) ? '(hidden)' : JSON.stringify(hideCredentials(value ?? ''))
   return new ConfigError(`invalid setting ${name}=${shown}: ${message}`)
 }
+
+/**
+ * `value` without the user and password of the URLs in it, for an error or a log line. A bad
+ * value may hold `@`, `/` or `,` in its password, or no scheme (`user:pw@host:4222`), so each URL
+ * (a list starts a new one at `,scheme://`) loses everything from its authority to its last `@`,
+ * and with it, when in doubt, a host or path before that `@`.
+ */
+export const hideCredentials = (value: string, hidden = '***@'): string =>
+  value
+    .split(/,(?=\s*[a-z][a-z0-9+.-]*:\/\/)/i)
+    .map((url) => (url.includes('@') ? `${/^\s*[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? ''}${hidden}${url.slice(url.lastIndexOf('@') + 1)}` : url))
+    .join(',')
 
 /** A setting's rule in words: its `x-error`, the choices of a union of literals, else TypeBox's message. */
 function messageOf(schema: { anyOf?: { const?: unknown }[]; 'x-error'?: unknown }, fallback: string): string {
@@ -154,10 +166,15 @@ function checkedShortBaseUrl(value: string, sent: string | undefined): string {
   return value.replace(/\/+$/, '')
 }
 
-/** NATS_URL: each comma-separated server a URL with a host (`host:port` alone is nats://). */
+/**
+ * NATS_URL: each comma-separated server nats://, tls:// (then TLS is required, natsServerOptions)
+ * or `host:port` alone (nats://), with a host. Another scheme is refused: nats.js would take
+ * `http://` as nats:// all the same.
+ */
 function checkNatsUrl(value: string, sent: string | undefined): void {
   for (const server of value.split(',').map((part) => part.trim())) {
     const url = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `nats://${server}`)
-    if (!url || !url.hostname || /\s/.test(server)) throw invalid('NATS_URL', sent, `${JSON.stringify(server)} is not a server URL (nats://host:port, several separated by commas)`)
+    if (!url || !url.hostname || /\s/.test(server) || !['nats:', 'tls:'].includes(url.protocol))
+      throw invalid('NATS_URL', sent, `${JSON.stringify(hideCredentials(server))} is not a NATS server (nats://host:port, tls://host:port or host:port, several separated by commas)`)
   }
 }

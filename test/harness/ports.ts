@@ -41,6 +41,19 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port between ${POOL_LOW} and ${EPHEMERAL_LOW} (the ephemeral range starts there)`)
 }
 
+/** `count` consecutive free ports (a setting that is the first of several, start:nats's HEALTH_PORT); the first is returned. */
+export async function freePortRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const first = await freePort()
+    const rest = Array.from({ length: count - 1 }, (_, i) => first + 1 + i)
+    if (rest.some((port) => handedOut.has(port) || port >= EPHEMERAL_LOW)) continue
+    if (!(await Promise.all(rest.map(bindable))).every(Boolean)) continue
+    for (const port of rest) handedOut.add(port)
+    return first
+  }
+  throw new Error(`no ${count} consecutive free ports`)
+}
+
 /** Resolves once something accepts TCP connections on the port, or rejects after `timeoutMs`. */
 export async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
