@@ -29,6 +29,14 @@ describe('deploy/infra', () => {
     expect(mongo.spec.users[0].roles).toContainEqual({ name: 'readWrite', db: 'library-records' })
   })
 
+  it('makes the MongoDB password of characters MONGODB_URL takes as they are (no base64: / + = would need percent-encoding)', async () => {
+    for (const file of ['deploy/infra/mongodb.yaml', 'deploy/README.md']) {
+      const commands = (await Bun.file(join(ROOT, file)).text()).match(/openssl rand [^)"]*/g) ?? []
+      expect(commands.length).toBeGreaterThan(0)
+      for (const command of commands) expect({ file, command }).toEqual({ file, command: expect.stringMatching(/^openssl rand -hex \d+$/) })
+    }
+  })
+
   it('runs one Redis primary with a password and persistence', async () => {
     const redis = await load('redis.values.yaml')
     expect(redis.architecture).toBe('standalone')

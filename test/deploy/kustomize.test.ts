@@ -1,11 +1,22 @@
 import { describe, expect, it } from 'bun:test'
+import { SHUTDOWN_DEADLINE_MS } from '@lr/platform/lifecycle'
 import { ENTRY_POINTS } from '../../deploy/entry-points'
-import { BASE, build, containerOf, type K8sObject, kubectlSkipReason, named, ofKind, PRODUCTION, quantity, selects, settingsOf } from './manifests'
+import { BASE, build, containerOf, type K8sObject, kubectlSkipReason, ofKind, PRODUCTION, quantity, selects, settingsOf, workloadNamed, workloadsOf } from './manifests'
 
-/** Every process of TRANSPORT=nats mode gets a Deployment; these two also face clients over HTTP. */
+/** Every process of TRANSPORT=nats mode gets a workload; these two also face clients over HTTP. */
 const PROCESSES = ['gateway', 'resolver', 'auth', 'records', 'dynamic', 'analytics', 'webhooks']
 const FRONT_DOORS = { gateway: 'PORT', resolver: 'SHORT_PORT' } as Record<string, string>
-const KINDS = ['ConfigMap', 'Deployment', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler']
+/**
+ * Processes that keep scans on disk in TRANSPORT=nats mode (SCAN_SPOOL_DIR: only the resolver;
+ * analytics and webhooks spool only in `bun start`). Their spool must outlive the pod: a
+ * StatefulSet whose volumeClaimTemplate holds the directory.
+ */
+const SPOOLING = ['resolver']
+/** The only process whose /metrics is on its public port: the gateway has no HEALTH_PORT listener. */
+const METRICS_ON_PUBLIC_PORT = ['gateway']
+/** Seconds between the process's own shutdown deadline (it logs and exits 1) and the kubelet's SIGKILL. */
+const SHUTDOWN_MARGIN_S = 5
+const KINDS = ['ConfigMap', 'Deployment', 'StatefulSet', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Ingress']
 
 const skip = kubectlSkipReason()
 
@@ -17,13 +28,13 @@ function portNumber(deployment: K8sObject, port: string | number): number | unde
 
 function checkBuild(dir: string) {
   const objects = () => build(dir)
-  const deployments = () => ofKind(objects(), 'Deployment')
+  const deployments = () => workloadsOf(objects())
   const eachDeployment = (check: (d: K8sObject) => void) => () => {
     for (const deployment of deployments()) {
       try {
         check(deployment)
       } catch (error) {
-        throw new Error(`Deployment ${deployment.metadata.name}: ${(error as Error).message}`)
+        throw new Error(`${deployment.kind} ${deployment.metadata.name}: ${(error as Error).message}`)
       }
     }
   }
@@ -36,9 +47,9 @@ function checkBuild(dir: string) {
     }
   })
 
-  it('has one Deployment per process, each running its own entry point', () => {
+  it('has one workload per process, each running its own entry point', () => {
     expect(deployments().map((d) => d.metadata.name).sort()).toEqual([...PROCESSES].sort())
-    for (const name of Object.keys(ENTRY_POINTS)) expect(named(objects(), 'Deployment', name)).toBeDefined()
+    for (const name of Object.keys(ENTRY_POINTS)) expect(workloadNamed(objects(), name)).toBeDefined()
     for (const name of PROCESSES) expect(Object.keys(ENTRY_POINTS)).toContain(name)
     for (const deployment of deployments()) {
       expect(containerOf(deployment).args).toEqual([deployment.metadata.name])
@@ -53,8 +64,34 @@ function checkBuild(dir: string) {
   }))
 
   it('rolls out one new pod at a time and never goes below the wanted count', eachDeployment((d) => {
+    // A StatefulSet cannot surge: it replaces one pod at a time (the spooling resolver, whose HPA keeps two or more).
+    if (d.kind === 'StatefulSet') return expect(d.spec.updateStrategy).toEqual({ type: 'RollingUpdate' })
     expect(d.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } })
   }))
+
+  it('keeps every scan spool on a volume that outlives the pod, writable by the process, larger than its bound', () => {
+    for (const d of deployments()) {
+      const settings = settingsOf(d, objects())
+      const dir = settings.get('SCAN_SPOOL_DIR')
+      if (!SPOOLING.includes(d.metadata.name)) {
+        expect({ name: d.metadata.name, dir }).toEqual({ name: d.metadata.name, dir: undefined })
+        continue
+      }
+      // Unset, the spool would be ${DATA_DIR}/scan-spool under the read-only root filesystem.
+      expect(dir).toBeTruthy()
+      const mount = containerOf(d).volumeMounts.find((m: { mountPath: string }) => m.mountPath === dir)
+      expect(mount).toBeDefined()
+      // Not an emptyDir (gone with the pod): a PVC per pod, which the replacement of the same name mounts again.
+      expect(d.kind).toBe('StatefulSet')
+      expect((d.spec.template.spec.volumes ?? []).map((v: { name: string }) => v.name)).not.toContain(mount.name)
+      const claim = d.spec.volumeClaimTemplates.find((c: K8sObject) => c.metadata.name === mount.name)
+      expect(claim).toBeDefined()
+      expect(quantity(claim.spec.resources.requests.storage)).toBeGreaterThan(Number(settings.get('SCAN_SPOOL_MAX_MB')) * 1024 * 1024)
+      expect(d.spec.persistentVolumeClaimRetentionPolicy).toEqual({ whenScaled: 'Retain', whenDeleted: 'Retain' })
+      const pod = d.spec.template.spec
+      expect(pod.securityContext.fsGroup).toBe(pod.securityContext.runAsGroup)
+    }
+  })
 
   it('runs as a non-root user, read-only, without capabilities', eachDeployment((d) => {
     const pod = d.spec.template.spec
@@ -87,19 +124,22 @@ function checkBuild(dir: string) {
 
   it('listens on the port its setting names, for the processes that serve HTTP', () => {
     for (const [name, setting] of Object.entries(FRONT_DOORS)) {
-      const deployment = named(objects(), 'Deployment', name)!
+      const deployment = workloadNamed(objects(), name)!
       expect(portNumber(deployment, 'http')).toBe(Number(settingsOf(deployment, objects()).get(setting)))
     }
   })
 
   it('gives a terminating pod time to leave the endpoints and to drain within the grace period', eachDeployment((d) => {
     const grace = d.spec.template.spec.terminationGracePeriodSeconds
-    expect(grace).toBeGreaterThanOrEqual(30)
     const preStop = containerOf(d).lifecycle?.preStop?.exec?.command
-    if (!(d.metadata.name in FRONT_DOORS)) return expect(preStop).toBeUndefined()
-    expect(preStop?.[0]).toBe('sleep')
-    expect(Number(preStop[1])).toBeGreaterThan(0)
-    expect(grace - Number(preStop[1])).toBeGreaterThanOrEqual(20)
+    if (d.metadata.name in FRONT_DOORS) {
+      expect(preStop?.[0]).toBe('sleep')
+      expect(Number(preStop[1])).toBeGreaterThan(0)
+    } else expect(preStop).toBeUndefined()
+    // The grace period counts the preStop hook; the process's deadline starts at SIGTERM, after it.
+    // A stop that hangs must hit that deadline (log why, exit 1) before the kubelet's SIGKILL.
+    const sleep = preStop ? Number(preStop[1]) : 0
+    expect(grace).toBeGreaterThanOrEqual(sleep + SHUTDOWN_DEADLINE_MS / 1000 + SHUTDOWN_MARGIN_S)
   }))
 
   it('has a Service per Deployment whose target ports the pods expose', () => {
@@ -126,8 +166,9 @@ function checkBuild(dir: string) {
     const autoscalers = ofKind(objects(), 'HorizontalPodAutoscaler')
     expect(autoscalers.map((a) => a.spec.scaleTargetRef.name).sort()).toEqual(Object.keys(FRONT_DOORS).sort())
     for (const hpa of autoscalers) {
-      expect(hpa.spec.scaleTargetRef.kind).toBe('Deployment')
-      expect(named(objects(), 'Deployment', hpa.spec.scaleTargetRef.name)!.spec.replicas).toBeUndefined()
+      const target = workloadNamed(objects(), hpa.spec.scaleTargetRef.name)!
+      expect(hpa.spec.scaleTargetRef.kind).toBe(target.kind)
+      expect(target.spec.replicas).toBeUndefined()
       expect(hpa.spec.minReplicas).toBeLessThanOrEqual(hpa.spec.maxReplicas)
       expect(hpa.spec.metrics[0].resource.name).toBe('cpu')
     }
@@ -140,19 +181,31 @@ function checkBuild(dir: string) {
     expect(rate.pods.target.type).toBe('AverageValue')
   })
 
-  it('has Prometheus scrape /metrics on the port where each process serves it', eachDeployment((d) => {
+  it('has Prometheus scrape /metrics on the port where each process serves it, its probe port where it has one', eachDeployment((d) => {
     const annotations = d.spec.template.metadata.annotations ?? {}
     expect(annotations['prometheus.io/scrape']).toBe('true')
     expect(annotations['prometheus.io/path']).toBe('/metrics')
-    const setting = FRONT_DOORS[d.metadata.name] ?? 'HEALTH_PORT'
+    const setting = METRICS_ON_PUBLIC_PORT.includes(d.metadata.name) ? 'PORT' : 'HEALTH_PORT'
     expect(Number(annotations['prometheus.io/port'])).toBe(Number(settingsOf(d, objects()).get(setting)))
     expect(portNumber(d, Number(annotations['prometheus.io/port']))).toBeDefined()
   }))
 
-  it('runs every process over NATS, on MongoDB, with the Redis limiter', () => {
+  it('scrapes no process through the port its public Service forwards to (but the gateway, which has no other)', () => {
+    for (const service of ofKind(objects(), 'Service')) {
+      const d = workloadNamed(objects(), service.metadata.name)!
+      if (METRICS_ON_PUBLIC_PORT.includes(d.metadata.name)) continue
+      const scraped = Number(d.spec.template.metadata.annotations['prometheus.io/port'])
+      const forwarded = service.spec.ports.filter((p: { port: number }) => p.port === 80).map((p: { targetPort: string | number }) => portNumber(d, p.targetPort))
+      expect({ service: service.metadata.name, forwarded: forwarded.includes(scraped) }).toEqual({ service: service.metadata.name, forwarded: false })
+    }
+  })
+
+  it('runs every process over NATS, with the Redis limiter, and those with a store on MongoDB', () => {
     for (const deployment of deployments()) {
       const settings = settingsOf(deployment, objects())
-      expect([settings.get('TRANSPORT'), settings.get('STORE'), settings.get('LIMITER')]).toEqual(['nats', 'mongo', 'redis'])
+      // The gateway and the resolver open no store: no STORE, so loadConfig does not ask them for MONGODB_URL.
+      const store = deployment.metadata.name in FRONT_DOORS ? undefined : 'mongo'
+      expect([deployment.metadata.name, settings.get('TRANSPORT'), settings.get('STORE'), settings.get('LIMITER')]).toEqual([deployment.metadata.name, 'nats', store, 'redis'])
     }
   })
 }
@@ -168,17 +221,27 @@ else {
     })
 
     it('runs the released image, not the local placeholder', () => {
-      for (const deployment of ofKind(build(PRODUCTION), 'Deployment')) expect(containerOf(deployment).image).toMatch(/^[^:]+\/library-records:[\w.-]+$/)
+      for (const deployment of workloadsOf(build(PRODUCTION))) expect(containerOf(deployment).image).toMatch(/^[^:]+\/library-records:[\w.-]+$/)
     })
 
     it('keeps two pods of every process, so one can be drained or replaced at a time', () => {
-      for (const deployment of ofKind(build(PRODUCTION), 'Deployment'))
+      for (const deployment of workloadsOf(build(PRODUCTION)))
         if (!(deployment.metadata.name in FRONT_DOORS)) expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2)
       for (const hpa of ofKind(build(PRODUCTION), 'HorizontalPodAutoscaler')) expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2)
     })
 
     it('publishes short links under an https domain', () => {
       expect(ofKind(build(PRODUCTION), 'ConfigMap')[0]!.data!.SHORT_BASE_URL).toMatch(/^https:\/\//)
+    })
+
+    it('routes the public only to the API (/v1, /docs) and to the short links, never to the gateway\'s /metrics or probes', () => {
+      const ingresses = ofKind(build(PRODUCTION), 'Ingress')
+      expect(ingresses).toHaveLength(1)
+      const shortHost = new URL(ofKind(build(PRODUCTION), 'ConfigMap')[0]!.data!.SHORT_BASE_URL!).host
+      const routes = ingresses[0]!.spec.rules.flatMap((rule: any) =>
+        rule.http.paths.map((p: any) => `${rule.host === shortHost ? 'short' : 'api'} ${p.pathType} ${p.path} -> ${p.backend.service.name}:${p.backend.service.port.name}`))
+      expect(routes.sort()).toEqual(['api Prefix /docs -> gateway:http', 'api Prefix /v1 -> gateway:http', 'short Prefix / -> resolver:http'])
+      expect(ingresses[0]!.spec.defaultBackend).toBeUndefined()
     })
   })
 }

@@ -42,7 +42,13 @@ export function build(dir: string): K8sObject[] {
 export const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind)
 export const named = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name)
 
-/** The one container of a Deployment's pod. */
+/** The kinds that run a process's pods: a Deployment, or a StatefulSet where a pod keeps a volume (the resolver). */
+export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet']
+/** Every Deployment and StatefulSet. */
+export const workloadsOf = (objects: K8sObject[]) => objects.filter((o) => WORKLOAD_KINDS.includes(o.kind))
+export const workloadNamed = (objects: K8sObject[], name: string) => workloadsOf(objects).find((o) => o.metadata.name === name)
+
+/** The one container of a workload's pod. */
 export const containerOf = (deployment: K8sObject) => deployment.spec.template.spec.containers[0]
 
 /** True when every label of `selector` is on `labels`. */
