@@ -103,7 +103,7 @@ const HELD_MAX = 10_000
  * start), else in memory.
  */
 function createHeldEvents(publish: (batch: HeldEvents) => Promise<void>, spool: Spool<HeldEvents> | undefined, retryMs: number) {
-  const memory: HeldEvents[] = []
+  let memory: HeldEvents[] = []
   let timer: Timer | undefined
   let failing = false
   const size = () => memory.length + (spool?.size() ?? 0)
@@ -125,7 +125,11 @@ function createHeldEvents(publish: (batch: HeldEvents) => Promise<void>, spool: 
       }
     }
     if (spool) spool.dropOldest()
-    else memory.splice(0, batches.length)
+    else {
+      // Not by count: a batch held meanwhile past HELD_MAX shifted the oldest out.
+      const published = new Set(batches)
+      memory = memory.filter((batch) => !published.has(batch))
+    }
     failing = size() > 0
     if (failing) return schedule(0)
     log().info({ held: 0 }, 'JetStream takes record events again: every held one is published')

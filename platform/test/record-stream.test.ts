@@ -141,6 +141,20 @@ else
       }
     }, 60_000)
 
+    it('holds the events of a failed publish in memory without a spool, and publishes them once JetStream answers again', async () => {
+      await jsm.streams.delete(RECORD_EVENT_STREAM).catch(() => false)
+      const sink = createJetStreamRecordEvents(nc, { timeoutMs: 300, retryMs: 50 })
+      await sink(event(1))
+      await server.down()
+      try {
+        for (const e of range(2, 3)) await sink(e)
+      } finally {
+        await server.up()
+      }
+      await waitUntil(async () => (await storedEventIds().catch(() => [])).length === 3, 15_000, 'the held events in the stream')
+      expect(await storedEventIds()).toEqual(range(1, 3).map((e) => e.id))
+    }, 30_000)
+
     it('keeps each message within maxBatchBytes: a burst larger than that goes as several messages, every event once', async () => {
       await jsm.streams.delete(RECORD_EVENT_STREAM).catch(() => false)
       const maxBatchBytes = 1000
