@@ -38,20 +38,26 @@ export function replay(receipt: Receipt, fingerprint: string): unknown {
  * there by then, the twin's answer is replayed. With `claims`
  * (receipts kept apart per service), the key is claimed for this route and body first, so the
  * same key on another service's route is 422 too; validate the body before calling this, since
- * a claim is never taken back and a refused request must not hold its key.
+ * a claim is never taken back and a refused request must not hold its key. `checks` (a check
+ * that costs a look-up, such as a DNS query) run only when no earlier answer replays, before the
+ * key is claimed: a retry of a write that succeeded is answered whatever they would say now.
  */
 export async function idempotent<T>(
   store: ReceiptStore,
-  request: { scope: string; key: string | undefined; route: string; body: unknown; now: number },
+  request: { scope: string; key: string | undefined; route: string; body: unknown; now: number; checks?: () => Promise<void> },
   create: (receipt: ((response: T) => Receipt) | undefined) => Promise<T>,
   claims?: KeyClaims,
 ): Promise<T> {
   const key = checkIdempotencyKey(request.key)
-  if (!key) return create(undefined)
+  if (!key) {
+    await request.checks?.()
+    return create(undefined)
+  }
   const fingerprint = fingerprintOf(request.route, request.body)
   const since = request.now - IDEMPOTENCY_TTL_S
   const earlier = await store.findReceipt(request.scope, key, since)
   if (earlier) return replay(earlier, fingerprint) as T
+  await request.checks?.()
   // Claimed before the records are written: a crash in between leaves a claim that a retry of
   // the same request passes, never records that another route's request could double.
   if (claims && (await claims.claim(request.scope, key, fingerprint, request.now, since)) !== fingerprint) throw usedElsewhere()

@@ -110,6 +110,22 @@ describe('idempotent', () => {
     expect(await idempotent(failing, request(), async () => { throw conflict }).catch((e) => e)).toBe(conflict)
   })
 
+  it('runs `checks` only when no earlier answer replays, before the key is claimed: a refusal holds no key', async () => {
+    const store = memoryReceipts()
+    const claimed: string[] = []
+    const claims = { claim: async (_scope: string, key: string, fingerprint: string) => (claimed.push(key), fingerprint) }
+    let checked = 0
+    const refuse = async () => {
+      checked++
+      throw new AppError('bad_request', 'refused')
+    }
+    expect((await idempotent(store, request({ checks: refuse }), async () => 'never', claims).catch((e) => e)).status).toBe(400)
+    expect([checked, claimed]).toEqual([1, []])
+    await idempotent(store, request(), async (receiptFor) => (store.write(receiptFor!('first')), 'first'), claims)
+    expect(await idempotent(store, request({ checks: refuse }), async () => 'again', claims)).toBe('first')
+    expect(checked).toBe(1) // the retry was answered without them
+  })
+
   it('runs again once the receipt is older than a day', async () => {
     const store = memoryReceipts()
     await idempotent(store, request({ now: 1000 }), async (receiptFor) => (store.write(receiptFor!('first')), 'first'))

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto'
 import { compileBodyCheck, orBadRequest } from '@lr/library-records'
 import { nanoid } from 'nanoid'
 import {
-  AppError, checkOf, type Deleted, IDEMPOTENCY_TTL_S, type KeyClaims, libraryOf, type Principal, RecordEvent, ScanEvent, WEBHOOK_ATTEMPTS_KEPT, WebhookCreateBody, type WebhookCreated,
+  AppError, checkOf, type Deleted, type KeyClaims, libraryOf, type Principal, RecordEvent, ScanEvent, WEBHOOK_ATTEMPTS_KEPT, WebhookCreateBody, type WebhookCreated,
   type WebhookDeliveries, type WebhookEndpoint, WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookList, WEBHOOKS_PER_LIBRARY,
 } from '@lr/proto'
-import { checkIdempotencyKey, fingerprintOf, idempotent, replay } from '@lr/platform/idempotency'
+import { idempotent } from '@lr/platform/idempotency'
 import { log } from '@lr/platform/log'
 import { destinationProblem } from './destination'
 import { EndpointLimitReached, type StoredEndpoint, type StoredMessage, type WebhookStore } from './ports'
@@ -59,7 +59,6 @@ const limitReached = () => new AppError('bad_request', `a library has at most ${
 const checkCreate = compileBodyCheck(WebhookCreateBody)
 /** A create's route in its receipt's fingerprint (fingerprintOf): the key of another route's request is 422. */
 const CREATE_ROUTE = 'webhooks.create'
-type CreateRequest = Parameters<typeof idempotent>[1]
 
 /**
  * Endpoint management (scoped to the principal's library, admins and owners only) and the
@@ -133,13 +132,6 @@ export function createWebhookService(deps: WebhookDeps) {
     return library
   }
 
-  /** The first answer to this create when its Idempotency-Key has one (422 when it answered another request); else null. */
-  async function earlierAnswer(request: CreateRequest): Promise<WebhookCreated | null> {
-    const key = checkIdempotencyKey(request.key)
-    const earlier = key ? await store.findReceipt(request.scope, key, request.now - IDEMPOTENCY_TTL_S) : null
-    return earlier && (replay(earlier, fingerprintOf(request.route, request.body)) as WebhookCreated)
-  }
-
   /** The library of a code when an endpoint of it takes scans; null when no endpoint would get its scans. */
   async function scanLibraryOf(code: string): Promise<string | null> {
     const library = await libraryOfCode(code)
@@ -156,17 +148,17 @@ export function createWebhookService(deps: WebhookDeps) {
       // Checked before the key is looked at: a refused request holds no key.
       const { url, events } = orBadRequest(() => checkCreate(body))
       const at = Math.floor(nowMs() / 1000)
-      const request = { scope: principal.key_id, key: idempotencyKey, route: CREATE_ROUTE, body, now: at }
-      // A retry is answered before the destination (DNS) and the limit are checked: a create that
-      // succeeded is replayed with its 201 even once the library is at its limit (that endpoint
-      // may be the tenth) or the name resolves elsewhere. The checks stay outside the create, so
-      // a request they refuse claims no key (idempotent): a corrected body may use it again.
-      const earlier = await earlierAnswer(request)
-      if (earlier) return earlier
-      const problem = await destinationProblem(url, settings.allowPrivate)
-      if (problem) throw new AppError('bad_request', problem)
-      // Checked here too, before an insert: the common refusal costs no write.
-      if ((await store.listEndpoints(library)).length >= WEBHOOKS_PER_LIBRARY) throw limitReached()
+      // The destination (DNS) and the limit are checked once no earlier answer replays: a create
+      // that succeeded is replayed with its 201 even once the library is at its limit (that
+      // endpoint may be the tenth) or the name resolves elsewhere; a request they refuse claims
+      // no key, so a corrected body may use it again (idempotent's `checks`).
+      const checks = async () => {
+        const problem = await destinationProblem(url, settings.allowPrivate)
+        if (problem) throw new AppError('bad_request', problem)
+        // The store decides the limit at the insert; checked here too, so the common refusal costs no write.
+        if ((await store.listEndpoints(library)).length >= WEBHOOKS_PER_LIBRARY) throw limitReached()
+      }
+      const request = { scope: principal.key_id, key: idempotencyKey, route: CREATE_ROUTE, body, now: at, checks }
       return idempotent<WebhookCreated>(store, request, async (receiptFor) => {
         const endpoint: StoredEndpoint = {
           id: `wh_${nanoid()}`, url, events, status: 'enabled', created_at: at, disabled_at: null,
