@@ -5,6 +5,7 @@ import { dataBytesOf, encodeReply, observeRound, replyWithin, REQUEST_ID_HEADER,
 import { errorFields, log } from './log'
 import { natsConnectOptions } from './nats-connect'
 import { createNatsRequests } from './nats-requests'
+import { createSettlers } from './nats-settlers'
 import { currentRequestId } from './request-context'
 
 const encoder = new TextEncoder()
@@ -42,6 +43,8 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
 export interface NatsBusOptions {
   /** BUS_MAX_PAYLOAD_BYTES; the server's max_payload lowers it when smaller. Default DEFAULT_MAX_PAYLOAD. */
   maxPayload?: number
+  /** How long a settled publish waits for its settlers (nats-settlers.ts); default SETTLE_TIMEOUT_MS. */
+  settleTimeoutMs?: number
 }
 
 export async function createNatsBus(url: string, name: string, options: NatsBusOptions = {}): Promise<NatsBus> {
@@ -61,9 +64,13 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
   // the connection drops fail too: their replies would be lost with it.
   let connected = true
   const requests = createNatsRequests(nc)
+  const settlers = createSettlers(nc, { settleTimeoutMs: options.settleTimeoutMs })
   void (async () => {
     for await (const status of nc.status()) {
-      if (status.type === Events.Reconnect) connected = true
+      if (status.type === Events.Reconnect) {
+        connected = true
+        settlers.reconnected()
+      }
       if (status.type !== Events.Disconnect) continue
       connected = false
       requests.failAll(notConnected())
@@ -87,6 +94,8 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
   }
   async function stopServing(): Promise<void> {
     if (nc.isClosed()) return
+    // Publishers stop waiting for this bus's answers; events it already took are still answered.
+    settlers.leave()
     const draining = [...subscriptions].map((sub) => sub.drain().catch(() => undefined))
     subscriptions.clear()
     await within(DRAIN_TIMEOUT_MS, Promise.all(draining))
@@ -164,12 +173,14 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
       return keep(sub)
     },
 
-    // `settled` changes nothing here: the subscribers are other processes, which nothing waits for.
-    async publish(subject, event) {
+    // `settled` waits for the subscribers that settle the subject (nats-settlers.ts), not for every one.
+    async publish(subject, event, opts) {
+      if (opts?.settled) return settlers.publishSettled(subject, encode(event), connected)
       nc.publish(subject, encode(event))
     },
 
     subscribe(pattern, handler, opts) {
+      const settles = opts?.settles === true
       const sub = nc.subscribe(pattern, {
         queue: opts?.queue,
         callback: (err, msg) => {
@@ -177,11 +188,25 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
           track(
             Promise.resolve()
               .then(() => handler(decode(msg.data), msg.subject))
-              .catch((error) => log().error({ pattern, ...errorFields(error) }, 'bus subscriber failed')),
+              .then(
+                () => {
+                  if (settles) settlers.answer(msg, true)
+                },
+                (error) => {
+                  log().error({ pattern, ...errorFields(error) }, 'bus subscriber failed')
+                  if (settles) settlers.answer(msg, false)
+                },
+              ),
           )
         },
       })
-      return keep(sub)
+      const unsubscribe = keep(sub)
+      if (!settles) return unsubscribe
+      const release = settlers.add(pattern)
+      return () => {
+        release()
+        unsubscribe()
+      }
     },
 
     async ping() {

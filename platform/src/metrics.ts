@@ -47,6 +47,10 @@ export const busHandlerDuration = new TallyHistogram(
   ['subject', 'outcome'],
   LATENCY_BUCKETS,
 )
+export const eventsUnsettled = new Counter({
+  name: 'lr_bus_events_unsettled_total',
+  help: 'Over NATS, answers a settled publish (a dynamic code\'s change) did not get in time from a subscriber that settles its subject (a resolver replica)',
+})
 // A tally as well: counted on the resolver's hot path.
 export const scansPublished = new TallyCounter('lr_scans_published_total', 'Scans the resolver handed to the scan stream (acknowledged by it)', [])
 const published = scansPublished.labels({})

@@ -30,12 +30,19 @@ export interface Bus {
   serve(subject: string, handler: Handler, opts?: { queue?: string }): () => void
   /**
    * Publishes an event; subjects may be matched by subscribers with `*` and `>`. With `settled`,
-   * the in-process bus resolves only once every subscriber's handler has settled (the promise it
-   * returned too), so a publisher can answer after its event took effect in this process (a
-   * dynamic code's change in every resolver thread); over NATS it resolves once sent, as always.
+   * it resolves only once the event took effect where a publisher must wait for it (a dynamic
+   * code's change in every resolver, so the very next scan obeys it): the in-process bus waits
+   * for every subscriber's handler to settle (the promise it returned too); over NATS, where a
+   * publisher cannot see the subscribers, for each live one that subscribed with `settles`,
+   * at most a bounded time each (platform/src/nats-settlers.ts).
    */
   publish(subject: string, event: unknown, opts?: { settled?: boolean }): Promise<void>
-  subscribe(pattern: string, handler: EventHandler, opts?: { queue?: string }): () => void
+  /**
+   * `queue` shares the events among a group's members (one each). `settles`: a `settled`
+   * publish over NATS waits for this subscriber's handler (a plain one is waited for only in
+   * one process, where every subscriber is).
+   */
+  subscribe(pattern: string, handler: EventHandler, opts?: { queue?: string; settles?: boolean }): () => void
   /**
    * Whether an event published on `subject` now would reach a subscriber. Only a bus that knows
    * every subscriber has it (the in-process one); without it, assume one does.

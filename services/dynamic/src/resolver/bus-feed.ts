@@ -6,8 +6,9 @@ import { createResolver, type Resolver, type ResolverDeps, type ResolverFeed, re
 export function createBusFeed(bus: Bus, lookupTimeoutMs = 3000): ResolverFeed {
   return {
     lookup: (code) => bus.request<ResolveReply>(DYNAMIC_SUBJECTS.resolve, { code }, { timeoutMs: lookupTimeoutMs }),
-    // No queue group: every resolver must hear every change.
-    follow: (changed) => bus.subscribe(DYNAMIC_CHANGED_ALL, (event) => changed(decode(ResolverEntry, event))),
+    // No queue group: every resolver must hear every change. `settles`: over NATS the dynamic
+    // service answers a PATCH, DELETE or review once every live resolver has applied it.
+    follow: (changed) => bus.subscribe(DYNAMIC_CHANGED_ALL, (event) => changed(decode(ResolverEntry, event)), { settles: true }),
   }
 }
 
