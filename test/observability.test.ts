@@ -6,13 +6,16 @@ import { freshMember, type Member } from './harness/fixtures'
 import { freePort, waitUntil } from './harness/ports'
 import { sample } from './harness/metrics'
 import { skipReason } from './harness/servers'
-import { type Stack, startInProcessStack, startNatsStack } from './harness/stack'
+import { spawnExtraResolver, type Stack, startInProcessStack, startNatsStack } from './harness/stack'
 import { LIMITS_ENV } from './api/limits.suite'
 
 // What a platform team sees of a running deployment: JSON log lines with levels, one access line
 // per API request (whatever its status) that a service's lines join by request_id, and
-// Prometheus metrics on the gateway's and the resolver's ports and on a service's HEALTH_PORT.
+// Prometheus metrics on the gateway's port, on a service's HEALTH_PORT, and on the resolver's
+// HEALTH_PORT when set, else on its SHORT_PORT.
 const ROOT = join(import.meta.dir, '..')
+/** A scan from a browser: counted (Bun's own User-Agent is an HTTP library's, which is not). */
+const BROWSER = { headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0) Chrome/120.0 Safari/537.36' } }
 
 /** Every JSON log line in a deployment's output, with the process that wrote it. */
 function jsonLines(output: string): Record<string, any>[] {
@@ -119,10 +122,10 @@ else {
       await keptPageCase(stack, await freshMember(stack), () => Bun.sleep(1100))
     })
 
-    it('serves metrics on the resolver port: answers by status and scans published', async () => {
+    it('serves metrics on the resolver port while its HEALTH_PORT is unset: answers by status and scans published', async () => {
       await Bun.sleep(1100)
       const code = (await call(stack, 'POST', '/v1/dynqrcodes', { key: member.key, body: { destination_url: 'https://example.com/m', name: 'M' } })).body.created[0].code
-      expect((await stack.short(`/${code}`, { headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0) Chrome/120.0 Safari/537.36' } })).status).toBe(302)
+      expect((await stack.short(`/${code}`, BROWSER)).status).toBe(302)
       expect((await stack.short('/NoSuchCode1')).status).toBe(404)
       let metrics = ''
       await waitUntil(async () => {
@@ -134,6 +137,28 @@ else {
       expect(sample(metrics, 'lr_scans_buffered')).toBe(0)
       expect(sample(metrics, 'lr_scans_dropped_total')).toBe(0)
     })
+
+    it('serves a resolver\'s metrics on its HEALTH_PORT when set, and not on SHORT_PORT: /metrics there is a 404 as any path that is no code', async () => {
+      await Bun.sleep(1100)
+      const healthPort = await freePort()
+      const resolver = await spawnExtraResolver(stack, { HEALTH_PORT: String(healthPort), RESOLVER_THREADS: '2' })
+      try {
+        const code = (await call(stack, 'POST', '/v1/dynqrcodes', { key: member.key, body: { destination_url: 'https://example.com/h', name: 'H' } })).body.created[0].code
+        expect((await resolver.short(`/${code}`, BROWSER)).status).toBe(302)
+        const answer = await resolver.short('/metrics')
+        expect([answer.status, await answer.text()]).toEqual([404, 'Not found: no such short link.\n'])
+        let metrics = ''
+        await waitUntil(async () => {
+          metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text()
+          return (sample(metrics, 'lr_scans_published_total') ?? 0) >= 1
+        }, 5000, 'the scan to be acknowledged')
+        expect(sample(metrics, 'lr_http_requests_total{server="resolver",route="/:code",method="GET",status="302"}')).toBe(1)
+        // The start-up check for `/` and the /metrics above.
+        expect(sample(metrics, 'lr_http_requests_total{server="resolver",route="/:code",method="GET",status="404"}')).toBeGreaterThanOrEqual(2)
+      } finally {
+        await resolver.stop()
+      }
+    }, 30_000)
 
     it('serves a service\'s metrics on its HEALTH_PORT: store latency, handler latency and the consumer\'s lag', async () => {
       const port = await freePort()

@@ -6,9 +6,10 @@ export { httpDuration, httpRequests, secondsSince } from './http-tallies'
 
 /**
  * Prometheus metrics of this process, in prom-client's default registry: one registry per
- * process, exposed as /metrics on the gateway's and the resolver's ports and on HEALTH_PORT for
- * the NATS-only services. Names and labels are listed in README "Operations". Labels stay
- * bounded: routes are patterns (`/v1/qrcodes/:qr_id`), subjects are request subjects, never codes.
+ * process, exposed as /metrics on the gateway's port and on HEALTH_PORT, and on the resolver's
+ * SHORT_PORT only while HEALTH_PORT is unset (services/dynamic/src/resolver/serve.ts). Names and
+ * labels are listed in README "Logs and metrics". Labels stay bounded: routes are patterns
+ * (`/v1/qrcodes/:qr_id`), subjects are request subjects, never codes.
  */
 // prom-client's collectDefaultMetrics writes `Nan` for the event-loop gauges under Bun, which a
 // Prometheus scrape rejects; these read the same figures Bun does have.

@@ -18,7 +18,10 @@ export const ConfigSchema = T.Object({
    * services/dynamic/src/resolver/serve.ts); 0: the main thread answers them, beside the API.
    */
   RESOLVER_THREADS: T.Optional(T.Integer({ minimum: 0, maximum: 64 })),
-  /** Probe listener (/healthz, /readyz) of a process without its own HTTP API; 0: none. */
+  /**
+   * Probe listener (/healthz, /readyz, /metrics) of a process without its own HTTP API; 0: none.
+   * Set, the resolver's SHORT_PORT no longer answers /metrics (`bun start` has them on PORT).
+   */
   HEALTH_PORT: port(0),
   /**
    * Prefix of every short_url; unset: `http://localhost:<SHORT_PORT>` (loadConfig), where `bun

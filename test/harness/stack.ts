@@ -148,10 +148,10 @@ export async function spawnExtraGateway(stack: Stack, extra: Record<string, stri
   }
 }
 
-/** Another resolver process of a NATS deployment, on its own SHORT_PORT (for cache-invalidation tests). */
-export async function spawnExtraResolver(stack: Stack) {
+/** Another resolver process of a NATS deployment, on its own SHORT_PORT (for cache-invalidation tests), with settings of its own when given. */
+export async function spawnExtraResolver(stack: Stack, extra: Record<string, string> = {}) {
   const port = await freePort()
-  const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.resolver)], { cwd: ROOT, env: { ...stack.env, SHORT_PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
+  const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.resolver)], { cwd: ROOT, env: { ...stack.env, ...extra, SHORT_PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
   const base = `http://127.0.0.1:${port}`
   await waitUntil(async () => (await fetch(`${base}/`)).status === 404, 15_000, 'the second resolver')
   return {

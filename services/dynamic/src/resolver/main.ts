@@ -12,7 +12,8 @@ import { serveShortLinks } from './serve'
 
 // Process entry of the short-link resolver when TRANSPORT=nats: its own listener on SHORT_PORT,
 // never behind the gateway. Any number may run; each follows every change event. Its path space
-// is codes, so probes (/healthz, /readyz) are on HEALTH_PORT when set.
+// is codes, so probes (/healthz, /readyz) are on HEALTH_PORT when set, and so are the metrics:
+// SHORT_PORT then answers /metrics as any path that is no code (serve.ts).
 const config = loadConfigOrExit(Bun.env)
 startLogging('resolver', config.LOG_LEVEL)
 const { bus, scans, short, health } = await startOrExit('resolver', async () => {

@@ -6,14 +6,15 @@ type Fetch = (request: Request, server?: any) => Response | Promise<Response>
 
 /**
  * The resolver's HTTP listener with metrics, as Bun.serve options: every answer counted and timed
- * by status (lr_http_requests_total / lr_http_request_duration_seconds, server="resolver"),
- * /metrics served (a reserved word, never a code) as a route Bun matches itself, so a redirect
- * pays no check for it, and one log line per error answer (5xx). A 302 writes no log line: at
- * tens of thousands per second the scan stream is its record. `metrics` answers /metrics:
- * metricsResponse, or in a resolver thread a question to the main thread, whose registry holds
- * the whole process's (this file loads no prom-client, for that thread's sake).
+ * by status (lr_http_requests_total / lr_http_request_duration_seconds, server="resolver"), and
+ * one log line per error answer (5xx). A 302 writes no log line: at tens of thousands per second
+ * the scan stream is its record. `metrics`, when given, answers /metrics (a reserved word, never
+ * a code) as a route Bun matches itself, so a redirect pays no check for it: metricsResponse, or
+ * in a resolver thread a question to the main thread, whose registry holds the whole process's
+ * (this file loads no prom-client, for that thread's sake). Without it /metrics is a path like
+ * any other that is no code: the resolver's 404, counted.
  */
-export function observeResolver(fetch: Fetch, metrics: () => Promise<Response>): { routes: { '/metrics': () => Promise<Response> }; fetch: Fetch } {
+export function observeResolver(fetch: Fetch, metrics?: () => Promise<Response>): { routes: Record<string, () => Promise<Response>>; fetch: Fetch } {
   const children = new Map<number, { count: { inc(): void }; time: { observe(v: number): void } }>()
   const series = (request: Request, status: number) => {
     const key = status * 2 + (request.method === 'HEAD' ? 1 : 0)
@@ -50,5 +51,5 @@ export function observeResolver(fetch: Fetch, metrics: () => Promise<Response>):
     if (answer instanceof Promise) return answer.then((response) => done(request, started, response), (error) => done(request, started, failed(request, error)))
     return done(request, started, answer)
   }
-  return { routes: { '/metrics': metrics }, fetch: observed }
+  return { routes: metrics ? { '/metrics': metrics } : {}, fetch: observed }
 }

@@ -28,13 +28,21 @@ export const defaultResolverThreads = (cpus = usableCpus()): number => (cpus > 1
  * defaultResolverThreads), which share the port, or with 0 on this thread by `resolver()`. A
  * thread that dies stops the process with one error line: its share of the connections could no
  * longer be answered.
+ *
+ * /metrics is answered there only while HEALTH_PORT is unset (0). Every path of the short-link
+ * host must reach SHORT_PORT, so no ingress rule can keep a path of it from the internet; with
+ * HEALTH_PORT set the metrics are served there (the resolver process; `bun start` has them on
+ * PORT), and /metrics on SHORT_PORT is the 404 of any path that is no code. Unset, the resolver
+ * process has no other listener for them.
  */
 export async function serveShortLinks(options: { config: Config; bus: Bus; scans: ScanPublisher; resolver: () => Resolver }): Promise<ShortLinks> {
   const { config } = options
   const threads = config.RESOLVER_THREADS ?? defaultResolverThreads()
+  const answerMetrics = config.HEALTH_PORT === 0
   if (threads === 0) {
     const resolver = options.resolver()
-    const server = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', ...observeResolver(resolver.fetch, metricsResponse) }))
+    const observed = observeResolver(resolver.fetch, answerMetrics ? metricsResponse : undefined)
+    const server = listening('SHORT_PORT', config.SHORT_PORT, () => Bun.serve({ port: config.SHORT_PORT, hostname: '0.0.0.0', ...observed }))
     return {
       port: server.port!,
       threads,
@@ -50,6 +58,7 @@ export async function serveShortLinks(options: { config: Config; bus: Bus; scans
     bus: options.bus,
     publishScans: options.scans.publishBatch,
     settings: resolverSettingsOf(config),
+    answerMetrics,
     failed: (error) => {
       log().error(errorFields(error), 'a resolver thread ended: stopping, short links can no longer all be answered')
       process.exit(1)

@@ -8,7 +8,8 @@ import type { ResolverSettings } from './resolver'
  * its scans on to the scan publisher and gathers its tallies before a scrape.
  */
 export type ToThread =
-  | { t: 'start'; settings: ResolverSettings; port: number; blocks: readonly SharedArrayBuffer[] }
+  /** `answerMetrics`: the thread's listener answers /metrics (ResolverThreadsOptions). */
+  | { t: 'start'; settings: ResolverSettings; port: number; blocks: readonly SharedArrayBuffer[]; answerMetrics: boolean }
   /** A capped code's answer names the slot of its count (./shared-counts.ts). */
   | { t: 'looked'; id: number; reply: ResolveReply; slot?: number }
   /** A new block of count slots, sent before any answer naming a slot in it. */

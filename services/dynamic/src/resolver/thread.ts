@@ -80,7 +80,7 @@ function start(message: Extract<ToThread, { t: 'start' }>): void {
   const resolver = createResolver({ ...message.settings, feed, publishScan, counts: shared.counts })
   let server: ReturnType<typeof Bun.serve>
   try {
-    server = Bun.serve({ port: message.port, hostname: '0.0.0.0', reusePort: true, ...observeResolver(resolver.fetch, askMetrics) })
+    server = Bun.serve({ port: message.port, hostname: '0.0.0.0', reusePort: true, ...observeResolver(resolver.fetch, message.answerMetrics ? askMetrics : undefined) })
   } catch (error) {
     resolver.stop()
     return post({ t: 'failed', message: (error as Error)?.message ?? String(error), code: (error as { code?: string })?.code })

@@ -19,6 +19,12 @@ export interface ResolverThreadsOptions {
   /** Where the threads' scans go on (this thread's scan publisher's publishBatch). */
   publishScans: (batch: ScanBatch) => void
   settings: ResolverSettings
+  /**
+   * Whether the threads' listeners answer /metrics (with the whole process's metrics, asked of
+   * this thread). Without, /metrics there is the 404 of a path that is no code; this thread still
+   * gathers their tallies before every scrape of its registry, wherever that is served.
+   */
+  answerMetrics: boolean
   /** A thread died while serving: the process cannot answer its share of the connections. */
   failed: (error: Error) => void
 }
@@ -121,7 +127,7 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
         ended.add(worker)
         died('ended')
       })
-      worker.postMessage({ t: 'start', settings: options.settings, port, blocks: countSlots.blocks() } satisfies ToThread)
+      worker.postMessage({ t: 'start', settings: options.settings, port, blocks: countSlots.blocks(), answerMetrics: options.answerMetrics } satisfies ToThread)
     })
   }
 

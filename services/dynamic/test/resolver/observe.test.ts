@@ -8,7 +8,7 @@ const request = () => new Request('http://short.test/AbCdEf12345')
 /** This process's count of resolver answers with `status` (lr_http_requests_total). */
 async function answered(status: number): Promise<number> {
   const { routes } = observeResolver(redirect, metricsResponse)
-  const text = await (await routes['/metrics']()).text()
+  const text = await (await routes['/metrics']!()).text()
   const line = text.split('\n').find((l) => l.startsWith('lr_http_requests_total{') && l.includes('server="resolver"') && l.includes('method="GET"') && l.includes(`status="${status}"`))
   return line ? Number(line.split(' ').at(-1)) : 0
 }
@@ -28,6 +28,17 @@ describe('observeResolver', () => {
     expect(answer).toBeInstanceOf(Promise)
     expect((await answer).status).toBe(302)
     expect(await answered(302)).toBe(before + 1)
+  })
+
+  it('routes /metrics to the metrics answer only when given one: without, it is the resolver\'s path like any other, counted', async () => {
+    expect(Object.keys(observeResolver(redirect, metricsResponse).routes)).toEqual(['/metrics'])
+    const notFound = () => new Response('Not found: no such short link.\n', { status: 404 })
+    const { routes, fetch } = observeResolver(notFound)
+    expect(routes).toEqual({})
+    const before = await answered(404)
+    const answer = await fetch(new Request('http://short.test/metrics'))
+    expect([answer.status, await answer.text()]).toEqual([404, 'Not found: no such short link.\n'])
+    expect(await answered(404)).toBe(before + 1)
   })
 
   for (const [how, fetch] of [

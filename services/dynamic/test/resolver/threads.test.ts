@@ -54,6 +54,7 @@ async function start(options: { threads?: number; analyticsCount?: number } = {}
       scans.push(...(JSON.parse(batch.events) as ScanEvent[]))
     },
     settings: { trustProxy: false, visitorHashKey: KEY },
+    answerMetrics: true,
     failed: (error) => void failures.push(error),
   })
   const get = (code: string, init: RequestInit = {}) =>
@@ -231,7 +232,7 @@ describe('resolver threads', () => {
       try {
         const bus = createLocalBus()
         const error = await startResolverThreads({
-          threads: 2, port: taken.port!, bus, publishScans: () => {}, settings: { trustProxy: false, visitorHashKey: KEY }, failed: () => {},
+          threads: 2, port: taken.port!, bus, publishScans: () => {}, settings: { trustProxy: false, visitorHashKey: KEY }, answerMetrics: true, failed: () => {},
         }).then(() => undefined, (e: unknown) => e)
         expect(error).toBeInstanceOf(StartupError)
         expect((error as Error).message).toBe(`port ${taken.port} (SHORT_PORT) is already in use`)

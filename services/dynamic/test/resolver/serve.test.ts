@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { createLocalBus } from '@lr/platform/bus-local'
+import { type HealthListener, startHealthListener } from '@lr/platform/health-listener'
+import { createBusScanPublisher } from '@lr/platform/scan-publisher'
+import { dynamicChangedSubject, loadConfig } from '@lr/proto'
+import { freePort } from '../../../../test/harness/ports'
+import { sample } from '../../../../test/harness/metrics'
+import { serveDynamic } from '../../src/handlers'
+import { createResolverFromConfig } from '../../src/resolver/bus-feed'
+import { serveShortLinks } from '../../src/resolver/serve'
+import { personal, setup } from '../fixtures'
+import { BROWSER, KEY } from './fixtures'
+
+// serveShortLinks as a process's main.ts calls it: SHORT_PORT answers /metrics only while
+// HEALTH_PORT is unset; set, the probe listener serves them, the threads' answers counted in.
+
+const closing: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close()
+})
+
+const RESOLVER_302 = 'lr_http_requests_total{server="resolver",route="/:code",method="GET",status="302"}'
+
+/** Short links over a real dynamic service on the local bus, with `env` as the process's settings; a probe listener as the resolver's main.ts starts it. */
+async function serve(env: Record<string, string>) {
+  const config = loadConfig({ SHORT_PORT: '0', VISITOR_HASH_KEY: KEY, ...env })
+  const bus = createLocalBus()
+  const ctx = setup({ announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry) })
+  const stopServing = serveDynamic(bus, ctx.service)
+  const scans = createBusScanPublisher(bus)
+  const short = await serveShortLinks({ config, bus, scans, resolver: () => createResolverFromConfig(bus, config, scans.publish) })
+  const health: HealthListener | undefined = config.HEALTH_PORT > 0 ? startHealthListener(config.HEALTH_PORT, {}) : undefined
+  closing.push(async () => {
+    await health?.stop()
+    await short.stop()
+    scans.close()
+    stopServing()
+    await bus.close()
+    ctx.close()
+  })
+  const code = (await ctx.service.create(personal, { destination_url: 'https://example.com/landing', name: 'Code' })).created[0]!.code
+  // A connection each: with threads, the kernel spreads them over every listener.
+  const get = (port: number, path: string) => fetch(`http://127.0.0.1:${port}${path}`, { redirect: 'manual', keepalive: false, headers: { 'user-agent': BROWSER } })
+  return { short, health, code, get }
+}
+
+for (const threads of ['0', '2'])
+  describe(`short links with RESOLVER_THREADS=${threads}`, () => {
+    it('answer /metrics on SHORT_PORT with the process\'s metrics while HEALTH_PORT is unset', async () => {
+      const { short, code, get } = await serve({ RESOLVER_THREADS: threads })
+      expect(short.threads).toBe(Number(threads))
+      const before = sample(await (await get(short.port, '/metrics')).text(), RESOLVER_302) ?? 0
+      for (let i = 0; i < 8; i++) expect((await get(short.port, `/${code}`)).status).toBe(302)
+      const answers = await Promise.all(Array.from({ length: 8 }, () => get(short.port, '/metrics')))
+      for (const answer of answers) expect(answer.headers.get('content-type')).toStartWith('text/plain; version=0.0.4')
+      expect(sample(await answers[0]!.text(), RESOLVER_302)).toBe(before + 8)
+    })
+
+    it('answer /metrics on SHORT_PORT as any path that is no code (404, plain text) with HEALTH_PORT set, which serves them, every listener\'s answers counted', async () => {
+      const { short, health, code, get } = await serve({ RESOLVER_THREADS: threads, HEALTH_PORT: String(await freePort()) })
+      const metrics = async () => (await get(health!.port, '/metrics')).text()
+      const before = await metrics()
+      for (let i = 0; i < 8; i++) expect((await get(short.port, `/${code}`)).status).toBe(302)
+      // Every listener of SHORT_PORT (each thread's) gets its share of these connections.
+      const answers = await Promise.all(Array.from({ length: 16 }, () => get(short.port, '/metrics')))
+      for (const answer of answers) {
+        expect([answer.status, answer.headers.get('content-type'), await answer.text()]).toEqual([404, 'text/plain; charset=utf-8', 'Not found: no such short link.\n'])
+      }
+      const after = await metrics()
+      expect(sample(after, RESOLVER_302)).toBe((sample(before, RESOLVER_302) ?? 0) + 8)
+      const notFound = 'lr_http_requests_total{server="resolver",route="/:code",method="GET",status="404"}'
+      expect(sample(after, notFound)).toBe((sample(before, notFound) ?? 0) + 16)
+    })
+  })
