@@ -1,6 +1,7 @@
 import { connect, ErrorCode, Events, headers as natsHeaders, type NatsConnection, type NatsError, type Subscription } from 'nats'
 import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type Reply } from '@lr/proto'
+import { DEADLINE_HEADER, deadlineIn, EXPIRED_REPLY, expiredBy, expiredRequestLog } from './bus-deadline'
 import { dataBytesOf, encodeReply, observeRound, replyWithin, REQUEST_ID_HEADER, requestTooLarge, runHandler, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { natsConnectOptions } from './nats-connect'
@@ -65,6 +66,7 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
   let connected = true
   const requests = createNatsRequests(nc)
   const settlers = createSettlers(nc, { settleTimeoutMs: options.settleTimeoutMs })
+  const logExpired = expiredRequestLog()
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === Events.Reconnect) {
@@ -120,12 +122,14 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
   async function replyOf(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<Uint8Array> {
     if (!connected) throw notConnected()
     try {
+      const timeoutMs = opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS
+      const headers = natsHeaders()
+      headers.set(DEADLINE_HEADER, deadlineIn(timeoutMs))
       const requestId = currentRequestId()
-      const headers = requestId ? natsHeaders() : undefined
-      headers?.set(REQUEST_ID_HEADER, requestId!)
+      if (requestId) headers.set(REQUEST_ID_HEADER, requestId)
       const data = encode(payload)
       if (data.length > maxPayload) throw requestTooLarge(data.length, maxPayload)
-      return await requests.request(subject, data, opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers)
+      return await requests.request(subject, data, timeoutMs, headers)
     } catch (error) {
       throw error instanceof AppError ? error : translate(error, subject)
     }
@@ -157,6 +161,13 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
         queue: opts?.queue,
         callback: (err, msg) => {
           if (err) return log().error({ subject, ...errorFields(err) }, 'bus subscription failed')
+          // Its caller has given up: it waited for this process, busy, in the server's buffer
+          // and the socket (bus-deadline.ts). Running it would only delay those behind it more.
+          const expired = expiredBy(msg.headers?.get(DEADLINE_HEADER))
+          if (expired > 0) {
+            logExpired(subject, expired)
+            return void msg.respond(EXPIRED_REPLY)
+          }
           let payload: unknown
           try {
             payload = decode(msg.data)

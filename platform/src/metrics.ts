@@ -52,6 +52,12 @@ export const eventsUnsettled = new Counter({
   name: 'lr_bus_events_unsettled_total',
   help: 'Over NATS, answers a settled publish (a dynamic code\'s change) did not get in time from a subscriber that settles its subject (a resolver replica)',
 })
+// A tally: an overloaded service may shed thousands a second.
+export const busRequestsExpired = new TallyCounter(
+  'lr_bus_requests_expired_total',
+  'Bus requests a service did not run because their deadline had passed when it got to them (NATS), by subject',
+  ['subject'],
+)
 // A tally as well: counted on the resolver's hot path.
 export const scansPublished = new TallyCounter('lr_scans_published_total', 'Scans the resolver handed to the scan stream (acknowledged by it)', [])
 const published = scansPublished.labels({})

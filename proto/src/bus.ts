@@ -19,6 +19,12 @@ export interface Bus {
    * (list pages, export chunks) are cut to fit it.
    */
   readonly maxPayload: number
+  /**
+   * `timeoutMs` (default DEFAULT_TIMEOUT_MS) is also the request's deadline: over NATS it travels
+   * in a header, and a service that gets to the request only after it has passed (it was busy)
+   * does not run the handler; the caller has given up by then (a 504), and a caller that still
+   * waits is answered AppError('timeout'). The in-process bus starts every handler at once.
+   */
   request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T>
   /**
    * `request`, answering the handler's data as the UTF-8 JSON that travelled, unparsed: for a
@@ -26,7 +32,10 @@ export interface Bus {
    * records are not parsed and serialised again. Errors reject as with `request`.
    */
   requestJson(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<Uint8Array>
-  /** `queue` load-balances replicas: one queue group per service. Returns an unsubscribe. */
+  /**
+   * `queue` load-balances replicas: one queue group per service. Returns an unsubscribe. A request
+   * past its deadline (see `request`) is not handed to `handler`.
+   */
   serve(subject: string, handler: Handler, opts?: { queue?: string }): () => void
   /**
    * Publishes an event; subjects may be matched by subscribers with `*` and `>`. With `settled`,
