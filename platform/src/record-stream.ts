@@ -4,6 +4,7 @@ import { isMissingStream } from './jetstream-faults'
 import { type Config, type RecordEvent, type RecordEventSink, type RecordEventType, recordEventSubject, type WantedScans } from '@lr/proto'
 import { createTurnBatcher } from './turn-batch'
 import { errorFields, log } from './log'
+import { accessSync, constants } from 'node:fs'
 import { join } from 'node:path'
 import { openJsonSpool, type Spool } from './scan-spool'
 
@@ -72,17 +73,24 @@ export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutM
   }
 }
 
+/** Where a records or dynamic process holds the record events JetStream did not take: under DATA_DIR. */
+export const recordEventSpoolDir = (dataDir: string, service: string): string => join(dataDir, 'record-event-spool', service)
+
 /**
  * The sink of a records or dynamic process (TRANSPORT=nats): held batches wait in
  * `${DATA_DIR}/record-event-spool/<service>`, bounded by SCAN_SPOOL_MAX_MB, so they survive a
  * restart; where that cannot be written (a read-only file system), in memory, said in one line.
  */
 export function processRecordEvents(nc: NatsConnection, config: Config, service: string): RecordEventSink {
-  const dir = join(config.DATA_DIR, 'record-event-spool', service)
+  const dir = recordEventSpoolDir(config.DATA_DIR, service)
   let spool: Spool<HeldEvents> | undefined
   try {
     spool = openJsonSpool<HeldEvents>(dir, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
+    // A directory that exists but is not ours to write (left by another user) opens all the
+    // same; its first held batch would then fail. Found out now, it is the same one line.
+    accessSync(dir, constants.W_OK)
   } catch (error) {
+    spool = undefined
     log().warn({ dir, ...errorFields(error) }, 'record events held while JetStream is away stay in memory: their spool directory cannot be written')
   }
   return createJetStreamRecordEvents(nc, { spool })

@@ -1,0 +1,50 @@
+import { afterAll, afterEach, describe, expect, it } from 'bun:test'
+import type { NatsConnection } from 'nats'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '@lr/proto'
+import { processRecordEvents, recordEventSpoolDir } from '@lr/platform/record-stream'
+import { captureLog } from './log-capture'
+
+/** Enough of a connection for the sink to be made: nothing is published in these tests. */
+const nc = { jetstream: () => ({}), info: undefined } as unknown as NatsConnection
+const MEMORY = 'record events held while JetStream is away stay in memory: their spool directory cannot be written'
+
+describe('where a records or dynamic process holds its record events (processRecordEvents)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'lr-event-spool-dir-'))
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+  let log: ReturnType<typeof captureLog> | undefined
+  afterEach(() => log?.restore())
+
+  it('opens the spool under DATA_DIR and logs nothing', () => {
+    log = captureLog()
+    const dataDir = join(root, 'writable')
+    processRecordEvents(nc, loadConfig({ DATA_DIR: dataDir }), 'records')
+    expect(existsSync(recordEventSpoolDir(dataDir, 'records'))).toBe(true)
+    expect(log.lines).toEqual([])
+  })
+
+  it('logs one warn line naming the directory when DATA_DIR cannot hold it, and holds the events in memory', () => {
+    log = captureLog()
+    const dataDir = join(root, 'a-file')
+    writeFileSync(dataDir, '') // mkdir under it fails, as under a read-only root filesystem
+    processRecordEvents(nc, loadConfig({ DATA_DIR: dataDir }), 'dynamic')
+    expect(log.lines).toEqual([{ dir: recordEventSpoolDir(dataDir, 'dynamic'), err: expect.objectContaining({ message: expect.stringContaining('ENOTDIR') }), msg: MEMORY }])
+  })
+
+  // Root may write anywhere, so only another user sees the directory refused.
+  it.skipIf(process.getuid?.() === 0)('logs the same line when the spool directory exists but is not writable', () => {
+    log = captureLog()
+    const dataDir = join(root, 'not-ours')
+    const dir = recordEventSpoolDir(dataDir, 'records')
+    mkdirSync(dir, { recursive: true })
+    chmodSync(dir, 0o555)
+    try {
+      processRecordEvents(nc, loadConfig({ DATA_DIR: dataDir }), 'records')
+      expect(log.lines.map((line) => [line.dir, line.msg])).toEqual([[dir, MEMORY]])
+    } finally {
+      chmodSync(dir, 0o755)
+    }
+  })
+})
