@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'bun:test'
+import { isAbsolute, join, relative } from 'node:path'
 import { SHUTDOWN_DEADLINE_MS } from '@lr/platform/lifecycle'
+import { recordEventSpoolDir } from '@lr/platform/record-stream'
 import { ENTRY_POINTS } from '../../deploy/entry-points'
-import { BASE, build, containerOf, type K8sObject, kubectlSkipReason, ofKind, PRODUCTION, quantity, selects, settingsOf, workloadNamed, workloadsOf } from './manifests'
+import { BASE, build, containerOf, type K8sObject, kubectlSkipReason, ofKind, PRODUCTION, quantity, RECORD_EVENT_PUBLISHERS, ROOT, selects, settingsOf, workloadNamed, workloadsOf } from './manifests'
 
 /** Every process of TRANSPORT=nats mode gets a workload; these two also face clients over HTTP. */
 const PROCESSES = ['gateway', 'resolver', 'auth', 'records', 'dynamic', 'analytics', 'webhooks']
@@ -45,6 +47,12 @@ function checkBuild(dir: string) {
       expect(object.metadata.name).toBeTruthy()
       expect(object.metadata.labels?.['app.kubernetes.io/part-of']).toBe('library-records')
     }
+  })
+
+  it('names every process whose entry point holds record events among the record-event publishers', async () => {
+    const holding = []
+    for (const [name, entry] of Object.entries(ENTRY_POINTS)) if ((await Bun.file(join(ROOT, entry)).text()).includes('processRecordEvents')) holding.push(name)
+    expect(holding.sort()).toEqual([...RECORD_EVENT_PUBLISHERS].sort())
   })
 
   it('has one workload per process, each running its own entry point', () => {
@@ -92,6 +100,24 @@ function checkBuild(dir: string) {
       expect(pod.securityContext.fsGroup).toBe(pod.securityContext.runAsGroup)
     }
   })
+
+  it('keeps the record events a process holds on a writable volume of its pod, larger than their bound', eachDeployment((d) => {
+    const settings = settingsOf(d, objects())
+    const dataDir = settings.get('DATA_DIR')
+    if (!RECORD_EVENT_PUBLISHERS.includes(d.metadata.name)) return expect(dataDir).toBeUndefined()
+    // Unset, DATA_DIR is ./data under the read-only root filesystem (the image's /app).
+    expect(isAbsolute(dataDir ?? '')).toBe(true)
+    const spool = recordEventSpoolDir(dataDir!, d.metadata.name)
+    const mounts = (containerOf(d).volumeMounts ?? []).filter((m: { mountPath: string }) => !relative(m.mountPath, spool).startsWith('..'))
+    expect(mounts.map((m: { mountPath: string }) => m.mountPath)).toEqual([dataDir])
+    expect(mounts[0].readOnly ?? false).toBe(false)
+    const bound = Number(settings.get('SCAN_SPOOL_MAX_MB') ?? 1024) * 1024 * 1024
+    const volume = (d.spec.template.spec.volumes ?? []).find((v: { name: string }) => v.name === mounts[0].name)
+    const claim = (d.spec.volumeClaimTemplates ?? []).find((c: K8sObject) => c.metadata.name === mounts[0].name)
+    // An emptyDir past its sizeLimit gets the pod evicted, and the held events go with it.
+    const size = volume ? volume.emptyDir?.sizeLimit : claim?.spec.resources.requests.storage
+    expect(quantity(size ?? 0)).toBeGreaterThan(bound)
+  }))
 
   it('runs as a non-root user, read-only, without capabilities', eachDeployment((d) => {
     const pod = d.spec.template.spec

@@ -42,6 +42,14 @@ export function build(dir: string): K8sObject[] {
 export const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind)
 export const named = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name)
 
+/**
+ * Processes that hold the record events JetStream did not take in
+ * `${DATA_DIR}/record-event-spool/<process>` (processRecordEvents in their entry point). Under the
+ * read-only root filesystem DATA_DIR must be a writable volume: else they hold them in memory,
+ * lost when the container restarts during an outage.
+ */
+export const RECORD_EVENT_PUBLISHERS = ['records', 'dynamic']
+
 /** The kinds that run a process's pods: a Deployment, or a StatefulSet where a pod keeps a volume (the resolver). */
 export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet']
 /** Every Deployment and StatefulSet. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { ConfigSchema, loadConfig } from '@lr/proto'
-import { BASE, build, type K8sObject, kubectlSkipReason, ofKind, PRODUCTION, settingsOf, workloadsOf } from './manifests'
+import { BASE, build, type K8sObject, kubectlSkipReason, ofKind, PRODUCTION, RECORD_EVENT_PUBLISHERS, settingsOf, workloadsOf } from './manifests'
 
 /** Settings that come from the Secret, never from the ConfigMap. */
 const SECRET_SETTINGS = ['NATS_URL', 'REDIS_URL', 'MONGODB_URL', 'VISITOR_HASH_KEY', 'CURSOR_SECRET']
@@ -33,17 +33,19 @@ const PER_PROCESS: Record<string, string[]> = {
   SHORT_PORT: ['resolver'],
   RESOLVER_THREADS: ['resolver'],
   SCAN_SPOOL_DIR: ['resolver'],
-  SCAN_SPOOL_MAX_MB: ['resolver'],
+  // The bound of the resolver's scan spool, and of the record events records and dynamic hold.
+  SCAN_SPOOL_MAX_MB: ['resolver', ...RECORD_EVENT_PUBLISHERS],
+  // Where records and dynamic hold record events (a volume of their own); with STORE=mongo no
+  // process keeps anything else under it, so the others go without.
+  DATA_DIR: RECORD_EVENT_PUBLISHERS,
   SCAN_RELAY: ['analytics'],
   SCAN_RELAY_NICE: ['analytics'],
   // STORE=mongo makes loadConfig require MONGODB_URL: it goes with it, to the processes with a store.
   STORE: WITH_STORE,
   ...Object.fromEntries(SECRET_SETTINGS.map((secret) => [secret, usersOf(secret)])),
 }
-/** Settings no manifest provides, and why. */
-const NOT_PROVIDED: Record<string, string> = {
-  DATA_DIR: 'only the embedded SQLite store (STORE=sqlite) reads it; the manifests run STORE=mongo',
-}
+/** Settings no manifest provides, and why (none today). */
+const NOT_PROVIDED: Record<string, string> = {}
 const SECRET_NAME = 'library-records-secrets'
 
 const READ = Object.keys(ConfigSchema.properties).sort()
