@@ -8,10 +8,13 @@ import { serveAuth } from './handlers'
 import type { AuthStore } from './ports'
 import { createAuthService } from './service'
 
+/** The auth store's name: its SQLite file under DATA_DIR (auth.sqlite) and its metrics label. */
+export const AUTH_STORE = 'auth'
+
 /** Opens the store config.STORE names (`${DATA_DIR}/auth.sqlite`, or Mongo); see openServiceStore. */
 export const openAuthStore = (config: Config, mongo?: Connection): Promise<OpenedStore<AuthStore>> =>
   openServiceStore(config, mongo, {
-    name: 'auth',
+    name: AUTH_STORE,
     sqlite: createSqliteAuthStore,
     mongo: async () => (await import('./adapters/auth-store.mongo')).createMongoAuthStore,
   })

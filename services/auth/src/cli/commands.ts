@@ -37,6 +37,12 @@ export interface Command {
   prints: Printed
   /** The request payload; throws a usage error for values the flags cannot carry. */
   payload(flags: Flags): unknown
+  /**
+   * May run where the deployment has no store yet, and so make it (STORE=sqlite: auth.sqlite):
+   * the quick start's first command, before `bun start` ever ran. Every other command needs what
+   * only an existing store holds, so it is refused there rather than make an empty one.
+   */
+  createsStore?: true
 }
 
 const account: Flag = { name: 'account', value: 'ACCOUNT_ID', help: 'the account (acct_...)', required: true }
@@ -52,6 +58,7 @@ export const COMMANDS: Record<string, Command> = {
     ],
     prints: Account,
     payload: (f) => ({ email: f.email, tier: oneOf('tier', f.tier!, TIERS) }),
+    createsStore: true,
   },
   'account update': {
     subject: AUTH_SUBJECTS.accountUpdate,

@@ -1,12 +1,17 @@
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { type Config } from '@lr/proto'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { createNatsBus } from '@lr/platform/bus-nats'
-import { startAuth } from '../start'
-import type { AdminCall } from './run-admin'
+import { sqlitePathOf } from '@lr/platform/sqlite'
+import { AUTH_STORE, startAuth } from '../start'
 
 export interface AdminConnection {
-  call: AdminCall
+  /** One request to the auth service, answered as a Bus's `request`. */
+  call(subject: string, payload: unknown): Promise<unknown>
   close(): Promise<void>
+  /** The SQLite file this connection made (it did not exist), as an absolute path. */
+  created?: string
 }
 
 /**
@@ -14,14 +19,20 @@ export interface AdminConnection {
  * running auth service, over NATS. TRANSPORT=memory: the deployment's own store (the SQLite file
  * under DATA_DIR, whose WAL mode lets this write while `bun start` runs, or Mongo), with the auth
  * service run in this process over an in-process bus, so requests take the same decode path.
+ * A SQLite file that is not there is made only for a command that `createsStore`: a DATA_DIR
+ * with a typo would otherwise get an empty store, and keys the server never sees.
  */
-export async function connectAdmin(config: Config): Promise<AdminConnection> {
+export async function connectAdmin(config: Config, opts: { createsStore: boolean }): Promise<AdminConnection> {
   if (config.TRANSPORT === 'nats') {
     const bus = await createNatsBus(config.NATS_URL, 'auth-admin', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }).catch((error: Error) => {
       throw new Error(`cannot reach NATS at ${config.NATS_URL}: ${error.message}`)
     })
     return { call: (subject, payload) => bus.request(subject, payload), close: () => bus.close() }
   }
+  const file = config.STORE === 'sqlite' ? resolve(sqlitePathOf(config.DATA_DIR, AUTH_STORE)) : undefined
+  const created = file !== undefined && !existsSync(file) ? file : undefined
+  if (created && !opts.createsStore)
+    throw new Error(`no auth database at ${created}: is DATA_DIR (${config.DATA_DIR}) the one the server runs with? Only account create starts a new one`)
   const bus = createLocalBus({ maxPayload: config.BUS_MAX_PAYLOAD_BYTES })
   const auth = await startAuth({ bus, config })
   return {
@@ -30,5 +41,6 @@ export async function connectAdmin(config: Config): Promise<AdminConnection> {
       await auth.stop()
       await bus.close()
     },
+    created,
   }
 }

@@ -24,6 +24,8 @@ export function toolHelp(): string {
     'Acts on the deployment whose environment it shares (TRANSPORT, STORE, DATA_DIR, NATS_URL, MONGODB_URL).',
     'Prints one JSON object on stdout and exits 0; on failure one {"error"} line on stderr, and exits',
     '1 (refused by the auth service, or unreachable) or 2 (a command line that cannot be run).',
+    'With TRANSPORT=memory and STORE=sqlite it opens $DATA_DIR/auth.sqlite; only account create makes that',
+    'file where it is missing, and says so in one {"notice"} line on stderr.',
     '',
     'commands:',
     ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),

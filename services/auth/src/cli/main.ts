@@ -7,7 +7,8 @@ import { runAdmin } from './run-admin'
 
 // `bun run --silent admin ...` (docs/decisions.md §2): stdout carries only the result (one JSON
 // object) or the help asked for; a failure is one {"error"} line on stderr, exit 2 for a command
-// line that cannot be run, 1 for anything else.
+// line that cannot be run, 1 for anything else. A command that made the SQLite store says where
+// first, in one {"notice"} line on stderr, so a DATA_DIR with a typo does not go unseen.
 // The auth service this may run in-process logs nothing here: its lines would mix with the JSON.
 installLogger(createLogger('admin', 'silent'))
 let connection: AdminConnection | undefined
@@ -19,8 +20,12 @@ try {
   else {
     const config = loadConfig(Bun.env)
     // Connect only once the command line is valid, so a typo never waits on NATS or Mongo.
-    const result = await runAdmin(argv, async (subject, payload) => {
-      connection = await connectAdmin(config)
+    const result = await runAdmin(argv, async (subject, payload, opts) => {
+      connection = await connectAdmin(config, opts)
+      if (connection.created) {
+        const notice = `created a new auth database at ${connection.created}; the server must run with this DATA_DIR (${config.DATA_DIR}) to know what this command makes`
+        await Bun.write(Bun.stderr, `${JSON.stringify({ notice })}\n`)
+      }
       return connection.call(subject, payload)
     })
     await Bun.write(Bun.stdout, `${JSON.stringify(result)}\n`)

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteAuthStore } from '../../src/adapters/auth-store.sqlite'
 import { createAuthService, epochSeconds } from '../../src/service'
-import { runCli } from './run-cli'
+import { ROOT, runCli } from './run-cli'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'lr-auth-cli-'))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -19,13 +19,16 @@ describe('bun run admin, the whole flow on the embedded store', () => {
   it('creates a business account and prints it as one JSON object', async () => {
     const r = await admin('account', 'create', '--email', 'boss@example.com', '--tier', 'business')
     ids.boss = r.out.account_id
-    expect([r.code, r.stderr, r.stdout.trim().split('\n').length]).toEqual([0, '', 1])
+    // The first command made the database: one notice line on stderr (below).
+    expect([r.code, r.err, r.notice, r.stdout.trim().split('\n').length]).toEqual([0, undefined, { notice: expect.any(String) }, 1])
     expect(r.out).toEqual({ account_id: ids.boss, email: 'boss@example.com', tier: 'business', api_grant_until: null, created_at: expect.any(Number) })
     expect(ids.boss).toMatch(/^acct_/)
   })
 
-  it('creates a pro and a basic account', async () => {
-    ids.writer = (await admin('account', 'create', '--email', 'writer@example.com', '--tier', 'pro')).out.account_id
+  it('creates a pro and a basic account, with nothing on stderr once the database is there', async () => {
+    const writer = await admin('account', 'create', '--email', 'writer@example.com', '--tier', 'pro')
+    expect([writer.code, writer.stderr]).toEqual([0, ''])
+    ids.writer = writer.out.account_id
     ids.basic = (await admin('account', 'create', '--email=basic@example.com', '--tier=basic')).out.account_id
     expect([ids.writer, ids.basic]).toEqual([expect.stringMatching(/^acct_/), expect.stringMatching(/^acct_/)])
   })
@@ -124,6 +127,56 @@ describe('bun run admin, the whole flow on the embedded store', () => {
   it('removes the member from the team', async () => {
     const r = await admin('team', 'remove-member', '--team', ids.team!, '--account', ids.writer!)
     expect([r.code, r.out]).toEqual([0, { team_id: ids.team, account_id: ids.writer, removed: true }])
+  })
+})
+
+// A DATA_DIR with a typo must not pass for a deployment: an empty database there takes the
+// account and the key, and the server, which never sees them, answers 403.
+describe('bun run admin where DATA_DIR holds no database (STORE=sqlite)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'lr-auth-cli-new-'))
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+  const typo = join(root, 'datta')
+  const adminIn = (dir: string, ...args: string[]) => runCli(args, { DATA_DIR: dir })
+  const refusal = `no auth database at ${join(typo, 'auth.sqlite')}: is DATA_DIR (${typo}) the one the server runs with? Only account create starts a new one`
+
+  it('refuses every command but account create with exit 1 and one line naming the file, and makes nothing', async () => {
+    const lines = [
+      ['account', 'show', '--email', 'ops@example.com'],
+      ['account', 'list'],
+      ['team', 'show', 'Ops'],
+      ['key', 'list', '--account', 'acct_x'],
+      ['key', 'create', '--account', 'acct_x', '--scope', 'personal'],
+      ['account', 'update', '--account', 'acct_x', '--tier', 'pro'],
+    ]
+    for (const args of lines) {
+      const r = await adminIn(typo, ...args)
+      expect([args.join(' '), r.code, r.stdout, r.stderr.trim().split('\n').length, r.err]).toEqual([args.join(' '), 1, '', 1, { error: refusal }])
+    }
+    expect(existsSync(typo)).toBe(false)
+  })
+
+  it('lets account create make the database, naming its full path in one notice line on stderr; stdout stays the JSON', async () => {
+    const fresh = join(root, 'fresh')
+    const r = await adminIn(fresh, 'account', 'create', '--email', 'ops@example.com', '--tier', 'pro')
+    const file = join(fresh, 'auth.sqlite')
+    expect([r.code, r.stderr.trim().split('\n').length, r.err]).toEqual([0, 1, undefined])
+    expect(r.notice).toEqual({ notice: `created a new auth database at ${file}; the server must run with this DATA_DIR (${fresh}) to know what this command makes` })
+    expect(r.out).toMatchObject({ account_id: expect.stringMatching(/^acct_/), email: 'ops@example.com' })
+    expect(existsSync(file)).toBe(true)
+    const shown = await adminIn(fresh, 'account', 'show', '--email', 'ops@example.com')
+    expect([shown.code, shown.stderr, shown.out]).toEqual([0, '', r.out])
+  })
+
+  it('names a relative DATA_DIR by its absolute path', async () => {
+    const relativeDir = relative(ROOT, join(root, 'relative'))
+    const r = await adminIn(relativeDir, 'account', 'list')
+    expect(r.code).toBe(1)
+    expect(r.err.error).toStartWith(`no auth database at ${join(root, 'relative', 'auth.sqlite')}: `)
+  })
+
+  it('puts the notice before the error when the command that made the database fails', async () => {
+    const r = await adminIn(join(root, 'bad-email'), 'account', 'create', '--email', 'not-an-email', '--tier', 'pro')
+    expect([r.code, r.stdout, r.stderr.trim().split('\n').length, r.notice, r.err]).toEqual([1, '', 2, { notice: expect.stringContaining('bad-email') }, { error: expect.any(String) }])
   })
 })
 

@@ -60,6 +60,20 @@ describe('runAdmin', () => {
     expect(calls).toEqual([[AUTH_SUBJECTS.teamShow, { team: 'Branch library' }], [AUTH_SUBJECTS.teamShow, { team: 'team_1' }]])
   })
 
+  it('lets only account create make the store where there is none', async () => {
+    const asked: [string, boolean][] = []
+    const call = async (subject: string, _payload: unknown, opts: { createsStore: boolean }) => (asked.push([subject, opts.createsStore]), {})
+    for (const line of ['account create --email a@example.com --tier pro', 'account list', 'key create --account acct_1 --scope personal', 'key list --account acct_1', 'team show Ops'])
+      await runAdmin(split(line), call)
+    expect(asked).toEqual([
+      [AUTH_SUBJECTS.accountCreate, true],
+      [AUTH_SUBJECTS.accountList, false],
+      [AUTH_SUBJECTS.keyCreate, false],
+      [AUTH_SUBJECTS.keyList, false],
+      [AUTH_SUBJECTS.teamShow, false],
+    ])
+  })
+
   it('resolves with what the service answered', async () => {
     expect(await runAdmin(split('key list --account acct_1'), recorder().call)).toEqual({ ok: true })
   })
