@@ -33,16 +33,20 @@ describe('where a records or dynamic process holds its record events (processRec
     expect(log.lines).toEqual([{ dir: recordEventSpoolDir(dataDir, 'dynamic'), err: expect.objectContaining({ message: expect.stringContaining('ENOTDIR') }), msg: MEMORY }])
   })
 
-  // Root may write anywhere, so only another user sees the directory refused.
-  it.skipIf(process.getuid?.() === 0)('logs the same line when the spool directory exists but is not writable', () => {
-    log = captureLog()
+  // Root may write anywhere, so the process that opens it runs as another user (`nobody`).
+  it('logs the same line when the spool directory exists but is not writable', async () => {
     const dataDir = join(root, 'not-ours')
     const dir = recordEventSpoolDir(dataDir, 'records')
     mkdirSync(dir, { recursive: true })
-    chmodSync(dir, 0o555)
+    chmodSync(root, 0o755)
+    const probe = [process.execPath, 'run', join(import.meta.dir, 'record-event-spool.probe.ts'), dataDir]
+    const asRoot = process.getuid?.() === 0
+    if (!asRoot) chmodSync(dir, 0o555)
     try {
-      processRecordEvents(nc, loadConfig({ DATA_DIR: dataDir }), 'records')
-      expect(log.lines.map((line) => [line.dir, line.msg])).toEqual([[dir, MEMORY]])
+      const run = Bun.spawn(asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...probe] : probe, { stdout: 'pipe', stderr: 'pipe' })
+      const [out, err] = [await new Response(run.stdout).text(), await new Response(run.stderr).text()]
+      expect([await run.exited, err]).toEqual([0, ''])
+      expect(JSON.parse(out)).toEqual([[dir, MEMORY]])
     } finally {
       chmodSync(dir, 0o755)
     }
