@@ -1,17 +1,18 @@
 import { AppError, type Handler, type Reply, toAppError } from '@lr/proto'
 import { errorFields, log } from './log'
 import { busHandlerDuration, busRequestDuration, secondsSince } from './metrics'
-import { withRequestId } from './request-context'
+import { asHandlerOf } from './request-context'
 
 /** The header (NATS) or field (local bus) that carries the request id to the service. */
 export const REQUEST_ID_HEADER = 'x-request-id'
 
 /**
  * Runs a handler and turns every outcome into a Reply, so no rejection escapes onto the
- * transport. It runs as part of request `requestId`, so the service's log lines carry it.
+ * transport. It runs as part of request `requestId`, so the service's log lines carry it, and
+ * with its caller's `deadline`, which the handler's own requests inherit (bus-deadline.ts).
  */
-export function runHandler(handler: Handler, payload: unknown, subject: string, requestId?: string): Promise<Reply<unknown>> {
-  return withRequestId(requestId, async () => {
+export function runHandler(handler: Handler, payload: unknown, subject: string, requestId?: string, deadline?: number): Promise<Reply<unknown>> {
+  return asHandlerOf(requestId, deadline, async () => {
     const started = performance.now()
     let reply: Reply<unknown>
     try {

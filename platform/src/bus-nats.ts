@@ -1,7 +1,7 @@
 import { connect, ErrorCode, Events, headers as natsHeaders, type NatsConnection, type NatsError, type Subscription } from 'nats'
 import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type Reply } from '@lr/proto'
-import { DEADLINE_HEADER, deadlineIn, EXPIRED_REPLY, expiredBy, expiredRequestLog } from './bus-deadline'
+import { DEADLINE_HEADER, deadlineFor, deadlineOf, EXPIRED_REPLY, expiredBy, expiredRequestLog } from './bus-deadline'
 import { dataBytesOf, encodeReply, observeRound, replyWithin, REQUEST_ID_HEADER, requestTooLarge, runHandler, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { natsConnectOptions } from './nats-connect'
@@ -122,14 +122,16 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
   async function replyOf(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<Uint8Array> {
     if (!connected) throw notConnected()
     try {
-      const timeoutMs = opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS
+      const now = Date.now()
+      // Within a handler, no later than its own caller waits: past that no one needs the answer.
+      const deadline = deadlineFor(subject, opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS, now)
       const headers = natsHeaders()
-      headers.set(DEADLINE_HEADER, deadlineIn(timeoutMs))
+      headers.set(DEADLINE_HEADER, String(deadline))
       const requestId = currentRequestId()
       if (requestId) headers.set(REQUEST_ID_HEADER, requestId)
       const data = encode(payload)
       if (data.length > maxPayload) throw requestTooLarge(data.length, maxPayload)
-      return await requests.request(subject, data, timeoutMs, headers)
+      return await requests.request(subject, data, deadline - now, headers)
     } catch (error) {
       throw error instanceof AppError ? error : translate(error, subject)
     }
@@ -163,7 +165,8 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
           if (err) return log().error({ subject, ...errorFields(err) }, 'bus subscription failed')
           // Its caller has given up: it waited for this process, busy, in the server's buffer
           // and the socket (bus-deadline.ts). Running it would only delay those behind it more.
-          const expired = expiredBy(msg.headers?.get(DEADLINE_HEADER))
+          const deadline = deadlineOf(msg.headers?.get(DEADLINE_HEADER))
+          const expired = expiredBy(deadline)
           if (expired > 0) {
             logExpired(subject, expired)
             return void msg.respond(EXPIRED_REPLY)
@@ -175,7 +178,7 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
             return msg.respond(encode({ ok: false, error: { code: 'bad_request', message: 'malformed message' } }))
           }
           track(
-            runHandler(handler, payload, subject, msg.headers?.get(REQUEST_ID_HEADER) || undefined).then((reply) => {
+            runHandler(handler, payload, subject, msg.headers?.get(REQUEST_ID_HEADER) || undefined, deadline).then((reply) => {
               if (!msg.respond(encoder.encode(replyWithin(encodeReply(reply), maxPayload, subject)))) log().error({ subject }, 'bus request had no reply subject')
             }).catch((error) => log().error({ subject, ...errorFields(error) }, 'bus reply not sent')),
           )
