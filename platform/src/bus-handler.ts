@@ -2,6 +2,7 @@ import { AppError, type Handler, type Reply, toAppError } from '@lr/proto'
 import { errorFields, log } from './log'
 import { busHandlerDuration, busRequestDuration, secondsSince } from './metrics'
 import { asHandlerOf } from './request-context'
+import { countedInShutdown } from './shutdown-failures'
 
 /** The header (NATS) or field (local bus) that carries the request id to the service. */
 export const REQUEST_ID_HEADER = 'x-request-id'
@@ -18,8 +19,7 @@ export function runHandler(handler: Handler, payload: unknown, subject: string, 
     try {
       reply = { ok: true, data: await handler(payload) }
     } catch (error) {
-      if (!(error instanceof AppError)) log().error({ subject, ...errorFields(error) }, 'bus handler failed')
-      reply = { ok: false, error: toAppError(error).toWire() }
+      reply = { ok: false, error: replyError(error, subject).toWire() }
     }
     const outcome = reply.ok ? 'ok' : 'error'
     const seconds = secondsSince(started)
@@ -27,6 +27,18 @@ export function runHandler(handler: Handler, payload: unknown, subject: string, 
     log().debug({ subject, outcome, duration_ms: Math.round(seconds * 1e4) / 10 }, 'bus request handled')
     return reply
   })
+}
+
+/**
+ * What a failed handler answers. An error other than AppError is logged, and answered `internal`;
+ * one of a store or connection the process's stop closed under it is only counted
+ * (shutdown-failures.ts) and answered `unavailable`: the caller may retry on another replica.
+ */
+function replyError(error: unknown, subject: string): AppError {
+  if (error instanceof AppError) return error
+  if (countedInShutdown('bus handler failed', error)) return new AppError('unavailable', 'the service is stopping', { retryAfter: 1 })
+  log().error({ subject, ...errorFields(error) }, 'bus handler failed')
+  return toAppError(error)
 }
 
 /**

@@ -4,6 +4,7 @@ import { deadlineFor } from './bus-deadline'
 import { dataBytesOf, encodeReply, observeRound, replyWithin, requestTooLarge, runHandler, tokensMatch, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { currentRequestId } from './request-context'
+import { countedInShutdown } from './shutdown-failures'
 
 /**
  * What NATS would deliver: a JSON copy. One-process mode can then neither lean on shared
@@ -58,7 +59,9 @@ interface Subscriber {
   queue?: string
 }
 
-const subscriberFailed = (sub: Subscriber, error: unknown) => log().error({ pattern: sub.pattern, ...errorFields(error) }, 'bus subscriber failed')
+function subscriberFailed(sub: Subscriber, error: unknown): void {
+  if (!countedInShutdown('bus subscriber failed', error)) log().error({ pattern: sub.pattern, ...errorFields(error) }, 'bus subscriber failed')
+}
 
 /**
  * The in-process adapter: every payload, reply and event travels as a JSON copy, under the same
