@@ -1,5 +1,7 @@
+import { AppError } from '@lr/proto'
 import { log } from './log'
 import { busRequestsExpired } from './metrics'
+import { currentDeadline } from './request-context'
 
 /**
  * The header of a NATS request that carries its deadline: the time, in epoch milliseconds by the
@@ -27,16 +29,38 @@ export const DEADLINE_SKEW_MS = 250
 /** A subject's shed requests are logged at most once in this long (every one is counted). */
 export const EXPIRED_LOG_EVERY_MS = 10_000
 
-/** The value of DEADLINE_HEADER for a request that waits `timeoutMs` from now. */
-export const deadlineIn = (timeoutMs: number): string => String(Date.now() + timeoutMs)
+/** The deadline DEADLINE_HEADER carries, or undefined without one (a peer from before deadlines). */
+export function deadlineOf(header: string | undefined): number | undefined {
+  const deadline = Number(header)
+  return deadline > 0 ? deadline : undefined
+}
 
 /**
  * How many milliseconds a request to be shed is past its deadline (more than DEADLINE_SKEW_MS);
- * 0 for one to run: within it, or without the header (a peer from before deadlines).
+ * 0 for one to run: within it, or without one.
  */
-export function expiredBy(header: string | undefined, now = Date.now()): number {
-  const deadline = Number(header)
-  return deadline > 0 && now - deadline > DEADLINE_SKEW_MS ? now - deadline : 0
+export function expiredBy(deadline: number | undefined, now = Date.now()): number {
+  return deadline !== undefined && now - deadline > DEADLINE_SKEW_MS ? now - deadline : 0
+}
+
+/**
+ * The deadline of a request sent at `now` that would wait `timeoutMs`: that, or the deadline of
+ * the request being handled when it is earlier (request-context.ts). Past the time its caller
+ * stops waiting, a handler's own request serves no one: dynamic asking analytics for a capped
+ * code's scans, or analytics asking dynamic for a library's codes, kept an overloaded service
+ * waiting their full timeout after the API had answered 504. When that deadline has passed
+ * already, nothing is sent: AppError('timeout') at once.
+ *
+ * No DEADLINE_SKEW_MS here: that allowance is for the moment a request is shed, on a clock that
+ * may differ from its caller's. The deadline travels on as it is, so each service down the line
+ * measures it against the first caller's clock and adds the allowance once.
+ */
+export function deadlineFor(subject: string, timeoutMs: number, now: number): number {
+  const own = now + timeoutMs
+  const inherited = currentDeadline()
+  if (inherited === undefined || inherited >= own) return own
+  if (inherited <= now) throw new AppError('timeout', `${subject} was not asked: the request being handled is past its deadline`)
+  return inherited
 }
 
 /**

@@ -1,24 +1,25 @@
 import { AppError, type Handler, type Reply, toAppError } from '@lr/proto'
 import { errorFields, log } from './log'
 import { busHandlerDuration, busRequestDuration, secondsSince } from './metrics'
-import { withRequestId } from './request-context'
+import { asHandlerOf } from './request-context'
+import { countedInShutdown } from './shutdown-failures'
 
 /** The header (NATS) or field (local bus) that carries the request id to the service. */
 export const REQUEST_ID_HEADER = 'x-request-id'
 
 /**
  * Runs a handler and turns every outcome into a Reply, so no rejection escapes onto the
- * transport. It runs as part of request `requestId`, so the service's log lines carry it.
+ * transport. It runs as part of request `requestId`, so the service's log lines carry it, and
+ * with its caller's `deadline`, which the handler's own requests inherit (bus-deadline.ts).
  */
-export function runHandler(handler: Handler, payload: unknown, subject: string, requestId?: string): Promise<Reply<unknown>> {
-  return withRequestId(requestId, async () => {
+export function runHandler(handler: Handler, payload: unknown, subject: string, requestId?: string, deadline?: number): Promise<Reply<unknown>> {
+  return asHandlerOf(requestId, deadline, async () => {
     const started = performance.now()
     let reply: Reply<unknown>
     try {
       reply = { ok: true, data: await handler(payload) }
     } catch (error) {
-      if (!(error instanceof AppError)) log().error({ subject, ...errorFields(error) }, 'bus handler failed')
-      reply = { ok: false, error: toAppError(error).toWire() }
+      reply = { ok: false, error: replyError(error, subject).toWire() }
     }
     const outcome = reply.ok ? 'ok' : 'error'
     const seconds = secondsSince(started)
@@ -26,6 +27,18 @@ export function runHandler(handler: Handler, payload: unknown, subject: string, 
     log().debug({ subject, outcome, duration_ms: Math.round(seconds * 1e4) / 10 }, 'bus request handled')
     return reply
   })
+}
+
+/**
+ * What a failed handler answers. An error other than AppError is logged, and answered `internal`;
+ * one of a store or connection the process's stop closed under it is only counted
+ * (shutdown-failures.ts) and answered `unavailable`: the caller may retry on another replica.
+ */
+function replyError(error: unknown, subject: string): AppError {
+  if (error instanceof AppError) return error
+  if (countedInShutdown('bus handler failed', error)) return new AppError('unavailable', 'the service is stopping', { retryAfter: 1 })
+  log().error({ subject, ...errorFields(error) }, 'bus handler failed')
+  return toAppError(error)
 }
 
 /**

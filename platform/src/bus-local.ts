@@ -1,8 +1,10 @@
 import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type EventHandler, type Handler, type Reply } from '@lr/proto'
+import { deadlineFor } from './bus-deadline'
 import { dataBytesOf, encodeReply, observeRound, replyWithin, requestTooLarge, runHandler, tokensMatch, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { currentRequestId } from './request-context'
+import { countedInShutdown } from './shutdown-failures'
 
 /**
  * What NATS would deliver: a JSON copy. One-process mode can then neither lean on shared
@@ -57,7 +59,9 @@ interface Subscriber {
   queue?: string
 }
 
-const subscriberFailed = (sub: Subscriber, error: unknown) => log().error({ pattern: sub.pattern, ...errorFields(error) }, 'bus subscriber failed')
+function subscriberFailed(sub: Subscriber, error: unknown): void {
+  if (!countedInShutdown('bus subscriber failed', error)) log().error({ pattern: sub.pattern, ...errorFields(error) }, 'bus subscriber failed')
+}
 
 /**
  * The in-process adapter: every payload, reply and event travels as a JSON copy, under the same
@@ -85,15 +89,15 @@ export function createLocalBus(options: LocalBusOptions = {}): Bus {
     const entry = handlers.get(subject)
     if (!entry || entry.list.length === 0) throw new AppError('unavailable', `no service answers ${subject}`)
     const handler = entry.list[entry.next++ % entry.list.length]!
+    // As over NATS, the handler's own requests wait no longer than this one's caller (bus-deadline.ts).
+    const now = Date.now()
+    const deadline = deadlineFor(subject, opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS, now)
     let timer: Timer | undefined
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new AppError('timeout', `${subject} did not answer in time`)),
-        opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      )
+      timer = setTimeout(() => reject(new AppError('timeout', `${subject} did not answer in time`)), deadline - now)
     })
     try {
-      const reply = await Promise.race([runHandler(handler, parse(sent), subject, currentRequestId()), timeout])
+      const reply = await Promise.race([runHandler(handler, parse(sent), subject, currentRequestId(), deadline), timeout])
       const copy = flat && reply.ok ? flatCopyWithin(reply.data, maxPayload) : undefined
       return copy ? { ok: true, data: copy } : replyWithin(encodeReply(reply), maxPayload, subject)
     } finally {

@@ -1,13 +1,14 @@
 import { connect, ErrorCode, Events, headers as natsHeaders, type NatsConnection, type NatsError, type Subscription } from 'nats'
 import { AppError } from '@lr/proto'
 import { type Bus, DEFAULT_MAX_PAYLOAD, DEFAULT_TIMEOUT_MS, type Reply } from '@lr/proto'
-import { DEADLINE_HEADER, deadlineIn, EXPIRED_REPLY, expiredBy, expiredRequestLog } from './bus-deadline'
+import { DEADLINE_HEADER, deadlineFor, deadlineOf, EXPIRED_REPLY, expiredBy, expiredRequestLog } from './bus-deadline'
 import { dataBytesOf, encodeReply, observeRound, replyWithin, REQUEST_ID_HEADER, requestTooLarge, runHandler, unwrapReply } from './bus-handler'
 import { errorFields, log } from './log'
 import { natsConnectOptions } from './nats-connect'
 import { createNatsRequests } from './nats-requests'
 import { createSettlers } from './nats-settlers'
 import { currentRequestId } from './request-context'
+import { countedInShutdown } from './shutdown-failures'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -46,6 +47,8 @@ export interface NatsBusOptions {
   maxPayload?: number
   /** How long a settled publish waits for its settlers (nats-settlers.ts); default SETTLE_TIMEOUT_MS. */
   settleTimeoutMs?: number
+  /** How long stopping waits for running handlers, in all (stopServing); default DEFAULT_TIMEOUT_MS. */
+  handlerWaitMs?: number
 }
 
 export async function createNatsBus(url: string, name: string, options: NatsBusOptions = {}): Promise<NatsBus> {
@@ -94,6 +97,8 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
       sub.unsubscribe()
     }
   }
+  /** When stopping stops waiting for running handlers: set by the first stopServing. */
+  let handlersDue: number | undefined
   async function stopServing(): Promise<void> {
     if (nc.isClosed()) return
     // Publishers stop waiting for this bus's answers; events it already took are still answered.
@@ -104,8 +109,16 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
     const finished = async () => {
       while (running.size > 0) await Promise.all([...running])
     }
-    // A handler may itself wait on a request (DEFAULT_TIMEOUT_MS at most).
-    if (!(await within(DEFAULT_TIMEOUT_MS, finished()))) log().error({ running: running.size }, 'bus handlers still running at close')
+    // A handler may itself wait on a request (DEFAULT_TIMEOUT_MS at most). The wait is counted
+    // from the first call on: close() after stopServing does not wait for the same handlers
+    // again. It did, 10 s more: on MongoDB, whose connection closes only after the bus, that
+    // took a stop to 20 s and more of its SHUTDOWN_DEADLINE_MS (25 s).
+    handlersDue ??= performance.now() + (options.handlerWaitMs ?? DEFAULT_TIMEOUT_MS)
+    const left = handlersDue - performance.now()
+    if (running.size === 0 || left <= 0) return
+    if ((await within(left, finished())) || handlersDue === 0) return
+    handlersDue = 0 // waited in vain: no later call waits again (a timer may end a little early)
+    log().error({ running: running.size }, 'bus handlers still running at close')
   }
 
   function translate(error: unknown, subject: string): AppError {
@@ -122,14 +135,16 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
   async function replyOf(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<Uint8Array> {
     if (!connected) throw notConnected()
     try {
-      const timeoutMs = opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS
+      const now = Date.now()
+      // Within a handler, no later than its own caller waits: past that no one needs the answer.
+      const deadline = deadlineFor(subject, opts?.timeoutMs ?? DEFAULT_TIMEOUT_MS, now)
       const headers = natsHeaders()
-      headers.set(DEADLINE_HEADER, deadlineIn(timeoutMs))
+      headers.set(DEADLINE_HEADER, String(deadline))
       const requestId = currentRequestId()
       if (requestId) headers.set(REQUEST_ID_HEADER, requestId)
       const data = encode(payload)
       if (data.length > maxPayload) throw requestTooLarge(data.length, maxPayload)
-      return await requests.request(subject, data, timeoutMs, headers)
+      return await requests.request(subject, data, deadline - now, headers)
     } catch (error) {
       throw error instanceof AppError ? error : translate(error, subject)
     }
@@ -163,7 +178,8 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
           if (err) return log().error({ subject, ...errorFields(err) }, 'bus subscription failed')
           // Its caller has given up: it waited for this process, busy, in the server's buffer
           // and the socket (bus-deadline.ts). Running it would only delay those behind it more.
-          const expired = expiredBy(msg.headers?.get(DEADLINE_HEADER))
+          const deadline = deadlineOf(msg.headers?.get(DEADLINE_HEADER))
+          const expired = expiredBy(deadline)
           if (expired > 0) {
             logExpired(subject, expired)
             return void msg.respond(EXPIRED_REPLY)
@@ -175,9 +191,11 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
             return msg.respond(encode({ ok: false, error: { code: 'bad_request', message: 'malformed message' } }))
           }
           track(
-            runHandler(handler, payload, subject, msg.headers?.get(REQUEST_ID_HEADER) || undefined).then((reply) => {
+            runHandler(handler, payload, subject, msg.headers?.get(REQUEST_ID_HEADER) || undefined, deadline).then((reply) => {
               if (!msg.respond(encoder.encode(replyWithin(encodeReply(reply), maxPayload, subject)))) log().error({ subject }, 'bus request had no reply subject')
-            }).catch((error) => log().error({ subject, ...errorFields(error) }, 'bus reply not sent')),
+            }).catch((error) => {
+              if (!countedInShutdown('bus reply not sent', error)) log().error({ subject, ...errorFields(error) }, 'bus reply not sent')
+            }),
           )
         },
       })
@@ -204,7 +222,7 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
                   if (settles) settlers.answer(msg, true)
                 },
                 (error) => {
-                  log().error({ pattern, ...errorFields(error) }, 'bus subscriber failed')
+                  if (!countedInShutdown('bus subscriber failed', error)) log().error({ pattern, ...errorFields(error) }, 'bus subscriber failed')
                   if (settles) settlers.answer(msg, false)
                 },
               ),

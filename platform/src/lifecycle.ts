@@ -3,6 +3,7 @@ import type { Bus } from '@lr/proto'
 import { type Config, ConfigError, loadConfig } from '@lr/proto'
 import { reaching } from './startup'
 import { errorFields, log } from './log'
+import { beginShutdown } from './shutdown-failures'
 
 /** What a started service gives back: how to stop it and whether its store answers. */
 export interface RunningService {
@@ -57,14 +58,19 @@ export interface Shutdown {
 export function onShutdown(name: string, stop: () => Promise<void>): Shutdown {
   let stopping = false
   const run = async (exitCode: 0 | 1) => {
+    // Failures the stop causes (a store closed under a handler still running) are summarised from here on.
+    const summarise = beginShutdown()
     setTimeout(() => {
+      summarise()
       log().error({ deadline_ms: SHUTDOWN_DEADLINE_MS }, 'shutdown did not finish in time')
       process.exit(1)
     }, SHUTDOWN_DEADLINE_MS).unref()
     try {
       await stop()
+      summarise()
       process.exit(exitCode)
     } catch (error) {
+      summarise()
       log().error(errorFields(error), 'shutdown failed')
       process.exit(1)
     }

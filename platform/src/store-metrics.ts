@@ -1,6 +1,7 @@
 import { AppError } from '@lr/proto'
 import { errorFields, log } from './log'
 import { secondsSince, storeDuration } from './metrics'
+import { countedInShutdown } from './shutdown-failures'
 
 /** The MongoDB driver's (and mongoose's) errors of a server it cannot reach or lost mid-operation. */
 const UNREACHABLE_MONGO = new Set([
@@ -16,10 +17,13 @@ const UNUSABLE_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN)/
  * The cause goes to the log, for the operator.
  */
 function asStoreError(store: string, operation: string, error: unknown): unknown {
+  const unreachable = () => new AppError('unavailable', `the ${store} store is unreachable`, { retryAfter: 1 })
+  // Closed by the process's own stop under a request still running: counted, not a line each.
+  if (countedInShutdown('store closed', error, { store })) return unreachable()
   const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown }
   if (!UNREACHABLE_MONGO.has(String(name)) && !UNUSABLE_SQLITE.test(String(code ?? ''))) return error
   log().warn({ store, operation, ...errorFields(error) }, 'store unreachable')
-  return new AppError('unavailable', `the ${store} store is unreachable`, { retryAfter: 1 })
+  return unreachable()
 }
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { AppError, type Bus } from '@lr/proto'
 import { JsonText } from '@lr/platform/bus-handler'
-import { currentRequestId, withRequestId } from '@lr/platform/request-context'
+import { currentDeadline, currentRequestId, withRequestId } from '@lr/platform/request-context'
 
 /** The AppError a request rejects with; fails the test if the request succeeds. */
 const failure = (request: Promise<unknown>) =>
@@ -35,6 +35,11 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
     let client: Bus
     let server: Bus
     let replica: Bus
+    /** How often t.v1.deadline ran. */
+    let deadlineRuns = 0
+    /** What t.v1.ask's own request came to, by the test's token. */
+    const asked = new Map<string, (outcome: { data?: unknown; code?: string; waitedMs: number }) => void>()
+    const askedFor = (token: string) => new Promise<{ data?: unknown; code?: string; waitedMs: number }>((resolve) => asked.set(token, resolve))
 
     beforeAll(async () => {
       env = await setup()
@@ -53,6 +58,19 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
         return new JsonText(text ?? JSON.stringify('x'.repeat(size)))
       }, { queue: 't' })
       server.serve('t.v1.mutate', async (p) => { (p as { list: number[] }).list.push(2); return p }, { queue: 't' })
+      server.serve('t.v1.deadline', async () => {
+        deadlineRuns++
+        return currentDeadline() ?? null
+      }, { queue: 't' })
+      // Asks `subject` itself after `afterMs`, and tells the test how that went: its own caller may have given up by then.
+      server.serve('t.v1.ask', async (p) => {
+        const { token, subject, afterMs } = p as { token: string; subject: string; afterMs: number }
+        await Bun.sleep(afterMs)
+        const started = performance.now()
+        const outcome = await server.request(subject, {}).then((data) => ({ data }), (error: AppError) => ({ code: error.code }))
+        asked.get(token)?.({ ...outcome, waitedMs: performance.now() - started })
+        return outcome
+      }, { queue: 't' })
       // serve() subscribes without waiting on the server; a ping's round trip means every
       // subscription sent before it is in place, so the first test cannot meet "no responders".
       expect(await Promise.all([server.ping(), replica.ping()])).toEqual([true, true])
@@ -120,6 +138,29 @@ export function busContract(name: string, setup: () => Promise<{ connect(): Prom
     it('answers timeout (504) when the handler is too slow', async () => {
       const error = await failure(client.request('t.v1.slow', {}, { timeoutMs: 50 }))
       expect([error.code, error.status]).toEqual(['timeout', 504])
+    })
+
+    it('fails a handler\'s own request at once, without sending it, when its caller\'s deadline has passed', async () => {
+      const outcome = askedFor('late')
+      const runs = deadlineRuns
+      const error = await failure(client.request('t.v1.ask', { token: 'late', subject: 't.v1.deadline', afterMs: 150 }, { timeoutMs: 100 }))
+      expect(error.code).toBe('timeout')
+      const { code, waitedMs } = await outcome
+      expect(code).toBe('timeout')
+      expect(waitedMs).toBeLessThan(50)
+      await Bun.sleep(50) // a request that went out would have run by now
+      expect(deadlineRuns).toBe(runs)
+    })
+
+    it('gives a handler\'s own request its caller\'s deadline when that is sooner than its own timeout', async () => {
+      const before = Date.now()
+      const { data } = await client.request<{ data: number }>('t.v1.ask', { token: 'within', subject: 't.v1.deadline', afterMs: 0 }, { timeoutMs: 2_000 })
+      expect(data).toBeGreaterThanOrEqual(before + 2_000)
+      expect(data).toBeLessThanOrEqual(Date.now() + 2_000)
+      // Its own timeout (10 s) would wait out t.v1.slow's 300 ms; its caller's 100 ms do not.
+      const outcome = askedFor('slow')
+      expect((await failure(client.request('t.v1.ask', { token: 'slow', subject: 't.v1.slow', afterMs: 0 }, { timeoutMs: 100 }))).code).toBe('timeout')
+      expect((await outcome).code).toBe('timeout')
     })
 
     it('shares requests between replicas of one queue group', async () => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AppError } from '@lr/proto'
 import { connectMongo } from '@lr/platform/mongo'
+import { beginShutdown } from '@lr/platform/shutdown-failures'
 import { openSqlite } from '@lr/platform/sqlite'
 import { withStoreMetrics } from '@lr/platform/store-metrics'
 import { mongoSkipReason, startFerretDb } from '../../test/harness/ferretdb'
@@ -35,6 +36,32 @@ describe('a store that cannot be reached', () => {
     } finally {
       log.restore()
       await conn.close(true)
+    }
+  }, 30_000)
+
+  it.skipIf(Boolean(mongoSkipReason()))('MongoDB client closed by the stop under calls in flight: each is unavailable, and the log has one line counting them', async () => {
+    const server = await startFerretDb()
+    const conn = await connectMongo(server.url)
+    const things = conn.db!.collection<{ _id: string }>('things')
+    const store = withStoreMetrics('things', { find: async (id: string) => things.findOne({ _id: id }) })
+    const log = captureLog()
+    const summarise = beginShutdown()
+    try {
+      // Some in flight may be answered before the close; every later one fails.
+      const outcome = () => store.find('a').then(() => null, (error: unknown) => error)
+      const inFlight = Array.from({ length: 100 }, outcome)
+      await Bun.sleep(5)
+      await conn.close()
+      const failures = [...(await Promise.all(inFlight)), ...(await Promise.all([1, 2, 3].map(outcome)))].filter((error) => error !== null)
+      expect(failures.length).toBeGreaterThan(3)
+      expect(new Set(failures.map((error) => (error as AppError).code))).toEqual(new Set(['unavailable']))
+      expect(log.lines).toEqual([])
+      summarise()
+      expect(log.lines).toEqual([expect.objectContaining({ msg: 'failures caused by the shutdown', kind: 'store closed', store: 'things', failures: failures.length })])
+    } finally {
+      summarise()
+      log.restore()
+      await server.stop()
     }
   }, 30_000)
 

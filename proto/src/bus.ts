@@ -24,6 +24,8 @@ export interface Bus {
    * in a header, and a service that gets to the request only after it has passed (it was busy)
    * does not run the handler; the caller has given up by then (a 504), and a caller that still
    * waits is answered AppError('timeout'). The in-process bus starts every handler at once.
+   * Made while handling a request, it waits no longer than that request's caller does (it
+   * inherits its deadline), and once that has passed it is not sent: AppError('timeout') at once.
    */
   request<T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }): Promise<T>
   /**

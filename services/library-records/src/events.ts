@@ -1,4 +1,5 @@
 import { errorFields, log } from '@lr/platform/log'
+import { beyondDeadline } from '@lr/platform/request-context'
 import { createTurnBatcher } from '@lr/platform/turn-batch'
 import { AppError, type Bus, type RecordEvent, type RecordEventSink, type RecordEventType, WEBHOOK_SUBJECTS } from '@lr/proto'
 import type { RecordKind } from './kind'
@@ -38,10 +39,11 @@ export function withRecordEvents<R extends RecordBase, W, L extends string>(kind
  * over NATS (record-stream.ts): a request per event cost a one-process create about as much as
  * its insert (bench/ANALYSIS.md, twenty-second session). A batch of one request's events runs as
  * part of it, so a log line of the webhooks worker carries its id; a batch of several requests'
- * events carries none (createTurnBatcher).
+ * events carries none (createTurnBatcher). It is sent whether or not the write's caller still
+ * waits (beyondDeadline): the write is stored, so its events must reach the webhooks.
  */
 export function busRecordEvents(bus: Bus): RecordEventSink {
-  const send = createTurnBatcher<RecordEvent>((events) => ingest(bus, events), Number.POSITIVE_INFINITY)
+  const send = createTurnBatcher<RecordEvent>((events) => beyondDeadline(() => ingest(bus, events)), Number.POSITIVE_INFINITY)
   return (event) => send({ item: event, bytes: 0 })
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { createLogger, installLogger } from '@lr/platform/log'
-import { currentRequestId, withRequestId } from '@lr/platform/request-context'
+import { asHandlerOf, currentRequestId, withRequestId } from '@lr/platform/request-context'
 import { type RecordEvent, WEBHOOK_SUBJECTS } from '@lr/proto'
 import { busRecordEvents } from '../src/events'
 
@@ -47,6 +47,13 @@ describe('record events in one process', () => {
     await Promise.all([withRequestId('req_a', () => sink(eventOf(4))), withRequestId('req_b', () => sink(eventOf(5)))])
     expect(requests).toEqual([eventOf(1), [eventOf(2), eventOf(3)], [eventOf(4), eventOf(5)]])
     expect(requestIds).toEqual(['req_alone', 'req_batch', undefined])
+  })
+
+  it("reach the webhooks when the write's caller has stopped waiting: the write is stored", async () => {
+    const { sink, requests, requestIds } = intake()
+    await asHandlerOf('req_gone', Date.now() - 1, () => sink(eventOf(1)))
+    expect(requests).toEqual([eventOf(1)])
+    expect(requestIds).toEqual(['req_gone'])
   })
 
   it('are split in halves when the batch is over the bus limit, so every event still arrives once', async () => {
