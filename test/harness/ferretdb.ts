@@ -12,6 +12,7 @@ import type { Connection } from 'mongoose'
 import { connectMongo } from '@lr/platform/mongo'
 import { freePort, waitForPort } from './ports'
 import { skipReason } from './servers'
+import { stopProcess } from './stop-process'
 
 export interface MongoServer {
   url: string
@@ -58,8 +59,7 @@ export async function startFerretDb(options: { auth?: { user: string; password: 
       ? `mongodb://${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@127.0.0.1:${port}/${auth.database}?authSource=${auth.database}`
       : `mongodb://127.0.0.1:${port}/`,
     async stop() {
-      proc.kill('SIGTERM')
-      await proc.exited
+      await stopProcess(proc)
       rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { freePort, waitForPort } from './ports'
+import { stopProcess } from './stop-process'
 
 export interface NatsServer {
   url: string
@@ -50,8 +51,7 @@ export async function startNats(opts: { jetstream?: boolean; auth?: { user: stri
     await waitForPort(port)
   }
   const down = async () => {
-    proc?.kill('SIGTERM')
-    await proc?.exited
+    if (proc) await stopProcess(proc)
     proc = undefined
   }
   await up()
