@@ -41,6 +41,26 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
   }
 }
 
+/** Bus.resumed's listeners; one that throws is logged, and neither stops the others nor the status loop. */
+function createResumed() {
+  const listeners = new Set<() => void>()
+  return {
+    listen(listener: () => void): () => void {
+      listeners.add(listener)
+      return () => void listeners.delete(listener)
+    },
+    tell(): void {
+      for (const listener of listeners) {
+        try {
+          listener()
+        } catch (error) {
+          log().error(errorFields(error), 'a listener of the bus reconnecting failed')
+        }
+      }
+    },
+  }
+}
+
 /** Connects to NATS and returns a Bus over it; its own entry so importing proto never pulls `nats`. */
 export interface NatsBusOptions {
   /** BUS_MAX_PAYLOAD_BYTES; the server's max_payload lowers it when smaller. Default DEFAULT_MAX_PAYLOAD. */
@@ -70,11 +90,13 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
   const requests = createNatsRequests(nc)
   const settlers = createSettlers(nc, { settleTimeoutMs: options.settleTimeoutMs })
   const logExpired = expiredRequestLog()
+  const resumed = createResumed()
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === Events.Reconnect) {
         connected = true
         settlers.reconnected()
+        resumed.tell()
       }
       if (status.type !== Events.Disconnect) continue
       connected = false
@@ -237,6 +259,8 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
         unsubscribe()
       }
     },
+
+    resumed: resumed.listen,
 
     async ping() {
       if (nc.isClosed()) return false

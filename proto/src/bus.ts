@@ -59,6 +59,13 @@ export interface Bus {
    * every subscriber has it (the in-process one); without it, assume one does.
    */
   subscribed?(subject: string): boolean
+  /**
+   * Calls `listener` each time the transport has reconnected after losing its connection (not at
+   * the first connect); returns a stop. Events published meanwhile may have been missed, and are
+   * not sent again: a subscriber that keeps state built from them (a resolver's cached codes)
+   * should read it afresh. Only a bus that can disconnect has it (NATS); the in-process one never does.
+   */
+  resumed?(listener: () => void): () => void
   /** Resolves while the transport answers; used by /readyz. */
   ping(): Promise<boolean>
   close(): Promise<void>

@@ -1,4 +1,5 @@
 import { type Bus, type Config, decode, DYNAMIC_CHANGED_ALL, DYNAMIC_SUBJECTS, type ResolveReply, ResolverEntry, type ScanEvent } from '@lr/proto'
+import { errorFields, log } from '@lr/platform/log'
 import { createBusScanPublisher } from '@lr/platform/scan-publisher'
 import { createResolver, type Resolver, type ResolverDeps, type ResolverFeed, resolverSettingsOf } from './resolver'
 
@@ -9,6 +10,18 @@ export function createBusFeed(bus: Bus, lookupTimeoutMs = 3000): ResolverFeed {
     // No queue group: every resolver must hear every change. `settles`: over NATS the dynamic
     // service answers a PATCH, DELETE or review once every live resolver has applied it.
     follow: (changed) => bus.subscribe(DYNAMIC_CHANGED_ALL, (event) => changed(decode(ResolverEntry, event)), { settles: true }),
+    // Over NATS, changes published while this resolver's connection was down never reach it
+    // (a blip, or the server cutting off a slow consumer): it forgets what it cached.
+    resumed: (forget) => bus.resumed?.(() => void forgetLogged(forget)) ?? (() => undefined),
+  }
+}
+
+/** One line per reconnect, with the codes forgotten: every resolver thread's together. */
+async function forgetLogged(forget: () => number | Promise<number>): Promise<void> {
+  try {
+    log().info({ codes: await forget() }, 'bus reconnected: cached codes forgotten, each is looked up again at its next scan')
+  } catch (error) {
+    log().error(errorFields(error), 'bus reconnected: cached codes not forgotten')
   }
 }
 

@@ -23,12 +23,15 @@ export interface CacheOptions {
   maxEntries?: number
   /**
    * Age after which a known answer is re-read in the background (still served meanwhile). Not
-   * how changes arrive (events do, at once): a safety net for an event lost while disconnected.
+   * how changes arrive (events do, at once): a safety net for an event that never came (one
+   * missed while the bus was disconnected is handled at the reconnect: the resolver forgets all).
    */
   refreshMs?: number
   /** Clock in milliseconds. */
   now?: () => number
 }
+
+type Entry = { target: Target; at: number }
 
 /**
  * Code -> Target, in memory. A miss is loaded once however many scans wait for it; `apply`
@@ -36,13 +39,18 @@ export interface CacheOptions {
  */
 export function createTargetCache(load: (code: string) => Promise<ResolveReply>, options: CacheOptions = {}) {
   const { maxEntries = 100_000, refreshMs = 60_000, now = Date.now } = options
-  const entries = new Map<string, { target: Target; at: number }>()
+  const entries = new Map<string, Entry>()
   const loading = new Map<string, Promise<Target>>()
+  /** The answers forgetAll took: each served only while its code's next load fails. */
+  let forgotten = new Map<string, Entry>()
 
-  function remember(code: string, target: Target): void {
+  function remember(code: string, target: Target, at = now()): void {
     entries.delete(code)
-    entries.set(code, { target, at: now() })
-    if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
+    forgotten.delete(code)
+    entries.set(code, { target, at })
+    if (entries.size + forgotten.size <= maxEntries) return
+    const oldest = forgotten.size > 0 ? forgotten : entries
+    oldest.delete(oldest.keys().next().value!)
   }
 
   function fill(code: string): Promise<Target> {
@@ -58,8 +66,14 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
         return target
       },
       (error) => {
-        if (loading.get(code) === promise) loading.delete(code)
-        throw error
+        if (loading.get(code) !== promise) throw error
+        loading.delete(code)
+        const old = forgotten.get(code)
+        if (!old) throw error
+        // Forgotten, and the service cannot answer now: its last answer, as for any code cached
+        // while the service is away, re-read in the background from its next scan on.
+        remember(code, old.target, Number.NEGATIVE_INFINITY)
+        return old.target
       },
     )
     loading.set(code, promise)
@@ -77,7 +91,7 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
 
     /** A change event: replaces a known or loading code; others are loaded when first scanned. */
     apply(entry: ResolverEntry): void {
-      if (!entries.has(entry.code) && !loading.has(entry.code)) return
+      if (!entries.has(entry.code) && !loading.has(entry.code) && !forgotten.has(entry.code)) return
       loading.delete(entry.code)
       remember(entry.code, targetOf(entry))
     },
@@ -86,6 +100,19 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
     forget(code: string): void {
       entries.delete(code)
       loading.delete(code)
+      forgotten.delete(code)
+    },
+
+    /**
+     * Change events may have been missed (the bus reconnected): the next scan of every code loads
+     * it again; while that load fails its last answer is served. Answers how many codes it held.
+     */
+    forgetAll(): number {
+      const held = entries.size
+      forgotten = new Map(entries)
+      entries.clear()
+      loading.clear()
+      return held
     },
 
     get size() {
@@ -95,6 +122,7 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
     clear(): void {
       entries.clear()
       loading.clear()
+      forgotten.clear()
     },
   }
 }

@@ -25,6 +25,12 @@ export interface ResolverFeed {
    * promise `changed` returns is the event's handling (a publish `settled` waits for it).
    */
   follow(changed: (entry: ResolverEntry) => void | Promise<void>): () => void
+  /**
+   * Calls `forget` whenever change events may have been missed (the bus reconnected after a
+   * disconnect): every cached answer may be stale. `forget` answers how many codes it forgot (the
+   * feed logs it). Returns a stop. Absent: the feed never misses one (the in-process bus).
+   */
+  resumed?(forget: () => number | Promise<number>): () => void
 }
 
 export interface ResolverDeps extends ScanSettings {
@@ -91,6 +97,10 @@ export function createResolver(deps: ResolverDeps): Resolver {
   const counts = deps.counts ?? createScanCounts()
   const cache = createTargetCache((code) => feed.lookup(code).then(seeded), { ...deps.cache, now })
   const unsubscribe = feed.follow(changed)
+  // Change events may have been missed: every cached code is looked up again at its next scan,
+  // not served stale until its background re-read. Capped codes' counts stay: they are counts of
+  // scans, not answers, and a lookup only ever raises them.
+  const unresumed = feed.resumed?.(() => cache.forgetAll())
 
   // The embedded GeoIP database is read now rather than by the first scan.
   preloadGeoIp()
@@ -159,6 +169,7 @@ export function createResolver(deps: ResolverDeps): Resolver {
     fetch,
     stop() {
       unsubscribe()
+      unresumed?.()
       cache.clear()
       counts.clear()
     },

@@ -18,6 +18,8 @@ export type ToThread =
   /** Change events, checked by the main thread (createBusFeed): those of one burst in one message; answered `applied` with its id. */
   | { t: 'changed'; id: number; entries: ResolverEntry[] }
   | { t: 'tallies'; id: number }
+  /** Change events may have been missed (the bus reconnected): forget every cached code; answered `forgot` with its id. */
+  | { t: 'forget'; id: number }
   | { t: 'metrics'; id: number; text: string; contentType: string }
   | { t: 'stop' }
 
@@ -30,6 +32,8 @@ export type FromThread =
   /** Scans as one JSON array with their codes: one string crosses threads far cheaper than its objects. */
   | { t: 'scans'; batch: ScanBatch }
   | { t: 'tallies'; id: number; snapshot: TallySnapshot }
+  /** How many cached codes the thread forgot for `forget` `id`. */
+  | { t: 'forgot'; id: number; codes: number }
   /** The change events of `changed` `id` are in this thread's cache: its next request sees them. */
   | { t: 'applied'; id: number }
   | { t: 'metrics'; id: number }

@@ -30,6 +30,7 @@ let nextId = 0
 const lookups = new Map<number, { resolve(reply: ResolveReply): void; reject(error: Error): void }>()
 const metricsWaiting = new Map<number, (text: string, contentType: string) => void>()
 const listeners = new Set<(entry: ResolverEntry) => void>()
+const forgetters = new Set<() => number | Promise<number>>()
 const shared = createSharedScanCounts()
 
 const feed: ResolverFeed = {
@@ -42,6 +43,10 @@ const feed: ResolverFeed = {
   follow(changed) {
     listeners.add(changed)
     return () => void listeners.delete(changed)
+  },
+  resumed(forget) {
+    forgetters.add(forget)
+    return () => void forgetters.delete(forget)
   },
 }
 
@@ -112,6 +117,8 @@ self.onmessage = ({ data: message }: MessageEvent<ToThread>) => {
       return
     case 'tallies':
       return post({ t: 'tallies', id: message.id, snapshot: takeTallies() })
+    case 'forget':
+      return void Promise.all([...forgetters].map((forget) => forget())).then((counts) => post({ t: 'forgot', id: message.id, codes: counts.reduce((sum, n) => sum + n, 0) }))
     case 'metrics':
       metricsWaiting.get(message.id)?.(message.text, message.contentType)
       metricsWaiting.delete(message.id)

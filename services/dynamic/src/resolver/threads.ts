@@ -2,7 +2,7 @@ import { AppError, type Bus, type ResolverEntry, type ScanBatch } from '@lr/prot
 import { errorFields, log } from '@lr/platform/log'
 import { gatherBeforeScrape, METRICS_CONTENT_TYPE, metricsText } from '@lr/platform/metrics'
 import { listening, StartupError } from '@lr/platform/startup'
-import { addTallies, type TallySnapshot } from '@lr/platform/tally'
+import { addTallies } from '@lr/platform/tally'
 import { createTurnBatcher } from '@lr/platform/turn-batch'
 import { createBusFeed } from './bus-feed'
 import type { ResolverSettings } from './resolver'
@@ -35,7 +35,7 @@ export interface ResolverThreads {
   stop(): Promise<void>
 }
 
-/** How long a scrape waits for a thread's tallies before it answers without them. */
+/** How long this thread waits for a thread's answer (its tallies before a scrape, the codes it forgot) before going on without it. */
 const GATHER_TIMEOUT_MS = 1000
 /** How long a write's answer waits for a thread to apply its change (a thread that stopped answering must not hold every write). */
 const APPLY_TIMEOUT_MS = 1000
@@ -58,11 +58,13 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
   const threads: Worker[] = []
   /** Threads whose Worker closed (ended or failed): a stop does not wait for them. */
   const ended = new Set<Worker>()
-  const tallyWaiting = new Map<number, (snapshot: TallySnapshot) => void>()
+  /** Answers the threads owe this one (tallies, codes forgotten), by the id of the ask. */
+  const owed = new Map<number, (answer: FromThread) => void>()
   /** Per batch of change events sent, the threads that have not applied it yet. */
   const applying = new Map<number, { left: Set<Worker>; done: () => void }>()
   let nextId = 0
   let stopping = false
+  const liveThreads = () => threads.filter((worker) => !ended.has(worker))
   // Capped codes count in memory all threads share: the process stays exact at the cap.
   const countSlots = createCountSlots((block) => {
     for (const worker of threads) worker.postMessage({ t: 'block', block } satisfies ToThread)
@@ -83,9 +85,8 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
         log()[message.level](message.fields, message.message)
         return
       case 'tallies':
-        tallyWaiting.get(message.id)?.(message.snapshot)
-        tallyWaiting.delete(message.id)
-        return
+      case 'forgot':
+        return owed.get(message.id)?.(message)
       case 'applied': {
         const waiting = applying.get(message.id)
         waiting?.left.delete(worker)
@@ -142,7 +143,7 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
     (entries) =>
       new Promise<void>((resolve) => {
         const id = nextId++
-        const live = threads.filter((worker) => !ended.has(worker))
+        const live = liveThreads()
         if (live.length === 0) return resolve()
         const timer = setTimeout(() => done(), APPLY_TIMEOUT_MS)
         const done = () => {
@@ -156,17 +157,26 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
     Number.POSITIVE_INFINITY,
   )
   const unfollow = feed.follow((entry) => toThreads({ item: entry, bytes: 0 }))
+  const tallies = (worker: Worker) => ask<'tallies'>(worker, (id) => ({ t: 'tallies', id })).then((answer) => answer && addTallies(answer.snapshot))
   const ungather = gatherBeforeScrape(() => Promise.all(threads.map(tallies)).then(() => undefined))
-  function tallies(worker: Worker): Promise<void> {
+  // Change events may have been missed (the bus reconnected): every thread forgets its cached
+  // codes, and the feed logs how many (a thread that does not answer in time is not counted).
+  const unresumed = feed.resumed?.(async () => {
+    const answers = await Promise.all(liveThreads().map((worker) => ask<'forgot'>(worker, (id) => ({ t: 'forget', id }))))
+    return answers.reduce((sum, answer) => sum + (answer?.codes ?? 0), 0)
+  })
+
+  /** Asks `worker` and resolves with its answer, or with undefined after GATHER_TIMEOUT_MS. */
+  function ask<T extends FromThread['t']>(worker: Worker, message: (id: number) => ToThread): Promise<Extract<FromThread, { t: T }> | undefined> {
     const id = nextId++
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => (tallyWaiting.delete(id), resolve()), GATHER_TIMEOUT_MS)
-      tallyWaiting.set(id, (snapshot) => {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => (owed.delete(id), resolve(undefined)), GATHER_TIMEOUT_MS)
+      owed.set(id, (answer) => {
         clearTimeout(timer)
-        addTallies(snapshot)
-        resolve()
+        owed.delete(id)
+        resolve(answer as Extract<FromThread, { t: T }>)
       })
-      worker.postMessage({ t: 'tallies', id } satisfies ToThread)
+      worker.postMessage(message(id))
     })
   }
 
@@ -175,6 +185,7 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
   async function stopAll(): Promise<void> {
     stopping = true
     unfollow()
+    unresumed?.()
     ungather()
     await Promise.all(
       threads.map(

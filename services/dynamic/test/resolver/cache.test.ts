@@ -102,3 +102,56 @@ describe('target cache', () => {
     expect(await cache.lookup('Code0001')).toEqual({ status: 302, destination: destinationOf('https://example.com/Code0001') })
   })
 })
+
+describe('target cache, forgetAll (the bus reconnected: change events may have been missed)', () => {
+  const to = (url: string) => ({ status: 302 as const, destination: destinationOf(url) })
+
+  it('loads every code it held again at its next lookup, and answers how many it held', async () => {
+    const l = loader({ Code0001: entry('Code0001', { destination_url: 'https://old.example/' }), Code0002: entry('Code0002') })
+    const cache = createTargetCache(l.load)
+    for (const code of ['Code0001', 'Code0002']) await cache.lookup(code)
+    l.answers.Code0001 = entry('Code0001', { destination_url: 'https://new.example/' })
+    expect(cache.forgetAll()).toBe(2)
+    expect([cache.size, cache.forgetAll()]).toEqual([0, 0])
+    expect(await cache.lookup('Code0001')).toEqual(to('https://new.example/'))
+    expect(cache.lookup('Code0001')).toEqual(to('https://new.example/'))
+    expect(l.calls).toEqual(['Code0001', 'Code0002', 'Code0001'])
+  })
+
+  it('serves a forgotten code\'s last answer while its load fails, and tries again in the background from its next lookup on', async () => {
+    let fail = false
+    const l = loader({ Code0001: entry('Code0001', { destination_url: 'https://old.example/' }) })
+    const cache = createTargetCache((code) => (fail ? Promise.reject(new Error('down')) : l.load(code)))
+    await cache.lookup('Code0001')
+    cache.forgetAll()
+    fail = true
+    expect(await cache.lookup('Code0001')).toEqual(to('https://old.example/'))
+    l.answers.Code0001 = entry('Code0001', { destination_url: 'https://new.example/' })
+    fail = false
+    expect(cache.lookup('Code0001')).toEqual(to('https://old.example/'))
+    await Bun.sleep(0)
+    expect(cache.lookup('Code0001')).toEqual(to('https://new.example/'))
+    // A code it never held still fails.
+    fail = true
+    expect(await Promise.resolve(cache.lookup('Code0002')).catch((e: Error) => e.message)).toBe('down')
+  })
+
+  it('takes a change event for a forgotten code as its answer, without a load', async () => {
+    const l = loader({ Code0001: entry('Code0001') })
+    const cache = createTargetCache(l.load)
+    await cache.lookup('Code0001')
+    cache.forgetAll()
+    cache.apply(entry('Code0001', { destination_url: 'https://new.example/' }))
+    expect(cache.lookup('Code0001')).toEqual(to('https://new.example/'))
+    expect(l.calls).toEqual(['Code0001'])
+  })
+
+  it('keeps forgotten answers within maxEntries, dropping them before any code loaded since', async () => {
+    const l = loader()
+    const cache = createTargetCache(l.load, { maxEntries: 2 })
+    for (const code of ['Code0001', 'Code0002']) await cache.lookup(code)
+    cache.forgetAll()
+    for (const code of ['Code0003', 'Code0004']) await cache.lookup(code)
+    expect(cache.forgetAll()).toBe(2)
+  })
+})

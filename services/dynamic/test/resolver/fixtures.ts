@@ -44,3 +44,18 @@ export function resolverSetup(deps: Partial<ResolverDeps> & { bus?: Bus } = {}) 
     },
   }
 }
+
+/**
+ * Gives `bus` (a local one, which never disconnects) Bus.resumed, and returns what calls its
+ * listeners as the NATS bus does after a reconnect.
+ */
+export function resumable(bus: Bus): () => void {
+  const listeners = new Set<() => void>()
+  bus.resumed = (listener) => {
+    listeners.add(listener)
+    return () => void listeners.delete(listener)
+  }
+  return () => {
+    for (const listener of listeners) listener()
+  }
+}

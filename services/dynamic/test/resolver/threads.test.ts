@@ -5,13 +5,13 @@ import { join } from 'node:path'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { httpRequests } from '@lr/platform/metrics'
 import { StartupError } from '@lr/platform/startup'
-import { AppError, type Bus, DYNAMIC_SUBJECTS, dynamicChangedSubject, type ScanBatch, type ScanEvent } from '@lr/proto'
+import { AppError, type Bus, DYNAMIC_SUBJECTS, dynamicChangedSubject, type ResolverEntry, type ScanBatch, type ScanEvent } from '@lr/proto'
 import { captureLog } from '@lr/platform/testing/log-capture'
 import { modulesLoadedBy } from '@lr/platform/testing/loaded-modules'
 import { serveDynamic } from '../../src/handlers'
 import { type ResolverThreads, startResolverThreads } from '../../src/resolver/threads'
 import { personal, setup } from '../fixtures'
-import { BROWSER, KEY } from './fixtures'
+import { BROWSER, KEY, resumable } from './fixtures'
 
 // Resolver threads over a real dynamic service on the local bus: HTTP on a shared port, answered
 // by two threads, each with its own cache; this thread holds the bus and collects the scans.
@@ -27,6 +27,10 @@ interface Running {
   batches: ScanBatch[]
   failures: Error[]
   service: ReturnType<typeof setup>['service']
+  /** `missed`: the service's change events are dropped, as while a NATS connection was down. */
+  events: { missed: boolean }
+  /** Tells the bus's `resumed` listeners, as NATS does after a reconnect. */
+  resume(): void
   get(code: string, init?: RequestInit): Promise<Response>
   /** `n` GETs at once, each on a connection of its own, so the kernel spreads them over the threads. */
   many(code: string, n: number): Promise<Response[]>
@@ -40,7 +44,10 @@ afterEach(async () => {
 
 async function start(options: { threads?: number; analyticsCount?: number } = {}): Promise<Running> {
   const bus = createLocalBus()
-  const ctx = setup({ announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry), countScans: async () => options.analyticsCount ?? 0 })
+  const resume = resumable(bus)
+  const events = { missed: false }
+  const announce = async (entry: ResolverEntry) => (events.missed ? undefined : bus.publish(dynamicChangedSubject(entry.code), entry))
+  const ctx = setup({ announce, countScans: async () => options.analyticsCount ?? 0 })
   const stopServing = serveDynamic(bus, ctx.service)
   const scans: ScanEvent[] = []
   const batches: ScanBatch[] = []
@@ -60,7 +67,7 @@ async function start(options: { threads?: number; analyticsCount?: number } = {}
   const get = (code: string, init: RequestInit = {}) =>
     fetch(`http://127.0.0.1:${threads.port}/${code}`, { redirect: 'manual', keepalive: false, headers: { 'user-agent': BROWSER }, ...init })
   const one: Running = {
-    bus, threads, scans, batches, failures, service: ctx.service, get,
+    bus, threads, scans, batches, failures, service: ctx.service, events, resume, get,
     many: (code, n) => Promise.all(Array.from({ length: n }, () => get(code))),
     async close() {
       await threads.stop()
@@ -144,6 +151,27 @@ describe('resolver threads', () => {
     await Promise.all(codes.map((code) => r.service.delete(personal, code)))
     await Bun.sleep(20)
     for (const code of codes) expect((await r.many(code, 8)).map((a) => a.status)).toEqual(Array(8).fill(410))
+  })
+
+  it('forget every cached code when the bus resumed: a change missed meanwhile is followed by the next scan on every thread, and one line counts what they forgot', async () => {
+    const r = await start()
+    const code = await created(r)
+    expect((await r.many(code, 40)).map((a) => a.headers.get('location'))).toEqual(Array(40).fill(DESTINATION))
+    r.events.missed = true
+    await r.service.update(personal, code, { destination_url: `${DESTINATION}/new` })
+    await Bun.sleep(20)
+    // Every thread still holds the old destination: the change never reached them.
+    expect(new Set((await r.many(code, 20)).map((a) => a.headers.get('location')))).toEqual(new Set([DESTINATION]))
+    const captured = captureLog()
+    try {
+      r.resume()
+      await until(() => captured.lines.some((line) => line.msg.startsWith('bus reconnected')), 'the threads to forget')
+      // One code in each of the two threads' caches.
+      expect(captured.lines.filter((line) => line.msg.startsWith('bus reconnected'))).toEqual([{ codes: 2, msg: 'bus reconnected: cached codes forgotten, each is looked up again at its next scan' }])
+    } finally {
+      captured.restore()
+    }
+    expect((await r.many(code, 40)).map((a) => a.headers.get('location'))).toEqual(Array(40).fill(`${DESTINATION}/new`))
   })
 
   it('report a thread that ends while serving, once, naming it (serve.ts stops the process on it); a stop after it still ends', async () => {

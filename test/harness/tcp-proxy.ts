@@ -1,0 +1,51 @@
+import { connect, createServer, type Server, type Socket } from 'node:net'
+import { freePort } from './ports'
+
+export interface TcpProxy {
+  /** The port clients dial instead of the target's. */
+  readonly port: number
+  /** Drops every connection through it and refuses new ones: a network cut between its clients and the target. */
+  cut(): Promise<void>
+  /** Accepts connections again, on the same port. */
+  reopen(): Promise<void>
+  stop(): Promise<void>
+}
+
+/**
+ * A TCP relay on a free loopback port to `targetPort` on 127.0.0.1, for cutting one client off a
+ * server (its NATS connection drops) while others stay connected to the server directly.
+ */
+export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
+  const port = await freePort()
+  const sockets = new Set<Socket>()
+  let server: Server | undefined
+  const relay = (client: Socket) => {
+    const upstream = connect(targetPort, '127.0.0.1')
+    const end = () => {
+      for (const socket of [client, upstream]) {
+        socket.destroy()
+        sockets.delete(socket)
+      }
+    }
+    for (const socket of [client, upstream]) {
+      sockets.add(socket)
+      socket.on('error', end).on('close', end)
+    }
+    client.pipe(upstream)
+    upstream.pipe(client)
+  }
+  const open = () =>
+    new Promise<void>((resolve, reject) => {
+      server = createServer(relay)
+      server.once('error', reject)
+      server.listen(port, '127.0.0.1', () => resolve())
+    })
+  const cut = async () => {
+    for (const socket of sockets) socket.destroy()
+    sockets.clear()
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
+    server = undefined
+  }
+  await open()
+  return { port, cut, reopen: open, stop: cut }
+}
