@@ -1,5 +1,5 @@
-// Run by record-event-spool.test.ts as a user other than root (root may write anywhere): opens
-// the record-event sink on DATA_DIR (argv[2]) and prints the lines it logged, as JSON.
+// Run by record-event-spool.test.ts without the right to write anywhere (as root: without
+// CAP_DAC_OVERRIDE): opens the record-event sink on DATA_DIR (argv[2]) and prints the lines it logged, as JSON.
 import type { NatsConnection } from 'nats'
 import { loadConfig } from '@lr/proto'
 import { processRecordEvents } from '@lr/platform/record-stream'

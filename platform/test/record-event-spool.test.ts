@@ -33,17 +33,18 @@ describe('where a records or dynamic process holds its record events (processRec
     expect(log.lines).toEqual([{ dir: recordEventSpoolDir(dataDir, 'dynamic'), err: expect.objectContaining({ message: expect.stringContaining('ENOTDIR') }), msg: MEMORY }])
   })
 
-  // Root may write anywhere, so the process that opens it runs as another user (`nobody`).
+  // Root may write anywhere (CAP_DAC_OVERRIDE), so as root the process that opens it runs
+  // without that capability: still uid 0, so it reads the checkout however private (a fresh
+  // clone under mktemp -d is 0700), but bound by the directory's mode like any other user.
   it('logs the same line when the spool directory exists but is not writable', async () => {
     const dataDir = join(root, 'not-ours')
     const dir = recordEventSpoolDir(dataDir, 'records')
     mkdirSync(dir, { recursive: true })
-    chmodSync(root, 0o755)
     const probe = [process.execPath, 'run', join(import.meta.dir, 'record-event-spool.probe.ts'), dataDir]
     const asRoot = process.getuid?.() === 0
-    if (!asRoot) chmodSync(dir, 0o555)
+    chmodSync(dir, 0o555)
     try {
-      const run = Bun.spawn(asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...probe] : probe, { stdout: 'pipe', stderr: 'pipe' })
+      const run = Bun.spawn(asRoot ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--', ...probe] : probe, { stdout: 'pipe', stderr: 'pipe' })
       const [out, err] = [await new Response(run.stdout).text(), await new Response(run.stderr).text()]
       expect([await run.exited, err]).toEqual([0, ''])
       expect(JSON.parse(out)).toEqual([[dir, MEMORY]])
