@@ -61,7 +61,6 @@ function createResumed() {
   }
 }
 
-/** Connects to NATS and returns a Bus over it; its own entry so importing proto never pulls `nats`. */
 export interface NatsBusOptions {
   /** BUS_MAX_PAYLOAD_BYTES; the server's max_payload lowers it when smaller. Default DEFAULT_MAX_PAYLOAD. */
   maxPayload?: number
@@ -71,6 +70,7 @@ export interface NatsBusOptions {
   handlerWaitMs?: number
 }
 
+/** Connects to NATS and returns a Bus over it; its own entry so importing proto never pulls `nats`. */
 export async function createNatsBus(url: string, name: string, options: NatsBusOptions = {}): Promise<NatsBus> {
   const nc = await connect(natsConnectOptions(url, name))
   return wrapNatsConnection(nc, options)
