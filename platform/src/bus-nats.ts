@@ -7,6 +7,7 @@ import { errorFields, log } from './log'
 import { natsConnectOptions } from './nats-connect'
 import { createNatsRequests } from './nats-requests'
 import { createSettlers } from './nats-settlers'
+import { within } from './within'
 import { currentRequestId } from './request-context'
 import { countedInShutdown } from './shutdown-failures'
 
@@ -29,17 +30,6 @@ export type NatsBus = Bus & {
 
 /** How long a shutdown step may wait on the server (it may be away); then it goes on without it. */
 export const DRAIN_TIMEOUT_MS = 5_000
-
-/** Resolves true once `work` settles, or false after `ms` (its timer never holds the process). */
-async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
-  let timer: Timer | undefined
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
-  try {
-    return await Promise.race([work.then(() => true, () => true), late])
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 /** Bus.resumed's listeners; one that throws is logged, and neither stops the others nor the status loop. */
 function createResumed() {

@@ -1,6 +1,7 @@
 import { createInbox, type Msg, type NatsConnection } from 'nats'
 import { subjectMatches } from './bus-handler'
 import { log } from './log'
+import { within } from './within'
 import { eventsUnsettled } from './metrics'
 
 /**
@@ -131,12 +132,10 @@ export function createSettlers(nc: NatsConnection, options: { settleTimeoutMs?: 
           }
         },
       })
-      let timer: Timer | undefined
       try {
         nc.publish(subject, data, { reply: inbox })
-        await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, settleTimeoutMs)))])
+        await within(settleTimeoutMs, all)
       } finally {
-        clearTimeout(timer)
         sub.unsubscribe()
       }
       if (failed.length > 0) log().warn({ subject, settlers: failed }, 'a subscriber failed to handle a settled event')
