@@ -1,7 +1,8 @@
-import type { Static, TObject, TSchema } from '@sinclair/typebox'
+import { KindGuard, type Static, type TObject, type TSchema } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { AppError } from './errors'
+import { withinLength, withoutLength, withoutStringLengths } from './string-length'
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>()
 
@@ -56,6 +57,20 @@ function readValue(field: TSchema, name: string, raw: string | string[]): unknow
   return convert(field, raw)
 }
 
+const lengthless = new WeakMap<TSchema, TSchema>()
+/** A schema's copy without string bounds, made once: they are checked in code points (string-length.ts). */
+function lengthlessOf<S extends TSchema>(schema: S, copy: (schema: S) => S): S {
+  let rest = lengthless.get(schema)
+  if (!rest) lengthless.set(schema, (rest = copy(schema)))
+  return rest as S
+}
+
+/** A query value: a string's bounds in code points, as the served document means them; the rest by TypeBox. */
+function fits(field: TSchema, value: unknown): boolean {
+  if (typeof value !== 'string' || !KindGuard.IsString(field) || (field.minLength === undefined && field.maxLength === undefined)) return Value.Check(field, value)
+  return Value.Check(lengthlessOf(field, withoutLength), value) && withinLength(value, field)
+}
+
 /**
  * A query string (one string per name, all of a repeated name's, as the gateway forwards it) read by its @lr/proto query
  * schema: a name the schema does not list, or a value its field refuses, is a 400 with that
@@ -67,9 +82,9 @@ export function decodeQuery<S extends TObject>(schema: S, query: Record<string, 
     if (!Object.hasOwn(schema.properties, name)) throw new AppError('bad_request', `unknown query parameter "${name}"`)
     const field = schema.properties[name]!
     const value = readValue(field, name, raw)
-    if (!Value.Check(field, value)) throw badQueryValue(schema, name)
+    if (!fits(field, value)) throw badQueryValue(schema, name)
     decoded[name] = value
   }
-  // Whatever the fields cannot say alone (a required name missing).
-  return decode(schema, decoded)
+  // Whatever the fields cannot say alone (a required name missing); their lengths are checked.
+  return decode(lengthlessOf(schema, withoutStringLengths), decoded) as Static<S>
 }

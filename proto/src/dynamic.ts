@@ -1,7 +1,7 @@
 import { type Static, Type as T } from '@sinclair/typebox'
 import { Principal } from './principal'
 import { CODE_PATTERN } from './codes'
-import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Tags, Style, tombstoneOf } from './library'
+import { AnsweredUrl, BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Tags, Style, tombstoneOf } from './library'
 
 /** Subjects of services/dynamic (dynamic QR codes); queue group `dynamic`. */
 export const DYNAMIC_SUBJECTS = {
@@ -61,9 +61,9 @@ export const RedirectRules = T.Array(RedirectRule, {
  * approved ones until an admin approves it.
  */
 export const PendingChange = T.Object({
-  destination_url: T.String({ format: 'uri', maxLength: 2048 }),
+  destination_url: AnsweredUrl(),
   redirect_rules: T.Array(RedirectRule),
-  fallback_url: T.Optional(T.Union([T.String({ format: 'uri', maxLength: 2048 }), T.Null()], { description: 'the fallback it would get; null: none. Absent only in a change asked for before the fallback was reviewed (approving it keeps the fallback)' })),
+  fallback_url: T.Optional(T.Union([AnsweredUrl(), T.Null()], { description: 'the fallback it would get; null: none. Absent only in a change asked for before the fallback was reviewed (approving it keeps the fallback)' })),
   requested_by: T.String({ description: 'the account of the writer who asked' }),
   requested_at: Epoch,
 })
@@ -83,7 +83,7 @@ const nullable = (schema: ReturnType<typeof T.Integer> | ReturnType<typeof T.Str
 const ExpiryRecordFields = {
   expires_at: T.Optional(ExpiresAt()),
   max_scans: T.Optional(MaxScans()),
-  fallback_url: T.Optional(T.String({ format: 'uri', maxLength: 2048, description: 'where the code redirects once expired or capped' })),
+  fallback_url: T.Optional(AnsweredUrl('where the code redirects once expired or capped, in its normal form (as destination_url)')),
 }
 /** The same fields in a create body: each optional. */
 const ExpiryCreateFields = {
@@ -101,8 +101,8 @@ const ExpiryPatchFields = {
 /** A dynamic QR code record (docs/decisions.md §3). `short_url` is SHORT_BASE_URL/code. */
 export const DynamicRecord = T.Object({
   code: T.String({ pattern: CODE_PATTERN.source }),
-  short_url: T.String({ format: 'uri' }),
-  destination_url: T.String({ format: 'uri', maxLength: 2048 }),
+  short_url: T.String({ description: 'SHORT_BASE_URL, a slash and the code' }),
+  destination_url: AnsweredUrl(),
   name: T.String({ minLength: 1, maxLength: 200 }),
   style: Style,
   tags: Tags,

@@ -61,6 +61,14 @@ export const RecordUrl = T.String({
   description: `absolute http or https URL with a host; no user name or password (\`https://user@host\` is refused); stored, answered and redirected to in its normal form (WHATWG URL serialisation, \`new URL(url).href\`: \`HTTPS://Example.com\` becomes \`https://example.com/\`), which must fit ${URL_MAX} characters too`,
 })
 
+/**
+ * A URL as answered: its normal form (RecordUrl). Not `format: "uri"`: the WHATWG serialisation
+ * keeps characters RFC 3986 leaves out (`https://shop.example/a|b?q={x}`), so a client checking
+ * that format would refuse records the API stores and redirects to.
+ */
+export const AnsweredUrl = (description = 'absolute http or https URL in its normal form (WHATWG URL serialisation, `new URL(url).href`); may hold characters RFC 3986 leaves out, such as `|` or `{`') =>
+  T.String({ maxLength: URL_MAX, description })
+
 /** The answer of every create: `{"created": [record, ...]}` in the order sent. */
 export const Created = <S extends ReturnType<typeof T.Object>>(record: S) => T.Object({ created: T.Array(record) })
 

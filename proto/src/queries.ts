@@ -27,7 +27,7 @@ const ListQueryFields = {
   })),
 }
 
-/** Longest `q`, in UTF-16 units (as JavaScript counts; an emoji is 2). */
+/** Longest `q`, in characters (code points, as the document's maxLength counts; an emoji is 1). */
 export const SEARCH_MAX = 100
 const ONLY_LIST = 'not with updated_since or include_deleted (the list of changes has its own order and no filters)'
 
@@ -45,7 +45,7 @@ const ListFilterFields = {
   })),
   q: T.Optional(T.String({
     minLength: 1, maxLength: SEARCH_MAX, examples: ['example'],
-    description: `only records whose name or URL contains this text; ASCII letters match either case, any other character exactly. 1 to ${SEARCH_MAX} characters (UTF-16 units); ${ONLY_LIST}`,
+    description: `only records whose name or URL contains this text; ASCII letters match either case, any other character exactly. 1 to ${SEARCH_MAX} characters (Unicode code points); ${ONLY_LIST}`,
     errorMessage: `q must be 1 to ${SEARCH_MAX} characters`,
   })),
 }

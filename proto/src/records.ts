@@ -1,5 +1,5 @@
 import { type Static, Type as T } from '@sinclair/typebox'
-import { BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Tags, tombstoneOf } from './library'
+import { AnsweredUrl, BATCH_MAX, Epoch, RecordBodyFields, RecordUrl, Status, Tags, tombstoneOf } from './library'
 
 /** Subjects of services/records (static QR codes); queue group `records`. */
 export const RECORDS_SUBJECTS = {
@@ -18,7 +18,7 @@ export const RECORDS_QUEUE = 'records'
 /** A static QR code record (docs/decisions.md §3). */
 export const StaticRecord = T.Object({
   qr_id: T.String(),
-  url: T.String({ format: 'uri', maxLength: 2048 }),
+  url: AnsweredUrl(),
   name: T.String({ minLength: 1, maxLength: 200 }),
   style: T.Record(T.String(), T.Unknown()),
   tags: Tags,

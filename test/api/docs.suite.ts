@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import SwaggerParser from '@apidevtools/swagger-parser'
+import Ajv2020 from 'ajv/dist/2020'
+import addFormats from 'ajv-formats'
 import { Value } from '@sinclair/typebox/value'
 import { DynamicList, StaticList } from '@lr/proto'
 import { call } from '../harness/client'
@@ -106,6 +108,52 @@ export function docsSuite(stack: () => Stack) {
       }
     })
 
+    it('answers what the document says, checked as a client checks it (JSON Schema 2020-12, formats on)', async () => {
+      // URLs in their WHATWG normal form may keep characters RFC 3986 leaves out (`|`, `{`, `^`):
+      // a document promising `format: "uri"` made such a record, and its whole list page, invalid.
+      const odd = 'https://shop.example/a|b/[x]?q={x}&c=a^b'
+      const dereferenced: any = await SwaggerParser.dereference(structuredClone(doc))
+      const ajv = new Ajv2020({ strict: false, allErrors: true })
+      addFormats(ajv)
+      const problems = (method: string, path: string, status: number, body: unknown) => {
+        const validate = ajv.compile(dereferenced.paths[path][method.toLowerCase()].responses[String(status)].content['application/json'].schema)
+        return validate(body) ? [] : validate.errors!.map((error) => `${method} ${path} ${status}: ${error.instancePath} ${error.message}`)
+      }
+      const answers: [string, string, number, unknown][] = []
+      const made = await call(stack(), 'POST', '/v1/qrcodes', { key: own.key, body: { url: odd, name: 'odd' } })
+      const qrId = made.body.created[0].qr_id
+      expect(made.body.created[0].url).toBe(odd)
+      answers.push(['POST', '/v1/qrcodes', made.status, made.body])
+      const dynamic = await call(stack(), 'POST', '/v1/dynqrcodes', { key: own.key, body: { destination_url: odd, name: 'odd', fallback_url: odd, expires_at: 4_000_000_000 } })
+      const code = dynamic.body.created[0].code
+      answers.push(['POST', '/v1/dynqrcodes', dynamic.status, dynamic.body])
+      for (const [path, operationPath] of [[`/v1/qrcodes/${qrId}`, '/v1/qrcodes/{qr_id}'], [`/v1/dynqrcodes/${code}`, '/v1/dynqrcodes/{code}'], ['/v1/qrcodes?limit=1000', '/v1/qrcodes'], ['/v1/dynqrcodes?limit=1000', '/v1/dynqrcodes']] as const) {
+        const res = await call(stack(), 'GET', path, { key: own.key })
+        answers.push(['GET', operationPath, res.status, res.body])
+      }
+      const patched = await call(stack(), 'PATCH', `/v1/dynqrcodes/${code}`, { key: own.key, body: { destination_url: `${odd}&again` } })
+      answers.push(['PATCH', '/v1/dynqrcodes/{code}', patched.status, patched.body])
+      expect(answers.map(([method, path, status]) => `${method} ${path} ${status}`)).toEqual(['POST /v1/qrcodes 201', 'POST /v1/dynqrcodes 201', 'GET /v1/qrcodes/{qr_id} 200', 'GET /v1/dynqrcodes/{code} 200', 'GET /v1/qrcodes 200', 'GET /v1/dynqrcodes 200', 'PATCH /v1/dynqrcodes/{code} 200'])
+      expect(answers.flatMap((answer) => problems(...answer))).toEqual([])
+      // And an error answer of a route that takes no query (the 400 below).
+      const refused = await call(stack(), 'GET', `/v1/qrcodes/${qrId}?x=1`, { key: own.key })
+      expect(refused.status).toBe(400)
+      expect(problems('GET', '/v1/qrcodes/{qr_id}', 400, refused.body)).toEqual([])
+    })
+
+    it('documents a 400 on every operation: a query where a route takes none is one', async () => {
+      for (const [path, item] of Object.entries(doc.paths) as [string, any][]) {
+        for (const method of ['get', 'post', 'patch', 'delete']) {
+          if (item[method]) expect({ operation: `${method} ${path}`, has400: Object.hasOwn(item[method].responses, '400') }).toEqual({ operation: `${method} ${path}`, has400: true })
+        }
+      }
+      const code = (await call(stack(), 'POST', '/v1/dynqrcodes', { key: own.key, body: { destination_url: 'https://q.example', name: 'Q' } })).body.created[0].code
+      for (const [method, path] of [['GET', `/v1/dynqrcodes/${code}?x=1`], ['DELETE', `/v1/dynqrcodes/${code}?x=1`], ['GET', '/v1/dynqrcodes/export?x=1'], ['GET', '/v1/webhooks?x=1']] as const) {
+        const res = await call(stack(), method, path, { key: own.key })
+        expect({ method, path, status: res.status }).toEqual({ method, path, status: 400 })
+      }
+    })
+
     it('documents the query parameters of the lists and of analytics', () => {
       const query = (method: string, path: string) => operation(method, path).parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name)
       const list = ['limit', 'cursor', 'updated_since', 'include_deleted']
@@ -121,7 +169,7 @@ export function docsSuite(stack: () => Stack) {
       const headers = (method: string, path: string) => operation(method, path).parameters.filter((p: any) => p.$ref).map((p: any) => p.$ref.split('/').at(-1))
       expect(statuses('POST', '/v1/qrcodes/batch')).toEqual(['201', '400', '403', '413', '415', '422', '429', '503', '504'])
       expect(headers('POST', '/v1/qrcodes/batch')).toEqual(['IdempotencyKey', 'RequestId'])
-      expect(statuses('GET', '/v1/dynqrcodes/{code}')).toEqual(['200', '304', '403', '404', '429', '503', '504'])
+      expect(statuses('GET', '/v1/dynqrcodes/{code}')).toEqual(['200', '304', '400', '403', '404', '429', '503', '504'])
       expect(headers('GET', '/v1/dynqrcodes/{code}')).toEqual(['IfNoneMatch', 'RequestId'])
       expect(statuses('PATCH', '/v1/qrcodes/{qr_id}')).toEqual(['200', '400', '403', '404', '412', '413', '415', '429', '503', '504'])
       expect(headers('PATCH', '/v1/qrcodes/{qr_id}')).toEqual(['IfMatch', 'RequestId'])
@@ -135,7 +183,7 @@ export function docsSuite(stack: () => Stack) {
         expect([path, statuses('POST', path)]).toEqual([path, expect.arrayContaining(['422'])])
       }
       for (const path of ['/v1/qrcodes/{qr_id}', '/v1/dynqrcodes/{code}']) {
-        expect(statuses('DELETE', path)).toEqual(['200', '403', '404', '412', '429', '503', '504'])
+        expect(statuses('DELETE', path)).toEqual(['200', '400', '403', '404', '412', '429', '503', '504'])
         expect(headers('DELETE', path)).toEqual(['IfMatch', 'RequestId'])
         expect(documentedHeaders(operation('DELETE', path).responses['200'])).not.toContain('etag')
       }

@@ -144,6 +144,15 @@ export function tagsSuite(stack: () => Stack) {
           expect(names((await list(own.key, `q=MENU&tag=none`))[kind.listKey]!)).toEqual([])
         })
 
+        it('counts q in characters (code points), as the maxLength of the document does: 100 emoji are 100', async () => {
+          const own = fresh()
+          const emoji = '\u{1F600}'
+          await create(own.key, [item(`${emoji.repeat(100)} menu`), item('plain')])
+          expect(names((await list(own.key, `q=${encodeURIComponent(emoji.repeat(100))}`))[kind.listKey]!)).toEqual([`${emoji.repeat(100)} menu`])
+          const over = await api('GET', `${kind.path}?q=${encodeURIComponent(emoji.repeat(101))}`, own.key)
+          expect({ status: over.status, body: over.body }).toEqual({ status: 400, body: { error: 'q must be 1 to 100 characters' } })
+        })
+
         it('refuses bad filter values, and sort/tag/q with the list of changes, with a clear 400', async () => {
           const own = fresh()
           const cases: [string, string][] = [

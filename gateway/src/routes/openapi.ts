@@ -79,7 +79,8 @@ function success(op: OperationDoc) {
 export function doc(op: OperationDoc): Record<string, unknown> {
   const errors: Partial<Record<string, unknown>> = {}
   if (op.conditional === 'read') errors['304'] = ref('NotModified')
-  if (op.query || op.body) errors['400'] = ref(op.create === 'batch' ? 'BadBatch' : 'BadRequest')
+  // Every route answers 400: a bad query, body or header, and a query where it takes none.
+  errors['400'] = ref(op.create === 'batch' ? 'BadBatch' : 'BadRequest')
   errors['403'] = ref('Forbidden')
   if (op.notFound) errors['404'] = ref('NotFound')
   if (op.conflict) errors['409'] = ref('Conflict')

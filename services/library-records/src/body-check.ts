@@ -1,4 +1,5 @@
-import { KindGuard, type Static, type TObject, type TString } from '@sinclair/typebox'
+import { boundedStrings, withinLength, withoutStringLengths } from '@lr/proto'
+import type { Static, TObject } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler, type ValueError, ValueErrorType } from '@sinclair/typebox/compiler'
 import type { FieldRules } from './field-rules'
 import { FieldError, isPlainObject } from './fields'
@@ -18,42 +19,13 @@ const RANK: Partial<Record<ValueErrorType, number>> = {
   [ValueErrorType.ObjectMinProperties]: 3,
 }
 
-/** The top-level string fields of `schema` that bound their length, by name. */
-const boundedStrings = (schema: TObject): [string, TString][] =>
-  Object.entries(schema.properties).filter((entry): entry is [string, TString] => {
-    const field = entry[1]
-    return KindGuard.IsString(field) && (field.minLength !== undefined || field.maxLength !== undefined)
-  })
-
-/**
- * JSON Schema counts a string's length in characters (Unicode code points, RFC 8259), so a
- * 200-emoji name is 200 characters; TypeBox counts UTF-16 units (400). The compiled copy leaves
- * those bounds out and `check` applies them in code points: the documented schema stays exact.
- */
-function withoutStringLengths<S extends TObject>(schema: S): S {
-  const bounded = boundedStrings(schema)
-  if (bounded.length === 0) return schema
-  const properties = { ...schema.properties }
-  for (const [field, string] of bounded) {
-    const { minLength: _min, maxLength: _max, ...rest } = string
-    properties[field] = rest as TString
-  }
-  return { ...schema, properties }
-}
-
-// Every service instance (and every test's) checks the same few schemas: compile each once.
+// Every service instance (and every test's) checks the same few schemas: compile each once,
+// without the string bounds, which `check` applies in code points (withinLength).
 const compiledOnce = new WeakMap<TObject, TypeCheck<TObject>>()
 function compiled<S extends TObject>(schema: S): TypeCheck<S> {
   let check = compiledOnce.get(schema)
   if (!check) compiledOnce.set(schema, (check = TypeCompiler.Compile(withoutStringLengths(schema))))
   return check as TypeCheck<S>
-}
-
-/** Code points, counted only when the UTF-16 length (between 1 and 2 units each) leaves the bounds in doubt. */
-function withinLength(value: string, { minLength = 0, maxLength = Number.POSITIVE_INFINITY }: TString): boolean {
-  if (value.length >= 2 * minLength && value.length <= maxLength) return true
-  const characters = [...value].length
-  return characters >= minLength && characters <= maxLength
 }
 
 /**
