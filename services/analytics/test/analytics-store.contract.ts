@@ -192,6 +192,28 @@ export function analyticsStoreContract(open: (options?: AnalyticsStoreOptions) =
       expect(Math.abs(summary!.unique_scans - 600)).toBeLessThanOrEqual(12)
     })
 
+    it('answers the same totals in a summary as in the breakdown of each code, whichever way each is counted', async () => {
+      // Code0002: a few visitors, counted exactly; Code0003: every scan in the range (all time);
+      // Code0004: none in the range; Code0001: estimated (above).
+      await estimating.store.applyScans([
+        ...[0, 1, 2].map((i) => scan(20_000 + i, { code: 'Code0002', scanned_at: T0 + i * DAY, visitor_id: visitor(7) })),
+        scan(20_010, { code: 'Code0003', scanned_at: T0 + DAY, visitor_id: visitor(8) }),
+        scan(20_011, { code: 'Code0004', scanned_at: T0 + 9 * DAY, visitor_id: visitor(9) }),
+      ])
+      const codes = ['Code0001', 'Code0002', 'Code0003', 'Code0004', 'Unknown1']
+      const fromBreakdowns = await Promise.all(codes.map(async (code) => {
+        const { total_scans, unique_scans } = await estimating.store.breakdown(code, range)
+        return { code, total_scans, unique_scans }
+      }))
+      expect(await estimating.store.summary(codes, range)).toEqual(fromBreakdowns)
+      expect(fromBreakdowns.slice(1)).toEqual([
+        { code: 'Code0002', total_scans: 3, unique_scans: 1 },
+        { code: 'Code0003', total_scans: 1, unique_scans: 1 },
+        { code: 'Code0004', total_scans: 0, unique_scans: 0 },
+        { code: 'Unknown1', total_scans: 0, unique_scans: 0 },
+      ])
+    })
+
     it('answers the same estimate for a range whose days were stored by separate batches', async () => {
       const again = await open({ exactVisitorDays: 100 })
       try {

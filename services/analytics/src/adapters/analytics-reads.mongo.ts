@@ -48,20 +48,60 @@ export function createMongoReads(c: AnalyticsCollections, sketches: ReturnType<t
   }
 
   /**
-   * Totals of every code over a range of days, in two commands whatever the number of codes,
-   * sent together: scans summed from the day totals, distinct visitors counted from the day
-   * visitors (each code's visitors grouped once, then counted per code).
+   * Distinct visitors of codes over some days, counted exactly: the codes asked for in one turn
+   * are counted together in one command (each code's visitors grouped once, then counted).
+   */
+  function visitorCounter(day: Days['day']): (code: string) => Promise<number> {
+    const asked = new Map<string, { resolve(n: number): void; reject(error: unknown): void }[]>()
+    const countAll = async () => {
+      const codes = [...asked.keys()]
+      const waiting = [...asked.values()]
+      asked.clear()
+      try {
+        const visitors = await c.dayVisitors
+          .aggregate<{ _id: string; n: number }>([{ $match: { code: { $in: codes }, day } }, { $group: { _id: { code: '$code', visitor: '$visitor_id' } } }, { $group: { _id: '$_id.code', n: { $sum: 1 } } }])
+          .toArray()
+        const counts = new Map(visitors.map((v) => [v._id, v.n]))
+        codes.forEach((code, i) => waiting[i]!.forEach((w) => w.resolve(counts.get(code) ?? 0)))
+      } catch (error) {
+        waiting.flat().forEach((w) => w.reject(error))
+      }
+    }
+    return (code) =>
+      new Promise<number>((resolve, reject) => {
+        if (asked.size === 0) queueMicrotask(countAll)
+        const waiting = asked.get(code)
+        if (waiting) waiting.push({ resolve, reject })
+        else asked.set(code, [{ resolve, reject }])
+      })
+  }
+
+  /**
+   * Totals of every code over a range of days, read as the breakdown reads one code, so the two
+   * routes agree: a code whose every scan is in the range answers its all-time totals; any other
+   * its range's scans, and its distinct visitors exact up to the visitor-days bound, else from the
+   * days' sketches (range-uniques.ts). Three commands whatever the number of codes (the all-time
+   * totals, the range's days, one count of visitors), and the sketches of each code above the bound.
    */
   async function totalsOver(codes: string[], range: DayRange): Promise<Map<string, Totals>> {
-    const match = { code: { $in: codes }, day: { $gte: range.from ?? '0000-00-00', $lte: range.to ?? '9999-99-99' } }
-    const [sums, visitors] = await Promise.all([
-      c.dayTotals.aggregate<{ _id: string; scans: number }>([{ $match: match }, { $group: { _id: '$code', scans: { $sum: '$scans' } } }]).toArray(),
-      c.dayVisitors
-        .aggregate<{ _id: string; n: number }>([{ $match: match }, { $group: { _id: { code: '$code', visitor: '$visitor_id' } } }, { $group: { _id: '$_id.code', n: { $sum: 1 } } }])
-        .toArray(),
-    ])
-    const uniques = new Map(visitors.map((v) => [v._id, v.n]))
-    return new Map(sums.map((sum) => [sum._id, { scans: sum.scans, uniques: uniques.get(sum._id) ?? 0 }]))
+    const day = { $gte: range.from ?? '0000-00-00', $lte: range.to ?? '9999-99-99' }
+    const [allTimes, inRange] = await Promise.all([c.codeTotals.find({ _id: { $in: codes } }).toArray(), c.dayTotals.find({ code: { $in: codes }, day }, { projection: { _id: 0, code: 1, day: 1, scans: 1, uniques: 1 } }).toArray()])
+    const allTimeOf = new Map(allTimes.map((doc) => [doc._id, doc]))
+    const daysOf = new Map<string, DayCount[]>()
+    for (const doc of inRange) {
+      const days = daysOf.get(doc.code)
+      if (days) days.push(dayCount(doc))
+      else daysOf.set(doc.code, [dayCount(doc)])
+    }
+    const visitorsOf = visitorCounter(day)
+    const totals = [...daysOf].map(async ([code, days]): Promise<[string, Totals]> => {
+      const scans = days.reduce((sum, d) => sum + d.scans, 0)
+      const allTime = allTimeOf.get(code)
+      // Every day row holds a counted scan: the range's scans are all of them only when it covers every such day (plan's 'all').
+      if (allTime?.scans === scans) return [code, { scans, uniques: allTime.uniques }]
+      return [code, { scans, uniques: await uniquesOver(days, { exact: () => visitorsOf(code), sketches: () => sketches.ofDays(code, days.map((d) => d.day)) }, options.exactVisitorDays) }]
+    })
+    return new Map(await Promise.all(totals))
   }
 
   return {
