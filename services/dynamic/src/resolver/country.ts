@@ -1,3 +1,4 @@
+import { COUNTRIES } from './countries'
 import { type GeoDatabase, openGeoDatabase } from './geo-database'
 
 let geo: GeoDatabase | undefined
@@ -37,15 +38,17 @@ export function clientAddress(request: Request, server: AddressSource | undefine
 }
 
 /**
- * ISO 3166-1 alpha-2 country of a scan, or `unknown` (docs/decisions.md §5). Behind a trusted proxy
- * CF-IPCountry decides when sent (`XX`: Cloudflare does not know, `T1`: Tor, both `unknown`);
+ * ISO 3166-1 alpha-2 country of a scan, or `unknown` (docs/decisions.md §5; the codes: ./countries).
+ * Behind a trusted proxy CF-IPCountry decides when sent (`XX`: Cloudflare does not know, `T1`: Tor,
+ * `EU`, `AP`: no country; all `unknown`);
  * otherwise the address is looked up in the GeoLite2 database embedded in geoip-country
  * (read in place by ./geo-database; nothing is downloaded at run time); `unknown` when neither
  * answers (private addresses and text that is no address too).
  */
 export function countryOf(headers: Headers, address: string | null, trustProxy: boolean): string {
   const header = trustProxy ? headers.get('cf-ipcountry')?.trim().toUpperCase() : undefined
-  if (header) return /^[A-Z]{2}$/.test(header) && header !== 'XX' && header !== 'T1' ? header : 'unknown'
+  if (header) return COUNTRIES.has(header) ? header : 'unknown'
   if (!address) return 'unknown'
-  return database().country(address) ?? 'unknown'
+  const found = database().country(address)
+  return found && COUNTRIES.has(found) ? found : 'unknown'
 }

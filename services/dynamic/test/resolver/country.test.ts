@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { clientAddress, countryOf } from '../../src/resolver/country'
+import { COUNTRIES } from '../../src/resolver/countries'
 
 const headers = (init: Record<string, string> = {}) => new Headers(init)
 const socket = (address: string) => ({ requestIP: () => ({ address }) })
@@ -13,6 +14,18 @@ describe('countryOf', () => {
   it('answers unknown for Cloudflare\'s XX (not known) and T1 (Tor)', () => {
     expect(countryOf(headers({ 'cf-ipcountry': 'XX' }), '8.8.8.8', true)).toBe('unknown')
     expect(countryOf(headers({ 'cf-ipcountry': 'T1' }), '8.8.8.8', true)).toBe('unknown')
+  })
+
+  it('answers unknown for two letters that name no country (EU, AP, ZZ, a user-assigned code), and keeps XK (Kosovo)', () => {
+    for (const code of ['EU', 'AP', 'ZZ', 'QM', 'XA', 'AA', 'UK', 'eu'])
+      expect({ code, country: countryOf(headers({ 'cf-ipcountry': code }), '8.8.8.8', true) }).toEqual({ code, country: 'unknown' })
+    for (const code of ['GB', 'XK', 'SS', 'ax']) expect(countryOf(headers({ 'cf-ipcountry': code }), '8.8.8.8', true)).toBe(code.toUpperCase())
+  })
+
+  it('knows the 249 assigned ISO 3166-1 codes and XK, each a region with a name', () => {
+    const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' })
+    expect(COUNTRIES.size).toBe(250)
+    expect([...COUNTRIES].filter((code) => !/^[A-Z]{2}$/.test(code) || !names.of(code))).toEqual([])
   })
 
   it('answers unknown for a CF-IPCountry that is not two letters', () => {
