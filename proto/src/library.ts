@@ -32,6 +32,9 @@ export const Tags = T.Array(T.String({ pattern: `^[a-z0-9_-]{1,${TAG_MAX_LENGTH}
 /** Every bulk creation route accepts at most this many items per call. */
 export const BATCH_MAX = 50
 
+/** A string holding something besides whitespace: what the trimmed fields' `minLength: 1` means. */
+export const NOT_BLANK = '\\S'
+
 /**
  * The body fields every kind of record takes besides its URL, in the order error messages list
  * them. Adding a field here adds it to the create and PATCH bodies of both kinds, and to their
@@ -43,6 +46,9 @@ export const RecordBodyFields = {
   name: T.String({
     minLength: 1,
     maxLength: NAME_MAX,
+    // What the document can say of "after trimming": not blank. A client checking the schema then
+    // refuses `"   "` as the API does (the length bounds are the trimmed name's, as README says).
+    pattern: NOT_BLANK,
     description: `trimmed; 1 to ${NAME_MAX} characters after trimming, counted as Unicode code points (as JSON Schema counts a string's length): 200 emoji are 200 characters`,
   }),
   style: T.Optional(T.Record(T.String(), T.Unknown(), { description: `any JSON object, at most ${STYLE_MAX_BYTES} bytes as JSON` })),

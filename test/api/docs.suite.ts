@@ -141,6 +141,26 @@ export function docsSuite(stack: () => Stack) {
       expect(problems('GET', '/v1/qrcodes/{qr_id}', 400, refused.body)).toEqual([])
     })
 
+    it('refuses a blank name in the documented request bodies, as the API does', async () => {
+      const dereferenced: any = await SwaggerParser.dereference(structuredClone(doc))
+      const ajv = new Ajv2020({ strict: false })
+      addFormats(ajv)
+      const body = (method: string, path: string) => ajv.compile(dereferenced.paths[path][method].requestBody.content['application/json'].schema)
+      for (const [method, path, valid, blank] of [
+        ['post', '/v1/qrcodes', { url: 'https://n.example', name: 'ok' }, { url: 'https://n.example', name: ' \t ' }],
+        ['post', '/v1/dynqrcodes', { destination_url: 'https://n.example', name: 'ok' }, { destination_url: 'https://n.example', name: ' \t ' }],
+        ['patch', '/v1/qrcodes/{qr_id}', { name: 'ok' }, { name: '   ' }],
+        ['patch', '/v1/dynqrcodes/{code}', { name: 'ok' }, { name: '   ' }],
+      ] as const) {
+        const check = body(method, path)
+        expect({ method, path, valid: check(valid), blank: check(blank) }).toEqual({ method, path, valid: true, blank: false })
+        if (method === 'post') {
+          const res = await call(stack(), 'POST', path, { key: own.key, body: blank })
+          expect([res.status, res.body]).toEqual([400, { error: 'name must be 1 to 200 characters after trimming' }])
+        }
+      }
+    })
+
     it('documents a 400 on every operation: a query where a route takes none is one', async () => {
       for (const [path, item] of Object.entries(doc.paths) as [string, any][]) {
         for (const method of ['get', 'post', 'patch', 'delete']) {
