@@ -1,6 +1,7 @@
 import {
   Account, AccountList, AUTH_SUBJECTS, CreatedKey, KEY_NAME_MAX, KeyList, KeyRevoked, LIMIT_DEFAULT, LIMIT_MAX, MemberRemoved, Membership, Team, TEAM_NAME_MAX, TeamDetails,
 } from '@lr/proto'
+import { normaliseEmail } from '../rules'
 import { grantUntil, integerIn, nameOf, oneOf, usageError } from './args'
 
 const TIERS = ['basic', 'advanced', 'pro', 'business'] as const
@@ -45,6 +46,12 @@ export interface Command {
   createsStore?: true
 }
 
+/** An address the service would take, as typed (it trims and lowers it itself). */
+function emailOf(email: string): string {
+  if (normaliseEmail(email) === null) throw usageError(`email ${JSON.stringify(email)} is not a valid address`)
+  return email
+}
+
 const account: Flag = { name: 'account', value: 'ACCOUNT_ID', help: 'the account (acct_...)', required: true }
 
 /** The admin commands of docs/decisions.md §2, keyed by "<group> <action>". */
@@ -57,7 +64,8 @@ export const COMMANDS: Record<string, Command> = {
       { name: 'tier', value: 'TIER', help: `${TIERS.join('|')}; basic has no API access`, required: true },
     ],
     prints: Account,
-    payload: (f) => ({ email: f.email, tier: oneOf('tier', f.tier!, TIERS) }),
+    // The service checks the address too; here a typo is a usage error (exit 2) before any store is made.
+    payload: (f) => ({ email: emailOf(f.email!), tier: oneOf('tier', f.tier!, TIERS) }),
     createsStore: true,
   },
   'account update': {

@@ -4,6 +4,7 @@ import { type Config } from '@lr/proto'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { sqlitePathOf } from '@lr/platform/sqlite'
+import { withoutCredentials } from '@lr/platform/startup'
 import { AUTH_STORE, startAuth } from '../start'
 
 export interface AdminConnection {
@@ -25,7 +26,8 @@ export interface AdminConnection {
 export async function connectAdmin(config: Config, opts: { createsStore: boolean }): Promise<AdminConnection> {
   if (config.TRANSPORT === 'nats') {
     const bus = await createNatsBus(config.NATS_URL, 'auth-admin', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }).catch((error: Error) => {
-      throw new Error(`cannot reach NATS at ${config.NATS_URL}: ${error.message}`)
+      // Never the URL's user and password: this line lands in terminals and CI logs.
+      throw new Error(`cannot reach NATS at ${withoutCredentials(config.NATS_URL)}: ${error.message}`)
     })
     return { call: (subject, payload) => bus.request(subject, payload), close: () => bus.close() }
   }

@@ -5,6 +5,7 @@ import { join, relative } from 'node:path'
 import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteAuthStore } from '../../src/adapters/auth-store.sqlite'
 import { createAuthService, epochSeconds } from '../../src/service'
+import { freePort } from '../../../../test/harness/ports'
 import { ROOT, runCli } from './run-cli'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'lr-auth-cli-'))
@@ -174,9 +175,10 @@ describe('bun run admin where DATA_DIR holds no database (STORE=sqlite)', () => 
     expect(r.err.error).toStartWith(`no auth database at ${join(root, 'relative', 'auth.sqlite')}: `)
   })
 
-  it('puts the notice before the error when the command that made the database fails', async () => {
+  it('refuses a malformed email as a usage error (exit 2) before making the database', async () => {
     const r = await adminIn(join(root, 'bad-email'), 'account', 'create', '--email', 'not-an-email', '--tier', 'pro')
-    expect([r.code, r.stdout, r.stderr.trim().split('\n').length, r.notice, r.err]).toEqual([1, '', 2, { notice: expect.stringContaining('bad-email') }, { error: expect.any(String) }])
+    expect([r.code, r.stdout, r.stderr.trim().split('\n').length, r.notice, r.err]).toEqual([2, '', 1, undefined, { error: 'email "not-an-email" is not a valid address' }])
+    expect(existsSync(join(root, 'bad-email', 'auth.sqlite'))).toBe(false)
   })
 })
 
@@ -206,6 +208,21 @@ describe('bun run admin, a bad command line', () => {
   it('exits 2 for a name the flag cannot take (too long), as for any other value', async () => {
     expect(await usage('team', 'create', '--name', 'x'.repeat(201), '--admin', 'acct_1')).toBe('--name must be 1 to 200 characters')
     expect(await usage('key', 'create', '--account', 'acct_1', '--scope', 'personal', '--name', 'é'.repeat(101))).toBe('--name must be 1 to 100 characters')
+  })
+
+  it('exits 2 with the one line of a bad setting, as every process does', async () => {
+    const r = await runCli(['account', 'list'], { DATA_DIR: dataDir, LOG_LEVEL: 'loud' })
+    expect([r.code, r.stdout, r.stderr.trim().split('\n').length]).toEqual([2, '', 1])
+    expect(r.err.error).toStartWith('invalid setting LOG_LEVEL="loud": must be one of')
+  })
+
+  it('never repeats the user and password of NATS_URL when NATS cannot be reached', async () => {
+    const port = await freePort()
+    const r = await runCli(['account', 'list'], { TRANSPORT: 'nats', NATS_URL: `nats://ops:s3cretpw@127.0.0.1:${port}` })
+    expect([r.code, r.stdout]).toEqual([1, ''])
+    expect(r.err.error).toStartWith(`cannot reach NATS at nats://127.0.0.1:${port}: `)
+    expect(r.stderr).not.toContain('s3cretpw')
+    expect(r.stderr).not.toContain('ops')
   })
 
   it('exits 2 for an unknown flag, and for account show with neither email nor id', async () => {
