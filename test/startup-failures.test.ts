@@ -134,6 +134,19 @@ else
       }
     })
 
+    it('a process that needs JetStream, on a NATS server without it: one line saying so and how to enable it (NATS_URL without credentials), exit 1', async () => {
+      // nats-server without -js: nothing answers $JS.API, which nats.js reports only as "503".
+      const plain = await startNats({ auth: { user: 'library', password: 's3cret' } })
+      try {
+        for (const name of ['resolver', 'analytics', 'webhooks'] as const) {
+          const { code, lines } = await run(ENTRY_POINTS[name], { TRANSPORT: 'nats', NATS_URL: plain.url, SHORT_PORT: String(await freePort()), DATA_DIR: dataDir })
+          expect([code, lines]).toEqual([1, [`[${name}] cannot start: NATS at nats://127.0.0.1:${plain.port} has no JetStream (503): start nats-server with -js (or a jetstream block in its configuration)`]])
+        }
+      } finally {
+        await plain.stop()
+      }
+    }, 50_000)
+
     it('the resolver with NATS unreachable: one line naming NATS_URL, exit 1', async () => {
       const url = await unreachableNats()
       const { code, lines } = await run(ENTRY_POINTS.resolver, { TRANSPORT: 'nats', NATS_URL: url, SHORT_PORT: String(await freePort()), DATA_DIR: dataDir })

@@ -3,7 +3,7 @@ import { createNatsBus } from '@lr/platform/bus-nats'
 import { failWhenClosed } from '@lr/platform/nats-connect'
 import { startHealthListener } from '@lr/platform/health-listener'
 import { log, startLogging } from '@lr/platform/log'
-import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platform/startup'
+import { listening, reaching, reachingJetStream, startOrExit, withoutCredentials } from '@lr/platform/startup'
 import { openScanSpool } from '@lr/platform/scan-spool'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { ensureScanBatchStream } from '@lr/platform/scan-stream-config'
@@ -19,7 +19,7 @@ startLogging('resolver', config.LOG_LEVEL)
 const { bus, scans, short, health } = await startOrExit('resolver', async () => {
   const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'resolver', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
   // Scans go through the SCAN_BATCHES stream (durable, deduplicated by batch id); it must exist first.
-  await ensureScanBatchStream(await bus.connection.jetstreamManager())
+  await ensureScanBatchStream(await reachingJetStream(config.NATS_URL, bus.connection))
   // Through a broker outage scans wait on local disk, not in memory (README "Logs and metrics").
   const spool = openScanSpool(config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
   const scans = createJetStreamScanPublisher(bus.connection, { spool })
