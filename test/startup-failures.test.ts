@@ -73,6 +73,15 @@ else
       }
     })
 
+    it('every process of TRANSPORT=nats mode without TRANSPORT=nats: one line, exit 2, instead of serving over NATS with a cursor key of its own', async () => {
+      // NATS answers: without the check each would connect and serve, its cursors sealed with a
+      // random key no other replica opens (cursor.ts picks the key by TRANSPORT).
+      for (const name of Object.keys(ENTRY_POINTS) as (keyof typeof ENTRY_POINTS)[]) {
+        const { code, lines } = await run(ENTRY_POINTS[name], { TRANSPORT: '', NATS_URL: nats.url, PORT: String(await freePort()), SHORT_PORT: String(await freePort()), DATA_DIR: dataDir })
+        expect([name, code, lines]).toEqual([name, 2, [`[${name}] this entry runs the ${name} process alone over NATS (TRANSPORT=nats); the one-process mode is \`bun start\` (standalone/src/main.ts)`]])
+      }
+    }, 50_000)
+
     it('the gateway with PORT taken, also by a listener that shares ports (another gateway): one line naming the port, exit 1', async () => {
       for (const reusePort of [false, true]) {
         const taken = Bun.serve({ port: await freePort(), hostname: '0.0.0.0', reusePort, fetch: () => new Response('taken') })

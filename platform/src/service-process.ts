@@ -1,5 +1,5 @@
 import type { NatsConnection } from 'nats'
-import { loadConfigOrExit, onShutdown, openMongoIfConfigured, type RunningService, type ServiceContext, type Shutdown } from './lifecycle'
+import { loadNatsConfigOrExit, onShutdown, openMongoIfConfigured, type RunningService, type ServiceContext, type Shutdown } from './lifecycle'
 import { failWhenClosed } from './nats-connect'
 import { createNatsBus } from './bus-nats'
 import { startHealthListener } from './health-listener'
@@ -32,7 +32,7 @@ export interface ServiceProcessOptions {
  * grace period the manifests give (deploy/k8s: 30 s). A start-up failure is one line and exit 1.
  */
 export async function runServiceProcess(name: string, start: (ctx: ServiceContext, nats: NatsProcess) => Promise<RunningService>, opts: ServiceProcessOptions = {}) {
-  const config = loadConfigOrExit(Bun.env)
+  const config = loadNatsConfigOrExit(name, Bun.env)
   startLogging(name, config.LOG_LEVEL)
   let shutdown: Shutdown | undefined
   // Before the stop is registered (still starting), a failure is one line and exit 1 as any other of the start-up.

@@ -1,4 +1,4 @@
-import { loadConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
+import { loadNatsConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { failWhenClosed } from '@lr/platform/nats-connect'
 import { startHealthListener } from '@lr/platform/health-listener'
@@ -14,7 +14,7 @@ import { serveShortLinks } from './serve'
 // never behind the gateway. Any number may run; each follows every change event. Its path space
 // is codes, so probes (/healthz, /readyz) are on HEALTH_PORT when set, and so are the metrics:
 // SHORT_PORT then answers /metrics as any path that is no code (serve.ts).
-const config = loadConfigOrExit(Bun.env)
+const config = loadNatsConfigOrExit('resolver', Bun.env)
 startLogging('resolver', config.LOG_LEVEL)
 const { bus, scans, short, health } = await startOrExit('resolver', async () => {
   const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'resolver', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
