@@ -73,6 +73,15 @@ else
       }
     })
 
+    it('every process of TRANSPORT=nats mode without TRANSPORT=nats: one line, exit 2, instead of serving over NATS with a cursor key of its own', async () => {
+      // NATS answers: without the check each would connect and serve, its cursors sealed with a
+      // random key no other replica opens (cursor.ts picks the key by TRANSPORT).
+      for (const name of Object.keys(ENTRY_POINTS) as (keyof typeof ENTRY_POINTS)[]) {
+        const { code, lines } = await run(ENTRY_POINTS[name], { TRANSPORT: '', NATS_URL: nats.url, PORT: String(await freePort()), SHORT_PORT: String(await freePort()), DATA_DIR: dataDir })
+        expect([name, code, lines]).toEqual([name, 2, [`[${name}] this entry runs the ${name} process alone over NATS (TRANSPORT=nats); the one-process mode is \`bun start\` (standalone/src/main.ts)`]])
+      }
+    }, 50_000)
+
     it('the gateway with PORT taken, also by a listener that shares ports (another gateway): one line naming the port, exit 1', async () => {
       for (const reusePort of [false, true]) {
         const taken = Bun.serve({ port: await freePort(), hostname: '0.0.0.0', reusePort, fetch: () => new Response('taken') })
@@ -133,6 +142,19 @@ else
         }
       }
     })
+
+    it('a process that needs JetStream, on a NATS server without it: one line saying so and how to enable it (NATS_URL without credentials), exit 1', async () => {
+      // nats-server without -js: nothing answers $JS.API, which nats.js reports only as "503".
+      const plain = await startNats({ auth: { user: 'library', password: 's3cret' } })
+      try {
+        for (const name of ['resolver', 'analytics', 'webhooks'] as const) {
+          const { code, lines } = await run(ENTRY_POINTS[name], { TRANSPORT: 'nats', NATS_URL: plain.url, SHORT_PORT: String(await freePort()), DATA_DIR: dataDir })
+          expect([code, lines]).toEqual([1, [`[${name}] cannot start: NATS at nats://127.0.0.1:${plain.port} has no JetStream (503): start nats-server with -js (or a jetstream block in its configuration)`]])
+        }
+      } finally {
+        await plain.stop()
+      }
+    }, 50_000)
 
     it('the resolver with NATS unreachable: one line naming NATS_URL, exit 1', async () => {
       const url = await unreachableNats()

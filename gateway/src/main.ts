@@ -1,4 +1,4 @@
-import { loadConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
+import { loadNatsConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { failWhenClosed } from '@lr/platform/nats-connect'
 import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platform/startup'
@@ -7,13 +7,8 @@ import { createGateway } from './app'
 import { createAdmission } from './admission'
 
 /** Composition root of the gateway process of TRANSPORT=nats mode; the services run as their own processes. */
-const config = loadConfigOrExit(Bun.env)
+const config = loadNatsConfigOrExit('gateway', Bun.env)
 startLogging('gateway', config.LOG_LEVEL)
-
-if (config.TRANSPORT !== 'nats') {
-  console.error('[gateway] this entry runs the gateway alone over NATS (TRANSPORT=nats); the one-process mode is `bun start` (standalone/src/main.ts)')
-  process.exit(2)
-}
 // Redis is not waited for: the limiter starts on its in-process fallback when it is away (docs/decisions.md §8).
 const { bus, admission, server } = await startOrExit('gateway', async () => {
   const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'gateway', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))

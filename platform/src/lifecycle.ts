@@ -30,6 +30,19 @@ export function loadConfigOrExit(env: Record<string, string | undefined>): Confi
   }
 }
 
+/**
+ * The config of a process of TRANSPORT=nats mode (deploy/entry-points.ts), or exit 2 with one
+ * line. Such an entry talks over NATS whatever TRANSPORT says, but what follows TRANSPORT would
+ * not: with memory and CURSOR_SECRET unset its list cursors are sealed with a random key of its
+ * own (cursor.ts), which no other replica opens. The one-process mode is `bun start`.
+ */
+export function loadNatsConfigOrExit(name: string, env: Record<string, string | undefined>): Config {
+  const config = loadConfigOrExit(env)
+  if (config.TRANSPORT === 'nats') return config
+  console.error(`[${name}] this entry runs the ${name} process alone over NATS (TRANSPORT=nats); the one-process mode is \`bun start\` (standalone/src/main.ts)`)
+  process.exit(2)
+}
+
 /** Opens the Mongo connection only when the config asks for the Mongo store. */
 export async function openMongoIfConfigured(config: Config): Promise<Connection | undefined> {
   if (config.STORE !== 'mongo') return undefined

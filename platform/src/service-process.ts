@@ -1,9 +1,9 @@
 import type { NatsConnection } from 'nats'
-import { loadConfigOrExit, onShutdown, openMongoIfConfigured, type RunningService, type ServiceContext, type Shutdown } from './lifecycle'
+import { loadNatsConfigOrExit, onShutdown, openMongoIfConfigured, type RunningService, type ServiceContext, type Shutdown } from './lifecycle'
 import { failWhenClosed } from './nats-connect'
 import { createNatsBus } from './bus-nats'
 import { startHealthListener } from './health-listener'
-import { listening, reaching, startOrExit, withoutCredentials } from './startup'
+import { listening, reaching, reachingJetStream, startOrExit, withoutCredentials } from './startup'
 
 /**
  * What only a TRANSPORT=nats process has, handed to its entry point's start function: the NATS
@@ -17,13 +17,22 @@ export interface NatsProcess {
 }
 import { log, startLogging } from './log'
 
+/** What a service process needs of its NATS server beyond request-reply. */
+export interface ServiceProcessOptions {
+  /**
+   * It cannot work without JetStream (its durable consumers): a server without it stops the
+   * start with one line saying so. Records and dynamic start without it and hold their events.
+   */
+  jetstream?: boolean
+}
+
 /**
  * Entry point of one service process in TRANSPORT=nats mode: config, NATS bus, optional Mongo,
  * start the service, probes on HEALTH_PORT (when set), and on SIGTERM a graceful stop within the
  * grace period the manifests give (deploy/k8s: 30 s). A start-up failure is one line and exit 1.
  */
-export async function runServiceProcess(name: string, start: (ctx: ServiceContext, nats: NatsProcess) => Promise<RunningService>) {
-  const config = loadConfigOrExit(Bun.env)
+export async function runServiceProcess(name: string, start: (ctx: ServiceContext, nats: NatsProcess) => Promise<RunningService>, opts: ServiceProcessOptions = {}) {
+  const config = loadNatsConfigOrExit(name, Bun.env)
   startLogging(name, config.LOG_LEVEL)
   let shutdown: Shutdown | undefined
   // Before the stop is registered (still starting), a failure is one line and exit 1 as any other of the start-up.
@@ -34,6 +43,7 @@ export async function runServiceProcess(name: string, start: (ctx: ServiceContex
   }
   const { bus, mongo, service, health } = await startOrExit(name, async () => {
     const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, name, { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
+    if (opts.jetstream) await reachingJetStream(config.NATS_URL, bus.connection)
     const mongo = await openMongoIfConfigured(config)
     const service = await start({ bus, config, mongo }, { connection: bus.connection, fail })
     const checks = { store: () => service.ready(), nats: () => bus.ping() }

@@ -1,3 +1,4 @@
+import type { JetStreamManager, NatsConnection } from 'nats'
 import { hideCredentials } from '@lr/proto'
 
 /**
@@ -46,6 +47,21 @@ export async function reaching<T>(what: string, url: string, connect: () => Prom
     const code = codeOf(error)
     const how = REFUSALS.get(code) ?? 'is unreachable'
     throw new StartupError(`${what} at ${withoutCredentials(url)} ${how} (${code})`)
+  }
+}
+
+/**
+ * The JetStream of the NATS server at `url`, for a process that cannot work without it (the
+ * resolver, analytics, webhooks). A server started without -js answers nothing on $JS.API, and
+ * nats.js says only "503" (its JetStreamNotEnabled, also a server that refuses it to the
+ * account): the line says what that means and what to change.
+ */
+export async function reachingJetStream(url: string, nc: NatsConnection): Promise<JetStreamManager> {
+  try {
+    return await nc.jetstreamManager()
+  } catch (error) {
+    if (codeOf(error) !== '503') throw error
+    throw new StartupError(`NATS at ${withoutCredentials(url)} has no JetStream (503): start nats-server with -js (or a jetstream block in its configuration)`)
   }
 }
 

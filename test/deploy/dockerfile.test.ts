@@ -54,6 +54,10 @@ describe('deploy/Dockerfile', () => {
     for (const pattern of ['**/node_modules', '.git', 'test', '**/test', 'data', '**/*.sqlite']) expect(ignored).toContain(pattern)
   })
 
+  it('sets TRANSPORT=nats, without which every process of the image refuses to start', () => {
+    expect(all('ENV').flatMap((args) => args.split(/\s+/))).toContain('TRANSPORT=nats')
+  })
+
   it('chooses the process by argument: ENTRYPOINT runs deploy/entry.ts, CMD names a process', () => {
     expect(JSON.parse(last('ENTRYPOINT')!)).toEqual(['bun', 'run', 'deploy/entry.ts'])
     const [process] = JSON.parse(last('CMD')!)

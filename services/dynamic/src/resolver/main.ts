@@ -1,9 +1,9 @@
-import { loadConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
+import { loadNatsConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { failWhenClosed } from '@lr/platform/nats-connect'
 import { startHealthListener } from '@lr/platform/health-listener'
 import { log, startLogging } from '@lr/platform/log'
-import { listening, reaching, startOrExit, withoutCredentials } from '@lr/platform/startup'
+import { listening, reaching, reachingJetStream, startOrExit, withoutCredentials } from '@lr/platform/startup'
 import { openScanSpool } from '@lr/platform/scan-spool'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { ensureScanBatchStream } from '@lr/platform/scan-stream-config'
@@ -14,12 +14,12 @@ import { serveShortLinks } from './serve'
 // never behind the gateway. Any number may run; each follows every change event. Its path space
 // is codes, so probes (/healthz, /readyz) are on HEALTH_PORT when set, and so are the metrics:
 // SHORT_PORT then answers /metrics as any path that is no code (serve.ts).
-const config = loadConfigOrExit(Bun.env)
+const config = loadNatsConfigOrExit('resolver', Bun.env)
 startLogging('resolver', config.LOG_LEVEL)
 const { bus, scans, short, health } = await startOrExit('resolver', async () => {
   const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, 'resolver', { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
   // Scans go through the SCAN_BATCHES stream (durable, deduplicated by batch id); it must exist first.
-  await ensureScanBatchStream(await bus.connection.jetstreamManager())
+  await ensureScanBatchStream(await reachingJetStream(config.NATS_URL, bus.connection))
   // Through a broker outage scans wait on local disk, not in memory (README "Logs and metrics").
   const spool = openScanSpool(config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
   const scans = createJetStreamScanPublisher(bus.connection, { spool })
