@@ -27,8 +27,14 @@ export async function supportsTransactions(conn: Connection): Promise<boolean> {
  * writes whichever of them are missing before the answer is replayed. Every replayed 201 is
  * then stored, and nothing is stored twice: a document already written clashes on its unique id.
  */
-export async function createAtomicInsert<D extends { _id: Types.ObjectId; position: number }>(conn: Connection, model: Model<D>, scope: string, opts: { rev?: boolean } = {}) {
+export async function createAtomicInsert<D extends { _id: Types.ObjectId; position: number }>(conn: Connection, model: Model<D>, scope: string, opts: { rev?: boolean; times?: readonly string[] } = {}) {
   const placed = <T extends object>(doc: T, position: number) => ({ ...doc, position, ...(opts.rev && { rev: position }) })
+  const timeFields = opts.times ?? []
+  /** The latest of the documents' times (`opts.times`), which their block must not go below. */
+  const timeOf = (docs: readonly object[]) => Math.max(0, ...docs.flatMap((doc) => timeFields.map((field) => ((doc as Record<string, unknown>)[field] as number) ?? 0)))
+  /** The documents at their block's time where it is later than theirs (PositionBlock.time). */
+  const atTime = <T extends object>(docs: T[], time: number): T[] =>
+    timeFields.length === 0 || timeOf(docs) >= time ? docs : docs.map((doc) => ({ ...doc, ...Object.fromEntries(timeFields.map((field) => [field, time])) }))
   const transactions = await supportsTransactions(conn)
   const receipts = await mongoReceipts(conn)
   const positions = await mongoPositions(conn, scope)
@@ -37,9 +43,11 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
   const owner = model.collection.collectionName
   /** Writes the documents a dead writer's receipt names and that are not there yet, then settles it. */
   async function rollForward(scope: string, key: string, pending: object[]): Promise<void> {
-    const block = await positions.allocate(pending.length)
+    const block = await positions.allocate(pending.length, timeOf(pending))
     try {
-      for (const [i, doc] of pending.entries()) {
+      // At the block's time when a later one was written meanwhile: the replayed answer keeps
+      // the times the dead writer gave, the list of changes must not go back in time.
+      for (const [i, doc] of atTime(pending, block.time).entries()) {
         await model.collection.insertOne(placed({ ...doc, _id: new Types.ObjectId() }, block.first + i) as never).catch((error: { code?: number }) => {
           if (error.code !== 11000) throw error // 11000: the dead writer got this one in
         })
@@ -69,9 +77,16 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
       })
     },
     positions,
-    async insert(unplaced: Omit<D, 'position'>[], receipt?: Receipt): Promise<void> {
+    /**
+     * Inserts the documents, all or nothing, with the receipt made for their time, and answers
+     * that time: theirs, or the later one of their block (PositionBlock.time), which `opts.times`
+     * then carry as stored.
+     */
+    async insert(given: Omit<D, 'position'>[], receiptAt?: (time: number) => Receipt): Promise<number> {
       // Outside any transaction: the counter is shared by every writer and must not wait on one.
-      const block = await positions.allocate(unplaced.length)
+      const block = await positions.allocate(given.length, timeOf(given))
+      const unplaced = atTime(given, block.time)
+      const receipt = receiptAt?.(block.time)
       const docs = unplaced.map((doc, i) => placed(doc, block.first + i))
       try {
         if (transactions) {
@@ -79,7 +94,7 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
             await model.insertMany(docs, { session, ordered: true })
             if (receipt) await receipts.write(receipt, session)
           })
-          return
+          return block.time
         }
         // The documents as a later reader would write them: without _id and positions, which it assigns anew.
         if (receipt) await receipts.write(receipt, undefined, { write: { in: owner, docs: unplaced.map(({ _id, ...rest }) => rest) }, at: now() })
@@ -91,6 +106,7 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
           throw error
         }
         if (receipt) await receipts.settle(receipt.scope, receipt.key)
+        return block.time
       } finally {
         await block.release()
       }

@@ -24,17 +24,30 @@ interface BlockDoc {
   /** When the writer last said it is alive (ms): an open block not renewed within the lease was left by a crashed writer. */
   at: number
   open: boolean
+  /** The time its writer gives its documents (see PositionBlock.time); absent on blocks older than it. */
+  time?: number
 }
 
 /** Positions [first, first + count), open until release(). */
 export interface PositionBlock {
   first: number
+  /**
+   * The time the block's documents are to carry: the one asked for, or a later one when a block
+   * before it carries a later one. A writer stamps its time before it takes its positions, so
+   * without this a write that waited for its block (a busy server) would land after a later-stamped
+   * one with an earlier time, and a client syncing by the largest time seen (README "Keeping
+   * another system in sync") would never ask for it. Chained block to block, as the blocks are.
+   */
+  time: number
   release(): Promise<void>
 }
 
 export interface MongoPositions {
-  /** Takes the next `count` consecutive positions, as a block open until released. */
-  allocate(count: number): Promise<PositionBlock>
+  /**
+   * Takes the next `count` consecutive positions, as a block open until released; its documents
+   * are to carry `time` or the later time a block before it carries (PositionBlock.time).
+   */
+  allocate(count: number, time?: number): Promise<PositionBlock>
   /** The highest position a reader may list: every document at or below it is written. */
   horizon(): Promise<number>
   /**
@@ -143,11 +156,14 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
   }
 
   return {
-    async allocate(count) {
+    async allocate(count, time = 0) {
       for (;;) {
         const read = { monotonic: clock.monotonic(), wall: clock.wall() }
-        const first = end(await newest())
-        const taken = await blocks.insertOne({ _id: first, count, at: clock.wall(), open: true }).then(
+        const before = await newest()
+        const first = end(before)
+        // The block this one follows is the one read: times never go back from block to block.
+        const blockTime = Math.max(time, before?.time ?? 0)
+        const taken = await blocks.insertOne({ _id: first, count, at: clock.wall(), open: true, time: blockTime }).then(
           () => true,
           (error: mongo.MongoServerError) => (error.code === 11000 ? false : Promise.reject(error)), // another replica took it: next one
         )
@@ -171,6 +187,7 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
         }, Math.floor(leaseMs / 3))
         return {
           first,
+          time: blockTime,
           async release() {
             clearInterval(renew)
             await renewing

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, expect, it } from 'bun:test'
  */
 export interface ConcurrentPagingHarness {
   /** Inserts records numbered `ns` as one batch through writer `writer`. */
-  insert(writer: number, ns: number[]): Promise<void>
+  insert(writer: number, ns: number[]): Promise<unknown>
   /** The ids of records numbered `ns`, as `page` reports them. */
   idsOf(ns: number[]): string[]
   /** One page of the list, read through the reader's connection. */

@@ -101,7 +101,7 @@ describe.skipIf(Boolean(skip))('atomic insert without transactions (Mongo)', () 
     try {
       const { Model, atomic } = await open(db.conn)
       const at = Math.floor(Date.now() / 1000)
-      await atomic.insert([{ _id: new Types.ObjectId(), code: 'x' }, { _id: new Types.ObjectId(), code: 'y' }], { ...receiptOf(at), response: { created: ['x', 'y'] } })
+      await atomic.insert([{ _id: new Types.ObjectId(), code: 'x' }, { _id: new Types.ObjectId(), code: 'y' }], () => ({ ...receiptOf(at), response: { created: ['x', 'y'] } }))
       const started = performance.now()
       expect((await atomic.findReceipt('key_1', 'idem-1', at - 60))?.response).toEqual({ created: ['x', 'y'] })
       expect(performance.now() - started).toBeLessThan(1000) // no wait for a writer that is done

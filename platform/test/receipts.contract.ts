@@ -5,7 +5,7 @@ import { IDEMPOTENCY_TTL_S, type Receipt, ReceiptTaken, type ReceiptStore } from
 export interface ReceiptHarness {
   store: ReceiptStore
   /** Stores record number `n` (one insertMany), with the receipt in the same transaction. */
-  insert(n: number, receipt?: Receipt): Promise<void>
+  insert(n: number, receipt?: Receipt): Promise<unknown>
   /** How many records the store holds. */
   count(): Promise<number>
   cleanup(): Promise<void>

@@ -38,7 +38,7 @@ describe('SQLite dynamic store receipts', () => {
     const store = createSqliteDynamicStore(db)
     return {
       store,
-      insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
+      insert: (n, receipt) => store.insertMany(A, [record(n)], receipt && (() => receipt)),
       count: async () => (await store.list(A, { limit: 1000 })).items.length,
       cleanup: async () => db.close(),
     }

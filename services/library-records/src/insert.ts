@@ -27,16 +27,18 @@ export function createInsert<R extends RecordBase, P, W, L extends string>(kind:
     for (let attempt = 1; ; attempt++) {
       const ids = kind.newIds(items.length)
       const records = items.map((fields, i) => build(principal, ids[i]!, fields, at))
-      const response = { created: records.map(kind.present) }
+      const answerOf = (stored: R[]): Created<W> => ({ created: stored.map(kind.present) })
+      let stored: R[]
       try {
-        await store.insertMany(libraryOf(principal), records, receiptFor?.(response))
+        // The records as stored: a later time than `at` when a change stored before them has one (adapters/change-times.ts).
+        stored = await store.insertMany(libraryOf(principal), records, receiptFor && ((stored) => receiptFor(answerOf(stored))))
       } catch (error) {
         if (!(error instanceof StoreConflict) || error.key !== kind.idField) throw error
         if (attempt >= INSERT_ATTEMPTS) throw new AppError('internal', `could not issue a unique ${kind.idField}`)
         continue
       }
-      await afterWrite(kind, 'record.created', libraryOf(principal), records)
-      return response
+      await afterWrite(kind, 'record.created', libraryOf(principal), stored)
+      return answerOf(stored)
     }
   }
 

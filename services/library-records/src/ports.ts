@@ -76,10 +76,12 @@ export interface LibraryStore<R extends RecordBase, P> extends ReceiptStore {
    * Stores the records under `library`, all or nothing. The store enforces that an id is unique
    * for ever (primary key / unique index): an id already taken, or repeated in the call, rejects
    * with StoreConflict(idField, id) and then none is stored. Other failures reject with the
-   * driver's error. With a receipt (an Idempotency-Key's answer) it is stored in the same
-   * transaction; a live receipt with the same scope and key rejects with ReceiptTaken.
+   * driver's error. With `receiptOf`, the receipt (an Idempotency-Key's answer) of the records
+   * as stored is stored in the same transaction; a live receipt with the same scope and key
+   * rejects with ReceiptTaken. Answers the records as stored: their times may be later than
+   * given, never earlier than a change stored before them (adapters/change-times.ts).
    */
-  insertMany(library: string, records: R[], receipt?: Receipt): Promise<void>
+  insertMany(library: string, records: R[], receiptOf?: (stored: R[]) => Receipt): Promise<R[]>
 
   /** The record with its version, or null when it does not exist in this library. */
   get(library: string, id: string): Promise<Versioned<R> | null>

@@ -27,11 +27,39 @@ export function libraryStoreContract<R extends RecordBase>(fixture: StoreFixture
   /** The record `get` reads, without its version. */
   const read = async (library: string, id: string) => (await store.get(library, id))?.record ?? null
 
-  const conflictOf = async (insert: Promise<void>) => {
+  const conflictOf = async (insert: Promise<unknown>) => {
     const error = await insert.then(() => null, (e: unknown) => e)
     expect(error).toBeInstanceOf(StoreConflict)
     return [(error as StoreConflict).key, (error as StoreConflict).value]
   }
+
+  // README "Keeping another system in sync": a client asks for the changes since the largest
+  // updated_at it saw. A write stamped before a later-stamped one may reach its change position
+  // after it (a Mongo position block, the SQLite group commit): stamped no earlier, it is not skipped.
+  describe('times in the order of the list of changes', () => {
+    const T = 1_800_000_000
+    it('stamps a write no earlier than the change stored before it, and answers it as stored', async () => {
+      await store.insertMany(A, [record(1, { created_at: T, updated_at: T }), record(2, { created_at: T, updated_at: T })])
+      expect((await store.update(A, id(1), { name: 'later' } as never, T + 10))?.updated_at).toBe(T + 10)
+      // Stamped before the write above, written after it.
+      const updated = await store.update(A, id(2), { name: 'earlier' } as never, T + 5)
+      expect(updated?.updated_at).toBe(T + 10)
+      expect((await read(A, id(2)))?.updated_at).toBe(T + 10)
+      let receiptRecords: R[] | undefined
+      const stored = await store.insertMany(A, [record(3, { created_at: T + 1, updated_at: T + 1 })], (records) => {
+        receiptRecords = records
+        return { scope: 'key_t', key: 'idem-t', fingerprint: 'f', response: { created: records }, created_at: T }
+      })
+      expect(stored.map((r) => [r.created_at, r.updated_at])).toEqual([[T + 10, T + 10]])
+      expect(receiptRecords).toEqual(stored)
+      expect(await read(A, id(3))).toEqual(stored[0]!)
+      expect(await store.delete(A, id(1), T + 2)).not.toBeNull()
+      const changes = (await store.changes(A, { limit: 100, includeDeleted: true })).items
+      expect(changes.map((item) => (item as { updated_at?: number; deleted_at?: number }).updated_at ?? (item as { deleted_at: number }).deleted_at)).toEqual([T + 10, T + 10, T + 10])
+      // A time later than every change is kept as given.
+      expect((await store.update(A, id(2), { name: 'now' } as never, T + 20))?.updated_at).toBe(T + 20)
+    })
+  })
 
   describe('insertMany and get', () => {
     it('returns every stored field unchanged, style included', async () => {

@@ -72,8 +72,9 @@ export function listContract<R extends RecordBase>(fixture: StoreFixture<R>, cur
     it('never reuses the position of a deleted newest record, so a later insert is not skipped', async () => {
       await store.insertMany(A, range(1, 3))
       const first = await store.list(A, { limit: 2 })
-      await store.delete(A, idOf(fixture, record(2)), 1_800_000_000)
-      await store.delete(A, idOf(fixture, record(3)), 1_800_000_000)
+      // At record 3's time: record 4's is later, so it is stored as given (change-times.ts).
+      await store.delete(A, idOf(fixture, record(2)), record(3).updated_at)
+      await store.delete(A, idOf(fixture, record(3)), record(3).updated_at)
       await store.insertMany(A, [record(4)])
       expect(await store.list(A, { limit: 2, after: first.next! })).toEqual({ items: [record(4)], next: null })
     })

@@ -37,7 +37,7 @@ describe('SQLite record store receipts', () => {
     const store = createSqliteRecordStore(db)
     return {
       store,
-      insert: (n, receipt) => store.insertMany(A, [record(n)], receipt),
+      insert: (n, receipt) => store.insertMany(A, [record(n)], receipt && (() => receipt)),
       count: async () => (await store.list(A, { limit: 1000 })).items.length,
       cleanup: async () => db.close(),
     }
@@ -76,10 +76,12 @@ describe('RecordStore on SQLite, a file from before tombstones', () => {
     }
     const store = createSqliteRecordStore(db)
     expect((await store.list(A, { limit: 10 })).items).toEqual([record(1), record(2), record(3)])
-    await store.delete(A, record(2).qr_id, 1_800_000_000)
+    // At record 3's time, the latest of the old rows: record 4's is later, so it is stored as given.
+    const deletedAt = record(3).updated_at
+    await store.delete(A, record(2).qr_id, deletedAt)
     await store.insertMany(A, [record(4)])
     expect((await store.changes(A, { limit: 10, includeDeleted: true })).items).toEqual([
-      record(1), record(3), { qr_id: record(2).qr_id, deleted_at: 1_800_000_000, updated_at: 1_800_000_000 }, record(4),
+      record(1), record(3), { qr_id: record(2).qr_id, deleted_at: deletedAt, updated_at: deletedAt }, record(4),
     ])
     // Tags came with the migration: old rows read [], and a tag given later is found by the filter.
     await store.update(A, record(1).qr_id, { tags: ['print'] }, 1_800_000_001)

@@ -2,6 +2,7 @@ import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mo
 import { type ListOptions, StoreConflict, type Tombstone } from '@lr/proto'
 import { databaseNow } from '@lr/platform/mongo-clock'
 import { createAtomicInsert } from '@lr/platform/mongo-insert'
+import { recordsAt } from './change-times'
 import { type MongoPositions, pageRange, positionText } from '@lr/platform/mongo-position'
 import { isFiltered } from '../list-order'
 import { type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
@@ -113,7 +114,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     options.pending === undefined || !('pending_change' in extra) ? {} : { pending_change: options.pending ? { $ne: null } : null }
   const Model = libraryModel(conn, kind)
   await Model.createIndexes()
-  const atomic = await createAtomicInsert(conn, Model, kind.collection, { rev: true })
+  const atomic = await createAtomicInsert(conn, Model, kind.collection, { rev: true, times: ['created_at', 'updated_at'] })
   await runOnce(conn, `${kind.collection}.rev`, () => placeChanges(Model))
   await runOnce(conn, `${kind.collection}.tags`, () => placeTags(Model))
   // Built key by key in the document's order, then style (and tags where an old document has
@@ -138,9 +139,11 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
   const live = (library: string, id: string, expectedRev?: number) => ({ library, [idField]: id, deleted_at: null, ...(expectedRev !== undefined && { rev: expectedRev }) })
   /** Gives one document a new change position while `set` applies: the block stays open (holding readers back) until written. */
   async function change(filter: QueryFilter<LibraryDoc>, set: Record<string, unknown>): Promise<LibraryDoc | null> {
-    const block = await atomic.positions.allocate(1)
+    const block = await atomic.positions.allocate(1, set.updated_at as number)
+    // No earlier than the change before it (change-times.ts); a delete's two times alike.
+    const times = block.time === set.updated_at ? {} : { updated_at: block.time, ...(set.deleted_at !== undefined && { deleted_at: block.time }) }
     try {
-      return await Model.findOneAndUpdate(filter, { $set: { ...set, rev: block.first } }, { returnDocument: 'after' }).lean<LibraryDoc>()
+      return await Model.findOneAndUpdate(filter, { $set: { ...set, ...times, rev: block.first } }, { returnDocument: 'after' }).lean<LibraryDoc>()
     } finally {
       await block.release()
     }
@@ -161,13 +164,14 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     /** The kind's positions, for the queries a kind adds on the same collection. */
     positions: atomic.positions,
 
-    async insertMany(library, records, receipt) {
+    async insertMany(library, records, receiptOf) {
       try {
         const docs = records.map((r) => ({
           ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), tags: r.tags ?? [], deleted_at: null,
           ...extraOf(r as unknown as Record<string, unknown>),
         }))
-        await atomic.insert(docs as unknown as Omit<LibraryDoc, 'position'>[], receipt)
+        const time = await atomic.insert(docs as unknown as Omit<LibraryDoc, 'position'>[], receiptOf && ((time) => receiptOf(recordsAt(records, time))))
+        return recordsAt(records, time)
       } catch (error) {
         throw isDuplicateKey(error) ? new StoreConflict(idField, (error as DuplicateKey).keyValue?.[idField]) : error
       }

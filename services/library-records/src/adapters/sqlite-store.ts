@@ -6,6 +6,7 @@ import { seqOf } from '@lr/platform/cursor'
 import { isFiltered } from '../list-order'
 import { type LibraryStore, type OwnFields, type RecordBase, type SqliteKind, tombstoneOf } from '../ports'
 import { filteredPage, tagSchemaOf } from './sqlite-list'
+import { latestOf, recordsAt } from './change-times'
 import { createGroupCommit } from './group-commit'
 import { createSqliteExportReader, fieldListOf } from './sqlite-export'
 
@@ -98,8 +99,13 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
      FROM (SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0), coalesce((SELECT max(seq) FROM ${table}), 0)) + 1 AS n)`,
   )
   const receipts = sqliteReceipts(db)
-  // The rows of one insertMany (and its receipt), run inside a transaction by the group commit.
-  const insertRows = (library: string, records: R[], receipt?: Receipt) => {
+  // The latest time a change was stamped with: the next is stamped no earlier (change-times.ts).
+  let latest = db.query<{ t: number }, []>(`SELECT coalesce(max(updated_at), 0) AS t FROM ${table}`).get()!.t
+  const stamp = (time: number) => (latest = Math.max(latest, time))
+  // The rows of one insertMany (and its receipt), run inside a transaction by the group commit;
+  // `stored` gets the records as written.
+  const insertRows = (library: string, given: R[], receiptOf: ((stored: R[]) => Receipt) | undefined, stored: { records: R[] }) => {
+    const records = recordsAt(given, stamp(latestOf(given)))
     for (const record of records) {
       try {
         insert.run({ ...record, library, style: JSON.stringify(record.style), tags: JSON.stringify(record.tags ?? []), ...extraOf(record as unknown as Record<string, unknown>) } as never)
@@ -107,7 +113,8 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
         throw isIdClash(error) ? new StoreConflict(idField, (record as unknown as Record<string, string>)[idField]) : error
       }
     }
-    if (receipt) receipts.write(receipt)
+    if (receiptOf) receipts.write(receiptOf(records))
+    stored.records = records
   }
   const newestChange = db.prepare<{ position: number }, [string]>(`SELECT coalesce(max(rev), 0) AS position FROM ${table} WHERE library = ?`)
   const commitTogether = createGroupCommit(db, insertRows)
@@ -157,8 +164,10 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   }
 
   return {
-    insertMany(library, records, receipt) {
-      return commitTogether(library, records, receipt)
+    async insertMany(library, records, receiptOf) {
+      const stored = { records }
+      await commitTogether(library, records, receiptOf, stored)
+      return stored.records
     },
 
     findReceipt: receipts.findReceipt,
@@ -203,7 +212,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
         status: changes.status ?? null,
         style: changes.style === undefined ? null : JSON.stringify(changes.style),
         tags: changes.tags === undefined ? null : JSON.stringify(changes.tags),
-        updated_at: updatedAt,
+        updated_at: stamp(updatedAt),
         expected: expectedRev ?? null,
         ...extraParams(changes as Record<string, unknown>),
       }, receiptOf)
@@ -211,7 +220,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
     },
 
     async delete(library, id, deletedAt, expectedRev) {
-      const row = change(remove, { library, id, at: deletedAt, expected: expectedRev ?? null })
+      const row = change(remove, { library, id, at: stamp(deletedAt), expected: expectedRev ?? null })
       return row ? toRecord(row) : null
     },
 
