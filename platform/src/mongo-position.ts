@@ -45,7 +45,9 @@ export interface PositionBlock {
 export interface MongoPositions {
   /**
    * Takes the next `count` consecutive positions, as a block open until released; its documents
-   * are to carry `time` or the later time a block before it carries (PositionBlock.time).
+   * are to carry `time` or the later time a block before it carries (PositionBlock.time). The
+   * allocations a process asks for at once share one block, each its own consecutive part, and
+   * the block closes once every part is released.
    */
   allocate(count: number, time?: number): Promise<PositionBlock>
   /** The highest position a reader may list: every document at or below it is written. */
@@ -155,47 +157,94 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
     pruning = prune().catch(() => 0).finally(() => (pruning = undefined))
   }
 
-  return {
-    async allocate(count, time = 0) {
-      for (;;) {
-        const read = { monotonic: clock.monotonic(), wall: clock.wall() }
-        const before = await newest()
-        const first = end(before)
-        // The block this one follows is the one read: times never go back from block to block.
-        const blockTime = Math.max(time, before?.time ?? 0)
-        const taken = await blocks.insertOne({ _id: first, count, at: clock.wall(), open: true, time: blockTime }).then(
-          () => true,
-          (error: mongo.MongoServerError) => (error.code === 11000 ? false : Promise.reject(error)), // another replica took it: next one
-        )
-        if (!taken) continue
-        if (landedLate(read)) {
-          // The block it followed may have been pruned meanwhile (PRUNE_AFTER_MS), so its
-          // positions may be taken. No document has them yet: it is closed unused and the next
-          // one taken. Closed, not deleted: a deleted block would free its `_id` at once, to an
-          // allocation that read the newest block just before this one landed.
-          await blocks.updateOne({ _id: first }, { $set: { open: false } })
-          continue
-        }
-        mark(first)
-        // Only this writer updates its block, so the renewals need no atomic update. The release
-        // waits for a renewal still on its way: on a server whose update reads the document and
-        // writes it back whole (FerretDB), a renewal that read the block before the release wrote
-        // `open: false` would write the block open again, holding every reader back for good.
-        let renewing: Promise<unknown> = Promise.resolve()
-        const renew = setInterval(() => {
-          renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: clock.wall() } }).catch(() => undefined)
-        }, Math.floor(leaseMs / 3))
-        return {
-          first,
-          time: blockTime,
-          async release() {
-            clearInterval(renew)
-            await renewing
-            await blocks.updateOne({ _id: first }, { $set: { open: false } })
-            pruneWhenDue()
-          },
-        }
+  /** One block of `count` positions in the collection, open until released. */
+  async function takeBlock(count: number, time: number): Promise<PositionBlock> {
+    for (;;) {
+      const read = { monotonic: clock.monotonic(), wall: clock.wall() }
+      const before = await newest()
+      const first = end(before)
+      // The block this one follows is the one read: times never go back from block to block.
+      const blockTime = Math.max(time, before?.time ?? 0)
+      const taken = await blocks.insertOne({ _id: first, count, at: clock.wall(), open: true, time: blockTime }).then(
+        () => true,
+        (error: mongo.MongoServerError) => (error.code === 11000 ? false : Promise.reject(error)), // another replica took it: next one
+      )
+      if (!taken) continue
+      if (landedLate(read)) {
+        // The block it followed may have been pruned meanwhile (PRUNE_AFTER_MS), so its
+        // positions may be taken. No document has them yet: it is closed unused and the next
+        // one taken. Closed, not deleted: a deleted block would free its `_id` at once, to an
+        // allocation that read the newest block just before this one landed.
+        await blocks.updateOne({ _id: first }, { $set: { open: false } })
+        continue
       }
+      mark(first)
+      // Only this writer updates its block, so the renewals need no atomic update. The release
+      // waits for a renewal still on its way: on a server whose update reads the document and
+      // writes it back whole (FerretDB), a renewal that read the block before the release wrote
+      // `open: false` would write the block open again, holding every reader back for good.
+      let renewing: Promise<unknown> = Promise.resolve()
+      const renew = setInterval(() => {
+        renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: clock.wall() } }).catch(() => undefined)
+      }, Math.floor(leaseMs / 3))
+      return {
+        first,
+        time: blockTime,
+        async release() {
+          clearInterval(renew)
+          await renewing
+          await blocks.updateOne({ _id: first }, { $set: { open: false } })
+          pruneWhenDue()
+        },
+      }
+    }
+  }
+
+  // The allocations asked for while one is on its way, taken together as one block when it is
+  // done: writers of one process then make one insert per round instead of racing each other
+  // for the same `_id` (with 50 at once, about 440 inserts and 1.2 s on FerretDB before).
+  let asked: { count: number; time: number; resolve(block: PositionBlock): void; reject(error: unknown): void }[] = []
+  let taking = false
+  async function takeAsked(): Promise<void> {
+    taking = true
+    while (asked.length > 0) {
+      const group = asked
+      asked = []
+      try {
+        const block = await takeBlock(group.reduce((sum, ask) => sum + ask.count, 0), Math.max(...group.map((ask) => ask.time)))
+        shareBlock(block, group)
+      } catch (error) {
+        for (const ask of group) ask.reject(error)
+      }
+    }
+    taking = false
+  }
+
+  /** Each ask its own consecutive part of the block; the block is released once every part is. */
+  function shareBlock(block: PositionBlock, group: typeof asked): void {
+    let open = group.length
+    let offset = 0
+    for (const ask of group) {
+      let released = false
+      ask.resolve({
+        first: block.first + offset,
+        time: block.time,
+        async release() {
+          if (released) return
+          released = true
+          if (--open === 0) await block.release()
+        },
+      })
+      offset += ask.count
+    }
+  }
+
+  return {
+    allocate(count, time = 0) {
+      return new Promise<PositionBlock>((resolve, reject) => {
+        asked.push({ count, time, resolve, reject })
+        if (!taking) void takeAsked()
+      })
     },
 
     async horizon() {

@@ -80,6 +80,31 @@ describe.skipIf(Boolean(skip))('Mongo list positions', () => {
     }
   })
 
+  it('gives the allocations a process asks for at once one block, each its own part, open until every part is released', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    try {
+      const positions = await mongoPositions(db.conn, 'things')
+      await (await positions.allocate(1)).release()
+      // The first is on its way alone; the four asked meanwhile share the next block.
+      const parts = await Promise.all([positions.allocate(1, 10), positions.allocate(2, 30), positions.allocate(1, 20), positions.allocate(3), positions.allocate(1, 5)])
+      expect(parts.map((part) => part.first)).toEqual([2, 3, 5, 6, 9])
+      expect(parts.map((part) => part.time)).toEqual([10, 30, 30, 30, 30])
+      expect((await positionsOfBlocks(db)).map((block) => [block._id, block.count])).toEqual([[1, 1], [2, 1], [3, 7]])
+      await parts[0]!.release()
+      for (const part of parts.slice(1, 4)) await part.release()
+      expect(await positions.horizon()).toBe(2)
+      await parts[4]!.release()
+      await parts[4]!.release() // twice is once
+      expect(await positions.horizon()).toBe(9)
+      // The next block starts no earlier than the last one's time.
+      const next = await positions.allocate(1, 7)
+      expect([next.first, next.time]).toEqual([10, 30])
+      await next.release()
+    } finally {
+      await db.cleanup()
+    }
+  })
+
   it('stops holding readers back once a crashed writer stops renewing its open block', async () => {
     const db = await freshDatabase(url(), 'lr_positions_test')
     const writer = await connectMongo(url())
