@@ -34,8 +34,8 @@ export function tagsSuite(stack: () => Stack) {
     const api = (method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>) => call(stack(), method, path, { key, body, headers })
 
     beforeAll(async () => {
-      // 20 libraries (10 tests of each kind), a few at a time: each is two runs of the admin command line.
-      for (let i = 0; i < 5; i++) members.push(...(await Promise.all(Array.from({ length: 4 }, () => freshMember(stack())))))
+      // 24 libraries (12 tests of each kind), a few at a time: each is two runs of the admin command line.
+      for (let i = 0; i < 6; i++) members.push(...(await Promise.all(Array.from({ length: 4 }, () => freshMember(stack())))))
     }, 120_000)
 
     for (const kind of KINDS) {
