@@ -34,6 +34,11 @@ export function streamRestorer(nc: NatsConnection, stream: string, ensure: (jsm:
     nc.jetstreamManager()
       .then(ensure)
       .then((made) => made && log().warn({ stream }, `the stream ${stream} was missing: made it again`))
-      .catch((error) => log().warn({ stream, ...errorFields(error) }, `the stream ${stream} is missing and could not be made yet`))
+      .catch((error) =>
+        // nats.js's JetStream manager says only "503" when nothing answers on $JS.API: the
+        // server runs without JetStream (or lost it), not a missing stream.
+        codeOf(error) === '503'
+          ? log().warn({ stream, ...errorFields(error) }, `JetStream does not answer on the NATS server (503: not enabled, or not available): the stream ${stream} cannot be made yet`)
+          : log().warn({ stream, ...errorFields(error) }, `the stream ${stream} is missing and could not be made yet`))
   }
 }
