@@ -2,10 +2,10 @@ import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mo
 import { type ListOptions, StoreConflict, type Tombstone } from '@lr/proto'
 import { databaseNow } from '@lr/platform/mongo-clock'
 import { createAtomicInsert } from '@lr/platform/mongo-insert'
-import { recordsAt } from './change-times'
 import { type MongoPositions, pageRange, positionText } from '@lr/platform/mongo-position'
 import { isFiltered } from '../list-order'
 import { type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
+import { recordsAt } from './change-times'
 import { filterConditions, LIST_INDEXES, placeTags, sortedPage } from './mongo-list'
 import { createReceiptedChange } from './mongo-receipted-change'
 
