@@ -14,6 +14,10 @@ const BOTS = [
   'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
   'Mozilla/5.0 (compatible; SomeNewCrawler/1.0)',
   'Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)',
+  // Bare product tokens of HTTP libraries (README "The short-link resolver"), an app's own among them.
+  'Mozilla/5.0',
+  'MyApp/1.0',
+  'okhttp/4.9',
 ]
 const PEOPLE = [
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
@@ -22,6 +26,8 @@ const PEOPLE = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0',
   'curl/8.5.0',
   '',
+  // An Android app's WebView or HTTP stack with its platform's User-Agent.
+  'Dalvik/2.1.0 (Linux; U; Android 14)',
 ]
 
 describe('isBot', () => {
