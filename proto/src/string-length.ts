@@ -1,4 +1,5 @@
 import { KindGuard, type TObject, type TString } from '@sinclair/typebox'
+import { NOT_BLANK } from './library'
 
 /**
  * JSON Schema counts a string's length in characters (Unicode code points, RFC 8259), so a
@@ -13,9 +14,14 @@ export function withinLength(value: string, { minLength = 0, maxLength = Number.
   return characters >= minLength && characters <= maxLength
 }
 
-/** A string schema's copy without its length bounds (for TypeBox's check; see withinLength). */
+/**
+ * A string schema's copy without its length bounds (for TypeBox's check; see withinLength),
+ * NOT_BLANK included: it is how the document says a trimmed field's minimum, which the checks
+ * apply as a length after trimming.
+ */
 export function withoutLength(string: TString): TString {
   const { minLength: _min, maxLength: _max, ...rest } = string
+  if (rest.pattern === NOT_BLANK) delete rest.pattern
   return rest as TString
 }
 

@@ -23,18 +23,22 @@ export interface VisitorReads {
   sketches(): Sketch[] | Promise<Sketch[]>
 }
 
+/** Whether uniquesOver counts the distinct visitors of `days` exactly (their visitor-days within the bound). */
+export const countedExactly = (days: readonly DayCount[], exactUpTo = EXACT_VISITOR_DAYS): boolean =>
+  days.reduce((visitorDays, day) => visitorDays + day.uniques, 0) <= exactUpTo
+
 /**
  * Distinct visitors over `days` (the range's per-day rows). An estimate is kept within what the
  * exact daily counts prove: at least the busiest day's visitors, at most their sum.
  */
 export async function uniquesOver(days: DayCount[], reads: VisitorReads, exactUpTo = EXACT_VISITOR_DAYS): Promise<number> {
+  if (countedExactly(days, exactUpTo)) return reads.exact()
   let upper = 0
   let lower = 0
   for (const day of days) {
     upper += day.uniques
     if (day.uniques > lower) lower = day.uniques
   }
-  if (upper <= exactUpTo) return reads.exact()
   const union = newSketch()
   for (const sketch of await reads.sketches()) mergeInto(union, sketch)
   return Math.min(upper, Math.max(lower, estimate(union)))

@@ -1,4 +1,4 @@
-import { boundedStrings, NOT_BLANK, withinLength, withoutStringLengths } from '@lr/proto'
+import { boundedStrings, withinLength, withoutStringLengths } from '@lr/proto'
 import type { Static, TObject } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler, type ValueError, ValueErrorType } from '@sinclair/typebox/compiler'
 import type { FieldRules } from './field-rules'
@@ -24,23 +24,8 @@ const RANK: Partial<Record<ValueErrorType, number>> = {
 const compiledOnce = new WeakMap<TObject, TypeCheck<TObject>>()
 function compiled<S extends TObject>(schema: S): TypeCheck<S> {
   let check = compiledOnce.get(schema)
-  if (!check) compiledOnce.set(schema, (check = TypeCompiler.Compile(withoutNotBlank(withoutStringLengths(schema)))))
+  if (!check) compiledOnce.set(schema, (check = TypeCompiler.Compile(withoutStringLengths(schema))))
   return check as TypeCheck<S>
-}
-
-/**
- * NOT_BLANK documents a trimmed field's minimum for clients; here the field is trimmed first and
- * its length checked, which says the same with the length's own message.
- */
-function withoutNotBlank<S extends TObject>(schema: S): S {
-  const blankable = Object.entries(schema.properties).filter(([, field]) => (field as { pattern?: string }).pattern === NOT_BLANK)
-  if (blankable.length === 0) return schema
-  const properties = { ...schema.properties }
-  for (const [name, field] of blankable) {
-    const { pattern: _pattern, ...rest } = field as typeof field & { pattern?: string }
-    properties[name] = rest as typeof field
-  }
-  return { ...schema, properties }
 }
 
 /**

@@ -4,7 +4,7 @@ import type { AnalyticsStore, StoredScan } from '../ports'
 import { parsePosition, positionOf } from '../position'
 import type { AnalyticsCollections } from './analytics-collections.mongo'
 import type { mongoSketches } from './analytics-sketches.mongo'
-import { type AnalyticsStoreOptions, uniquesOver } from '../range-uniques'
+import { type AnalyticsStoreOptions, countedExactly, uniquesOver } from '../range-uniques'
 
 type Totals = { scans: number; uniques: number }
 type Days = { code: string; day: { $gte: string; $lte: string } }
@@ -47,33 +47,13 @@ export function createMongoReads(c: AnalyticsCollections, sketches: ReturnType<t
     return groups.map(({ _id, scans }) => ({ dim: _id.dim, value: _id.value, scans }))
   }
 
-  /**
-   * Distinct visitors of codes over some days, counted exactly: the codes asked for in one turn
-   * are counted together in one command (each code's visitors grouped once, then counted).
-   */
-  function visitorCounter(day: Days['day']): (code: string) => Promise<number> {
-    const asked = new Map<string, { resolve(n: number): void; reject(error: unknown): void }[]>()
-    const countAll = async () => {
-      const codes = [...asked.keys()]
-      const waiting = [...asked.values()]
-      asked.clear()
-      try {
-        const visitors = await c.dayVisitors
-          .aggregate<{ _id: string; n: number }>([{ $match: { code: { $in: codes }, day } }, { $group: { _id: { code: '$code', visitor: '$visitor_id' } } }, { $group: { _id: '$_id.code', n: { $sum: 1 } } }])
-          .toArray()
-        const counts = new Map(visitors.map((v) => [v._id, v.n]))
-        codes.forEach((code, i) => waiting[i]!.forEach((w) => w.resolve(counts.get(code) ?? 0)))
-      } catch (error) {
-        waiting.flat().forEach((w) => w.reject(error))
-      }
-    }
-    return (code) =>
-      new Promise<number>((resolve, reject) => {
-        if (asked.size === 0) queueMicrotask(countAll)
-        const waiting = asked.get(code)
-        if (waiting) waiting.push({ resolve, reject })
-        else asked.set(code, [{ resolve, reject }])
-      })
+  /** Distinct visitors of each code over the days, counted exactly, in one command (each code's visitors grouped once, then counted). */
+  async function visitorsOfCodes(codes: string[], day: Days['day']): Promise<Map<string, number>> {
+    if (codes.length === 0) return new Map()
+    const visitors = await c.dayVisitors
+      .aggregate<{ _id: string; n: number }>([{ $match: { code: { $in: codes }, day } }, { $group: { _id: { code: '$code', visitor: '$visitor_id' } } }, { $group: { _id: '$_id.code', n: { $sum: 1 } } }])
+      .toArray()
+    return new Map(visitors.map((v) => [v._id, v.n]))
   }
 
   /**
@@ -87,21 +67,27 @@ export function createMongoReads(c: AnalyticsCollections, sketches: ReturnType<t
     const day = { $gte: range.from ?? '0000-00-00', $lte: range.to ?? '9999-99-99' }
     const [allTimes, inRange] = await Promise.all([c.codeTotals.find({ _id: { $in: codes } }).toArray(), c.dayTotals.find({ code: { $in: codes }, day }, { projection: { _id: 0, code: 1, day: 1, scans: 1, uniques: 1 } }).toArray()])
     const allTimeOf = new Map(allTimes.map((doc) => [doc._id, doc]))
+    const found = new Map<string, Totals>()
     const daysOf = new Map<string, DayCount[]>()
     for (const doc of inRange) {
       const days = daysOf.get(doc.code)
       if (days) days.push(dayCount(doc))
       else daysOf.set(doc.code, [dayCount(doc)])
     }
-    const visitorsOf = visitorCounter(day)
-    const totals = [...daysOf].map(async ([code, days]): Promise<[string, Totals]> => {
+    const partial: { code: string; days: DayCount[]; scans: number }[] = []
+    for (const [code, days] of daysOf) {
       const scans = days.reduce((sum, d) => sum + d.scans, 0)
       const allTime = allTimeOf.get(code)
       // Every day row holds a counted scan: the range's scans are all of them only when it covers every such day (plan's 'all').
-      if (allTime?.scans === scans) return [code, { scans, uniques: allTime.uniques }]
-      return [code, { scans, uniques: await uniquesOver(days, { exact: () => visitorsOf(code), sketches: () => sketches.ofDays(code, days.map((d) => d.day)) }, options.exactVisitorDays) }]
-    })
-    return new Map(await Promise.all(totals))
+      if (allTime?.scans === scans) found.set(code, { scans, uniques: allTime.uniques })
+      else partial.push({ code, days, scans })
+    }
+    const exact = await visitorsOfCodes(partial.filter(({ days }) => countedExactly(days, options.exactVisitorDays)).map(({ code }) => code), day)
+    await Promise.all(partial.map(async ({ code, scans, days }) => {
+      const uniques = await uniquesOver(days, { exact: () => exact.get(code) ?? 0, sketches: () => sketches.ofDays(code, days.map((d) => d.day)) }, options.exactVisitorDays)
+      found.set(code, { scans, uniques })
+    }))
+    return found
   }
 
   return {
