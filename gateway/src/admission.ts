@@ -1,4 +1,4 @@
-import { AppError, type Config, type Principal } from '@lr/proto'
+import { AppError, type Config, libraryOf, type Principal } from '@lr/proto'
 import {
   createFailoverLimiter, createMemoryLimiter, createRedisLimiter, type LimitPolicy, limitMessage,
   rateLimitHeaders, type RateLimiter,
@@ -20,11 +20,18 @@ export const policiesOf = (config: Config): Record<Principal['scope'], LimitPoli
   business: { daily: config.LIMIT_BUSINESS_DAILY, perSecond: config.LIMIT_BUSINESS_PER_SECOND, burst: config.LIMIT_BUSINESS_BURST },
 })
 
+/**
+ * Whose budget a request spends: the account's in the library its key acts on. Not the key's: an
+ * account holds one key per scope at a time (spec §8), so revoking a key and making a new one
+ * (self-service) must not start a fresh day's quota or a full burst.
+ */
+export const budgetOf = (principal: Principal) => `${principal.account_id}@${libraryOf(principal)}`
+
 /** Admission of verified requests through one limiter: headers when allowed, a 429 when not. */
 export function admitWith(limiter: RateLimiter, policies: Record<Principal['scope'], LimitPolicy>): Admit {
   return async (principal) => {
     const policy = policies[principal.scope]
-    const decision = await limiter.consume(principal.key_id, policy)
+    const decision = await limiter.consume(budgetOf(principal), policy)
     const headers = rateLimitHeaders(decision, policy)
     if (!decision.allowed) {
       rateLimited.inc({ reason: decision.limitedBy === 'daily' ? 'daily' : 'per_second' })

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import { call } from '../harness/client'
-import { account, businessKey, freshMember, type Member } from '../harness/fixtures'
+import { account, businessKey, freshMember, type Member, personalKey } from '../harness/fixtures'
 import type { Stack } from '../harness/stack'
 
 /** Settings of the stack this suite runs on: small limits so they are reached quickly. */
@@ -73,6 +73,24 @@ export function limitsSuite(stack: () => Stack) {
       for (let i = 0; i < 3; i++) await list(a.key)
       expect((await list(a.key)).status).toBe(429)
       expect((await list(b.key)).status).toBe(200)
+    })
+
+    it('keeps an account\'s budget across a new key: revoking and regenerating starts no fresh quota or burst', async () => {
+      const { account_id } = await account(stack(), 'rotate', 'business')
+      const team = await stack().admin('team', 'create', '--name', 'Rotate', '--admin', account_id)
+      const first = await businessKey(stack(), account_id, team.team_id)
+      for (let i = 0; i < 4; i++) expect((await list(first.key)).status).toBe(200)
+      await stack().admin('key', 'revoke', '--key-id', first.key_id)
+      const second = await businessKey(stack(), account_id, team.team_id)
+      const res = await list(second.key)
+      expect(res.status).toBe(429)
+      expect(res.body.error).toContain('daily quota')
+      // The same account's personal library is another budget; so is a teammate's in the team library.
+      const personal = await personalKey(stack(), account_id)
+      expect((await list(personal.key)).status).toBe(200)
+      const { account_id: mate } = await account(stack(), 'rotate-mate', 'pro')
+      await stack().admin('team', 'add-member', '--team', team.team_id, '--account', mate, '--role', 'writer')
+      expect((await list((await businessKey(stack(), mate, team.team_id)).key)).status).toBe(200)
     })
 
     it('answers a bad key with 403 before any limit, without limit headers', async () => {
