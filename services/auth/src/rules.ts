@@ -21,3 +21,19 @@ export function normaliseEmail(email: string): string | null {
   const clean = email.trim().toLowerCase()
   return clean.length <= 320 && EMAIL.test(clean) ? clean : null
 }
+
+/**
+ * A new account's email as stored, or null: an address (normaliseEmail) within the lengths mail can
+ * carry (RFC 5321: a local part of 64 octets, a path of 256, so 254 for the address). Looking an
+ * account up keeps normaliseEmail's wider bound, so an account made before this rule is still found.
+ */
+export function newAccountEmail(email: string): string | null {
+  const clean = normaliseEmail(email)
+  if (clean === null) return null
+  const bytes = Buffer.byteLength(clean)
+  return bytes <= 254 && Buffer.byteLength(clean.slice(0, clean.lastIndexOf('@'))) <= 64 ? clean : null
+}
+
+/** Why newAccountEmail refused an email. */
+export const badEmail = (email: string) =>
+  `email ${JSON.stringify(email)} is not a valid address${normaliseEmail(email) === null ? '' : ' (at most 64 bytes before the @, 254 in all)'}`

@@ -26,6 +26,7 @@ export function parseFlags(args: string[], allowed: readonly string[], positiona
     const arg = args[i]!
     if (!arg.startsWith('--')) {
       if (positional === undefined) throw usageError(`unexpected argument "${arg}"`)
+      if (positional in flags) throw usageError(`unexpected argument "${arg}": the ${positional} is already given (${flags[positional]})`)
       set(positional, arg)
       continue
     }

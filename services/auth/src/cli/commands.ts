@@ -1,7 +1,8 @@
 import {
   Account, AccountList, AUTH_SUBJECTS, CreatedKey, KEY_NAME_MAX, KeyList, KeyRevoked, LIMIT_DEFAULT, LIMIT_MAX, MemberRemoved, Membership, Team, TEAM_NAME_MAX, TeamDetails,
 } from '@lr/proto'
-import { normaliseEmail } from '../rules'
+import { badEmail, newAccountEmail } from '../rules'
+import { BAD_ACCOUNT_CURSOR, emailOfAccountCursor } from '../account-cursor'
 import { grantUntil, integerIn, nameOf, oneOf, usageError } from './args'
 
 const TIERS = ['basic', 'advanced', 'pro', 'business'] as const
@@ -46,9 +47,15 @@ export interface Command {
   createsStore?: true
 }
 
+/** A cursor `account list` printed, else a usage error (exit 2), as the service would refuse it. */
+function accountCursor(cursor: string): string {
+  if (emailOfAccountCursor(cursor) === null) throw usageError(BAD_ACCOUNT_CURSOR)
+  return cursor
+}
+
 /** An address the service would take, as typed (it trims and lowers it itself). */
 function emailOf(email: string): string {
-  if (normaliseEmail(email) === null) throw usageError(`email ${JSON.stringify(email)} is not a valid address`)
+  if (newAccountEmail(email) === null) throw usageError(badEmail(email))
   return email
 }
 
@@ -110,7 +117,7 @@ export const COMMANDS: Record<string, Command> = {
     prints: AccountList,
     payload: (f) => ({
       ...(f.limit !== undefined && { limit: integerIn('limit', f.limit, 1, LIMIT_MAX) }),
-      ...(f.cursor !== undefined && { cursor: f.cursor }),
+      ...(f.cursor !== undefined && { cursor: accountCursor(f.cursor) }),
     }),
   },
   'team create': {

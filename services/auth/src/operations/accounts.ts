@@ -1,13 +1,14 @@
 import { type Account, type AccountCreateRequest, type AccountList, type AccountListRequest, type AccountShowRequest, type AccountUpdateRequest, AppError, LIMIT_DEFAULT } from '@lr/proto'
 import type { AuthDeps } from '../ports'
-import { normaliseEmail } from '../rules'
+import { badEmail, newAccountEmail, normaliseEmail } from '../rules'
 import { newId } from '../secret'
 import { answeringConflicts, duplicateId, emailTaken } from '../conflicts'
 import { requireAccount } from './lookups'
+import { accountCursorOf, BAD_ACCOUNT_CURSOR, emailOfAccountCursor } from '../account-cursor'
 
 export async function createAccount({ store, now }: AuthDeps, req: AccountCreateRequest): Promise<Account> {
-  const email = normaliseEmail(req.email)
-  if (!email) throw new AppError('bad_request', `email "${req.email}" is not a valid address`)
+  const email = newAccountEmail(req.email)
+  if (!email) throw new AppError('bad_request', badEmail(req.email))
   const account: Account = { account_id: newId('acct'), email, tier: req.tier, api_grant_until: null, created_at: now() }
   await answeringConflicts(store.insertAccount(account), {
     email: () => emailTaken(email),
@@ -35,11 +36,13 @@ export async function showAccount({ store }: AuthDeps, req: AccountShowRequest):
   return account
 }
 
-/** A page of every account by email; `next_cursor` (the page's last email) is null on the last page. */
+/** A page of every account by email; `next_cursor` (after the page's last email) is null on the last page. */
 export async function listAccounts({ store }: AuthDeps, req: AccountListRequest): Promise<AccountList> {
   const limit = req.limit ?? LIMIT_DEFAULT
+  const after = req.cursor === undefined ? null : emailOfAccountCursor(req.cursor)
+  if (after === null && req.cursor !== undefined) throw new AppError('bad_request', BAD_ACCOUNT_CURSOR)
   // One more than asked tells whether another page follows.
-  const accounts = await store.listAccounts(req.cursor ?? null, limit + 1)
+  const accounts = await store.listAccounts(after, limit + 1)
   const page = accounts.slice(0, limit)
-  return { accounts: page, next_cursor: accounts.length > limit ? page.at(-1)!.email : null }
+  return { accounts: page, next_cursor: accounts.length > limit ? accountCursorOf(page.at(-1)!.email) : null }
 }

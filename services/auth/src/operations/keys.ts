@@ -66,6 +66,7 @@ export async function revokeKey({ store, now }: AuthDeps, req: KeyRevokeRequest)
   const key = await store.getKey(req.key_id)
   if (!key) throw notFound()
   if (req.by !== undefined && req.by !== key.account_id) {
+    await requireAccount(store, req.by) // a typo in --by says so, not that someone may not revoke
     const membership = key.team_id ? await store.getMembership(key.team_id, req.by) : null
     if (membership?.role !== 'admin')
       throw new AppError('forbidden', `account ${req.by} may not revoke key ${key.key_id}: only its owner or an admin of its team can`)

@@ -44,12 +44,12 @@ describe('runAdmin', () => {
     await runAdmin(split('account show --email ada@example.com'), call)
     await runAdmin(split('account show --account acct_1'), call)
     await runAdmin(split('account list'), call)
-    await runAdmin(split('account list --limit 5 --cursor b@example.com'), call)
+    await runAdmin(split('account list --limit 5 --cursor ac1_YkBleGFtcGxlLmNvbQ'), call)
     expect(calls).toEqual([
       [AUTH_SUBJECTS.accountShow, { email: 'ada@example.com' }],
       [AUTH_SUBJECTS.accountShow, { account_id: 'acct_1' }],
       [AUTH_SUBJECTS.accountList, {}],
-      [AUTH_SUBJECTS.accountList, { limit: 5, cursor: 'b@example.com' }],
+      [AUTH_SUBJECTS.accountList, { limit: 5, cursor: 'ac1_YkBleGFtcGxlLmNvbQ' }],
     ])
   })
 
@@ -93,8 +93,10 @@ describe('runAdmin', () => {
     ['account show --email a@example.com --account acct_1', 'account show needs --email or --account (one of them)'],
     ['account list --limit 0', '--limit must be a whole number from 1 to 1000'],
     ['account list --limit many', '--limit must be a whole number from 1 to 1000'],
+    ['account list --cursor b@example.com', 'cursor is not a next_cursor of account list: pass it as it was printed, or leave it out for the first page'],
     ['team show', 'missing --team'],
-    ['team show one two', '--team is given twice'],
+    ['team show one two', 'unexpected argument "two": the team is already given (one)'],
+    ['team show --team one two', 'unexpected argument "two": the team is already given (one)'],
     ['account list --email a@example.com', 'unknown flag --email; this command takes --limit, --cursor'],
   ]
   for (const [line, message] of refusals) {

@@ -66,8 +66,30 @@ describe('account show and account list', () => {
     const w = world()
     const [c, a, b] = [await w.account('pro', 'c@example.com'), await w.account('basic', 'a@example.com'), await w.account('business', 'b@example.com')]
     const first = await w.service.accountList({ limit: 2 })
-    expect(first).toEqual({ accounts: [a, b], next_cursor: 'b@example.com' })
+    expect(first).toEqual({ accounts: [a, b], next_cursor: expect.stringMatching(/^ac1_/) })
     expect(await w.service.accountList({ limit: 2, cursor: first.next_cursor! })).toEqual({ accounts: [c], next_cursor: null })
     expect((await w.service.accountList({})).accounts).toHaveLength(3)
+  })
+
+  it('refuses a cursor it did not give: an email, a typo, another encoding of the same email', async () => {
+    const w = world()
+    await w.account('pro', 'a@example.com')
+    await w.account('pro', 'b@example.com')
+    const { next_cursor } = await w.service.accountList({ limit: 1 })
+    for (const cursor of ['a@example.com', 'garbage', `${next_cursor}x`, next_cursor!.slice(0, -1), 'ac1_', `ac1_${Buffer.from('not an email').toString('base64url')}`]) {
+      const refused = await rejection(w.service.accountList({ cursor }))
+      expect([cursor, refused.status, refused.message]).toEqual([cursor, 400, expect.stringContaining('not a next_cursor of account list')])
+    }
+  })
+
+  it('takes no new account whose email mail cannot carry: 64 bytes before the @, 254 in all', async () => {
+    const w = world()
+    const local64 = 'a'.repeat(64)
+    expect((await w.service.accountCreate({ email: `${local64}@example.com`, tier: 'pro' })).email).toBe(`${local64}@example.com`)
+    expect((await rejection(w.service.accountCreate({ email: `${local64}b@example.com`, tier: 'pro' }))).status).toBe(400)
+    const domain = `${'d'.repeat(60)}.${'e'.repeat(60)}.${'f'.repeat(60)}.${'g'.repeat(58)}.com` // 245 characters
+    expect((await w.service.accountCreate({ email: `abcdefgh@${domain}`, tier: 'pro' })).email).toHaveLength(254)
+    const tooLong = await rejection(w.service.accountCreate({ email: `abcdefghi@${domain}`, tier: 'pro' }))
+    expect([tooLong.status, tooLong.message]).toEqual([400, expect.stringContaining('at most 64 bytes before the @, 254 in all')])
   })
 })

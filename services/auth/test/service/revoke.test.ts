@@ -40,6 +40,13 @@ describe('key revoke', () => {
     expect([error.status, error.code]).toEqual([403, 'forbidden'])
   })
 
+  it('says an unknown revoking account is not found, not that it may not revoke', async () => {
+    const { w, key } = await teamWithKeys()
+    const error = await rejection(w.service.keyRevoke({ key_id: key.key_id, by: 'acct_nope' }))
+    expect([error.status, error.message]).toEqual([404, 'account acct_nope not found'])
+    expect((await w.service.keyList({ account_id: (await w.store.getKey(key.key_id))!.account_id })).keys[0]!.revoked_at).toBeNull()
+  })
+
   it("refuses a team admin revoking a teammate's personal key", async () => {
     const { w, admin, writer } = await teamWithKeys()
     const personal = await w.service.keyCreate({ account_id: writer.account_id, scope: 'personal' })
