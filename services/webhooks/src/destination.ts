@@ -4,7 +4,7 @@ import { isIP } from 'node:net'
 /**
  * Where a webhook may be sent (docs/decisions.md "Webhooks"): http or https, and never an address
  * of this network (loopback, private, link-local, unique-local, CGNAT, multicast, reserved; IPv4
- * and IPv6, IPv4-mapped and NAT64 included) unless WEBHOOKS_ALLOW_PRIVATE=1. The host is resolved
+ * and IPv6, where only global unicast passes and an IPv6 address carrying an IPv4 one is judged by it) unless WEBHOOKS_ALLOW_PRIVATE=1. The host is resolved
  * when the endpoint is created and again for every attempt, which connects to the addresses it
  * checked (connectionsOf: DNS rebinding).
  */
@@ -12,7 +12,7 @@ import { isIP } from 'node:net'
 const v4 = (a: string) => a.split('.').reduce((n, part) => n * 256 + Number(part), 0)
 const V4_BLOCKED: [number, number][] = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ].map(([base, bits]) => [v4(base as string), bits as number])
 
 function isBlockedV4(address: string): boolean {
@@ -35,17 +35,23 @@ function groupsOf(address: string): number[] {
   return [...left, ...Array(8 - left.length - right.length).fill(0), ...right]
 }
 
+/**
+ * IPv6: only global unicast (2000::/3) is let through, less the blocks of IANA's special-purpose
+ * registry that are not a host of the public Internet; an address that carries an IPv4 one (mapped,
+ * NAT64's well-known prefix, 6to4) is judged by it. Refusing by default, not by a list of known bad
+ * blocks, is what keeps a form the list forgot (::a.b.c.d, ::ffff:0:a.b.c.d, 100::/64) out.
+ */
 function isBlockedV6(address: string): boolean {
   const g = groupsOf(address)
-  const embeddedV4 = () => `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`
-  if (g.slice(0, 7).every((x) => x === 0)) return true // :: and ::1 (and the deprecated IPv4-compatible ::a.b.c.d)
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return isBlockedV4(embeddedV4()) // ::ffff:a.b.c.d
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return isBlockedV4(embeddedV4()) // NAT64
-  if ((g[0]! & 0xfe00) === 0xfc00) return true // fc00::/7 unique-local
-  if ((g[0]! & 0xffc0) === 0xfe80) return true // fe80::/10 link-local
-  if ((g[0]! & 0xffc0) === 0xfec0) return true // fec0::/10 site-local (deprecated)
-  if ((g[0]! & 0xff00) === 0xff00) return true // multicast
-  if (g[0] === 0x2001 && g[1] === 0xdb8) return true // documentation
+  const v4At = (i: number) => `${g[i]! >> 8}.${g[i]! & 255}.${g[i + 1]! >> 8}.${g[i + 1]! & 255}`
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return isBlockedV4(v4At(6)) // ::ffff:a.b.c.d, mapped
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return isBlockedV4(v4At(6)) // 64:ff9b::/96, NAT64
+  if ((g[0]! & 0xe000) !== 0x2000) return true // outside 2000::/3: ::, ::1, ::/96, 64:ff9b:1::/48, 100::/64, fc00::/7, fe80::/10, ff00::/8...
+  if (g[0] === 0x2002) return isBlockedV4(v4At(1)) // 2002::/16, 6to4: the IPv4 address in groups 1 and 2
+  if (g[0] === 0x2001 && g[1]! < 0x200) return true // 2001::/23, protocol assignments: Teredo (2001::/32), benchmarking, ORCHID
+  if (g[0] === 0x2001 && g[1] === 0xdb8) return true // 2001:db8::/32, documentation
+  if (g[0] === 0x3fff && g[1]! < 0x1000) return true // 3fff::/20, documentation
+  if (g[0] === 0x5f00) return true // 5f00::/16, SRv6 segment identifiers
   return false
 }
 

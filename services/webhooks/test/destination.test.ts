@@ -10,8 +10,20 @@ describe('webhook destinations', () => {
     expect(refused.filter((a) => !isPrivateAddress(a))).toEqual([])
   })
 
+  it('refuses every IPv6 form that reaches loopback, the metadata address or a reserved block (found by a probe)', () => {
+    const refused = [
+      '::127.0.0.1', '::a9fe:a9fe', // IPv4-compatible
+      '::ffff:0:7f00:1', '::ffff:0:169.254.169.254', // IPv4-translated
+      '64:ff9b:1::a9fe:a9fe', '64:ff9b:1:ffff::7f00:1', // local-use NAT64
+      '2002:7f00:1::', '2002:a9fe:a9fe::', '2002:c0a8:101::1', // 6to4 of 127/8, 169.254/16, 192.168/16
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:2::1', // Teredo, benchmarking
+      '100::1', '3fff::1', '5f00::1', '4000::1', '::2', '192.88.99.1',
+    ]
+    expect(refused.filter((a) => !isPrivateAddress(a))).toEqual([])
+  })
+
   it('accepts public addresses', () => {
-    const allowed = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808']
+    const allowed = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2001:4860:4860::8888', '2a00:1450:4001::1', '3fff:1000::1']
     expect(allowed.filter(isPrivateAddress)).toEqual([])
   })
 
