@@ -79,7 +79,8 @@ export const TeamMemberRequest = T.Object({ team_id: Id, account_id: Id, role: T
 export type TeamMemberRequest = Static<typeof TeamMemberRequest>
 export const TeamRemoveMemberRequest = T.Object({ team_id: Id, account_id: Id })
 export type TeamRemoveMemberRequest = Static<typeof TeamRemoveMemberRequest>
-export const MemberRemoved = T.Object({ team_id: T.String(), account_id: T.String(), removed: T.Literal(true) })
+/** `revoked_key_id`: the member's business key of this team, revoked with the removal; null when it held none. */
+export const MemberRemoved = T.Object({ team_id: T.String(), account_id: T.String(), removed: T.Literal(true), revoked_key_id: T.Union([T.String(), T.Null()]) })
 export type MemberRemoved = Static<typeof MemberRemoved>
 export const Membership = T.Object({ team_id: T.String(), account_id: T.String(), role: TeamRole })
 export type Membership = Static<typeof Membership>

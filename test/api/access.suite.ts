@@ -85,10 +85,15 @@ export function accessSuite(stack: () => Stack, startDelayed: () => Promise<Stac
       await stack().admin('team', 'add-member', '--team', team.team_id, '--account', writer, '--role', 'writer')
       const key = await businessKey(stack(), writer, team.team_id)
       expect((await list(key.key)).status).toBe(200)
-      await stack().admin('team', 'remove-member', '--team', team.team_id, '--account', writer)
+      const removed = await stack().admin('team', 'remove-member', '--team', team.team_id, '--account', writer)
+      expect(removed.revoked_key_id).toBe(key.key_id)
       const res = await list(key.key)
       expect(res.status).toBe(403)
       expect(res.body).toEqual({ error: expect.any(String) })
+      // Added back, the account does not get its old key back: it makes a new one.
+      await stack().admin('team', 'add-member', '--team', team.team_id, '--account', writer, '--role', 'writer')
+      expect((await list(key.key)).body.error).toContain('revoked')
+      expect((await list((await businessKey(stack(), writer, team.team_id)).key)).status).toBe(200)
     })
 
     describe('with an activation delay', () => {

@@ -65,9 +65,9 @@ describe('auth handlers over the in-process bus', () => {
     expect(await bus.request(AUTH_SUBJECTS.keyRevoke, { key_id: key.key_id, by: admin.account_id })).toEqual({ key_id: key.key_id, revoked_at: T0 })
   })
 
-  it('answers a member removal with removed: true', async () => {
+  it('answers a member removal with removed: true and the business key it revoked', async () => {
     const { bus, team_id, writer } = await writerWithBusinessKey()
-    expect(await bus.request(AUTH_SUBJECTS.teamRemoveMember, { team_id, account_id: writer.account_id })).toEqual({ team_id, account_id: writer.account_id, removed: true })
+    expect(await bus.request(AUTH_SUBJECTS.teamRemoveMember, { team_id, account_id: writer.account_id })).toEqual({ team_id, account_id: writer.account_id, removed: true, revoked_key_id: expect.stringMatching(/^key_/) })
   })
 
   it('answers a key list with every field of the admin contract', async () => {

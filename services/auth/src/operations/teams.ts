@@ -30,7 +30,14 @@ export async function addMember({ store }: AuthDeps, req: TeamMemberRequest): Pr
   return membership
 }
 
-export async function removeMember({ store }: AuthDeps, req: TeamRemoveMemberRequest): Promise<MemberRemoved> {
+/**
+ * Takes the account out of the team and revokes its business key of that team: removal is how a
+ * member leaves, and a key that only the missing membership held back would work again the day
+ * the account is added back (a demotion to viewer keeps the key: a promotion restores it). Revoked
+ * after the removal, so a refused removal (the last admin) keeps its key; a crash in between leaves
+ * a key that verify refuses while the account is out of the team, as it always did.
+ */
+export async function removeMember({ store, now }: AuthDeps, req: TeamRemoveMemberRequest): Promise<MemberRemoved> {
   await requireTeam(store, req.team_id)
   const notMember = () => new AppError('not_found', `account ${req.account_id} is not a member of team ${req.team_id}`)
   const current = await store.getMembership(req.team_id, req.account_id)
@@ -38,7 +45,9 @@ export async function removeMember({ store }: AuthDeps, req: TeamRemoveMemberReq
   if (current.role === 'admin') await keepAnAdmin(store, req.team_id, req.account_id)
   if (!(await store.removeMembership(req.team_id, req.account_id))) throw notMember()
   if (current.role === 'admin') await stillAnAdmin(store, req.team_id, req.account_id, () => store.putMembership(current))
-  return { team_id: req.team_id, account_id: req.account_id, removed: true }
+  const key = await store.findLiveKey(req.account_id, 'business')
+  const revoked = key?.team_id === req.team_id ? await store.revokeKey(key.key_id, now()) : null
+  return { team_id: req.team_id, account_id: req.account_id, removed: true, revoked_key_id: revoked?.key_id ?? null }
 }
 
 /** A team by id, else by name (one team must bear it), with its members and their emails. */

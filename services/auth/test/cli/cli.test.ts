@@ -130,7 +130,7 @@ describe('bun run admin, the whole flow on the embedded store', () => {
 
   it('removes the member from the team', async () => {
     const r = await admin('team', 'remove-member', '--team', ids.team!, '--account', ids.writer!)
-    expect([r.code, r.out]).toEqual([0, { team_id: ids.team, account_id: ids.writer, removed: true }])
+    expect([r.code, r.out]).toEqual([0, { team_id: ids.team, account_id: ids.writer, removed: true, revoked_key_id: null }])
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { rejection, world } from '../fixtures'
+import { rejection, T0, world } from '../fixtures'
 
 describe('teams', () => {
   it('creates a team whose business-tier creator is its admin', async () => {
@@ -57,8 +57,38 @@ describe('teams', () => {
     const w = world()
     const { team_id } = await w.team()
     const a = await w.member(team_id, 'writer')
-    expect(await w.service.teamRemoveMember({ team_id, account_id: a.account_id })).toEqual({ team_id, account_id: a.account_id, removed: true })
+    expect(await w.service.teamRemoveMember({ team_id, account_id: a.account_id })).toEqual({ team_id, account_id: a.account_id, removed: true, revoked_key_id: null })
     expect(await w.store.getMembership(team_id, a.account_id)).toBeNull()
+  })
+
+  it("revokes the removed member's business key of the team, so adding the account back does not bring the key back", async () => {
+    const w = world()
+    const { team_id } = await w.team()
+    const other = await w.team()
+    const a = await w.member(team_id, 'writer')
+    await w.service.teamAddMember({ team_id: other.team_id, account_id: a.account_id, role: 'writer' })
+    const key = await w.service.keyCreate({ account_id: a.account_id, scope: 'business', team_id })
+    const personal = await w.service.keyCreate({ account_id: a.account_id, scope: 'personal' })
+    w.clock.now = T0 + 7
+    // Removal from another team leaves the key alone.
+    expect((await w.service.teamRemoveMember({ team_id: other.team_id, account_id: a.account_id })).revoked_key_id).toBeNull()
+    expect((await w.service.verify(key.key)).team_id).toBe(team_id)
+    expect(await w.service.teamRemoveMember({ team_id, account_id: a.account_id })).toEqual({ team_id, account_id: a.account_id, removed: true, revoked_key_id: key.key_id })
+    await w.service.teamAddMember({ team_id, account_id: a.account_id, role: 'writer' })
+    const error = await rejection(w.service.verify(key.key))
+    expect([error.status, error.message]).toEqual([403, expect.stringContaining('revoked')])
+    expect((await w.store.getKey(key.key_id))!.revoked_at).toBe(T0 + 7)
+    expect((await w.service.verify(personal.key)).scope).toBe('personal')
+    // Back in the team, the account makes a new key.
+    expect((await w.service.keyCreate({ account_id: a.account_id, scope: 'business', team_id })).team_id).toBe(team_id)
+  })
+
+  it("keeps the last admin's key when its removal is refused", async () => {
+    const w = world()
+    const { team_id, admin } = await w.team()
+    const key = await w.service.keyCreate({ account_id: admin.account_id, scope: 'business', team_id })
+    expect((await rejection(w.service.teamRemoveMember({ team_id, account_id: admin.account_id }))).status).toBe(400)
+    expect((await w.service.verify(key.key)).role).toBe('admin')
   })
 
   it('answers 404 when removing an account that is not a member', async () => {

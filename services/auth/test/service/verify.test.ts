@@ -110,9 +110,16 @@ describe('verify', () => {
     expect([error.status, error.message]).toEqual([403, NO_ACCESS])
   })
 
-  it('refuses a business key once its owner is removed from the team', async () => {
+  it('refuses a business key once its owner is removed from the team (the removal revokes it)', async () => {
     const { w, team_id, writer, created } = await businessKey()
     await w.service.teamRemoveMember({ team_id, account_id: writer.account_id })
+    const error = await rejection(w.service.verify(created.key))
+    expect([error.status, error.message]).toEqual([403, expect.stringContaining('revoked')])
+  })
+
+  it('refuses a business key whose owner is out of the team though the key is not revoked (a removal cut short)', async () => {
+    const { w, team_id, writer, created } = await businessKey()
+    await w.store.removeMembership(team_id, writer.account_id)
     const error = await rejection(w.service.verify(created.key))
     expect([error.status, error.message]).toEqual([403, NOT_TEAM_WRITER])
   })
