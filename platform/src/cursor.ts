@@ -21,6 +21,25 @@ export function decodeCursor(cursor: string): string {
   return position
 }
 
+/**
+ * An export's internal `next_cursor`: the store position, and after a `.` the rows its next chunk
+ * starts reading (hex) when fewer than `limit` fit a chunk's bytes (csv-format.ts csvChunkOf).
+ */
+export function exportCursorOf(chunk: { next: string | null; rows: number }, limit: number): string | null {
+  if (chunk.next === null) return null
+  return encodeCursor(chunk.rows < limit ? `${chunk.next}.${chunk.rows.toString(16)}` : chunk.next)
+}
+
+/** Reverses exportCursorOf: the position, and the rows to start from when it says; anything else is a 400. */
+export function decodeExportCursor(cursor: string): { position: string; rows?: number } {
+  const text = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : ''
+  const parts = /^([0-9a-f]{1,40})(?:\.([0-9a-f]{1,8}))?$/.exec(text)
+  if (!parts) throw badCursor()
+  const rows = parts[2] === undefined ? undefined : Number.parseInt(parts[2], 16)
+  if (rows === 0) throw badCursor()
+  return rows === undefined ? { position: parts[1]! } : { position: parts[1]!, rows }
+}
+
 /** The internal `next_cursor` of a page. */
 export const nextCursor = (page: Pick<Page<unknown>, 'next'>): string | null => (page.next === null ? null : encodeCursor(page.next))
 

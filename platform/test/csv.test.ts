@@ -87,12 +87,39 @@ describe('csv helpers', () => {
       return { items, next: last < rows.length ? (last - 1).toString(16) : null }
     }
 
-    it('reads fewer rows until the chunk fits the byte budget', async () => {
+    it('reads again as many rows as the measured bytes say fit, with a tenth to spare', async () => {
       reads.length = 0
       const chunk = await csvChunk({ columns: ['n', 'big'], limit: 32, maxBytes: 1000 }, read(0), false)
-      expect(reads).toEqual([32, 16, 8])
+      expect(reads).toEqual([32, 9])
       expect(Buffer.byteLength(chunk.csv)).toBeLessThanOrEqual(1000)
-      expect(chunk.csv.split('\r\n').filter(Boolean)).toHaveLength(8)
+      expect(chunk.csv.split('\r\n').filter(Boolean)).toHaveLength(9)
+    })
+
+    it('hands the rows that fit to the next chunk, which reads once (a probe: halving from the limit at every chunk read 10 KB rows six times a chunk)', async () => {
+      reads.length = 0
+      const seen: string[] = []
+      let after = 0
+      let start: number | undefined
+      for (;;) {
+        const chunk = await csvChunkOf({ columns: ['n', 'big'], limit: 32, start, maxBytes: 1000 }, read(after), false)
+        const lines = chunk.csv.split('\r\n').filter(Boolean)
+        seen.push(...lines.map((line) => line.slice(0, 2)))
+        after += lines.length
+        start = chunk.rows
+        if (!chunk.next) break
+      }
+      expect(seen).toEqual(rows.map((row) => row.n))
+      expect(reads).toEqual([32, 9, 9, 9, 9, 9])
+    })
+
+    it('reads twice as many rows next when a chunk filled less than half its bytes, up to the limit', async () => {
+      const small = Array.from({ length: 100 }, (_, i) => ({ n: String(i) }))
+      const readSmall = async (limit: number) => ({ items: small.slice(0, limit), next: '1' })
+      expect((await csvChunkOf({ columns: ['n'], limit: 32, start: 4, maxBytes: 1000 }, readSmall, false)).rows).toBe(8)
+      expect((await csvChunkOf({ columns: ['n'], limit: 32, start: 20, maxBytes: 1000 }, readSmall, false)).rows).toBe(32)
+      expect((await csvChunkOf({ columns: ['n'], limit: 32, maxBytes: 1000 }, readSmall, false)).rows).toBe(32)
+      // Full rows of a kind that fills over half the bytes: as many again.
+      expect((await csvChunkOf({ columns: ['n', 'big'], limit: 32, start: 6, maxBytes: 1000 }, read(0), false)).rows).toBe(6)
     })
 
     it('returns every row exactly once across chunks', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { AppError } from '@lr/proto'
-import { createCursors, cursorSecretOf, DEV_CURSOR_SECRET } from '../src/cursor'
+import { createCursors, cursorSecretOf, decodeExportCursor, DEV_CURSOR_SECRET, encodeCursor, exportCursorOf } from '../src/cursor'
 
 const SECRET = 'a-test-secret-of-some-length'
 const SCOPE = 'acct:a\nrecords\nlist|||'
@@ -69,5 +69,20 @@ describe('cursorSecretOf', () => {
   it('falls back to the shared development key with a warning with TRANSPORT=nats, so replicas agree', () => {
     expect(cursorSecretOf({ TRANSPORT: 'nats' }, warn)).toBe(DEV_CURSOR_SECRET)
     expect(warnings).toEqual([expect.stringContaining('CURSOR_SECRET')])
+  })
+})
+
+describe('export cursors', () => {
+  it('carry the position alone while a chunk reads the full limit, and the rows to start from when fewer fit', () => {
+    expect(exportCursorOf({ next: '1f', rows: 1000 }, 1000)).toBe(encodeCursor('1f'))
+    expect(decodeExportCursor(exportCursorOf({ next: '1f', rows: 1000 }, 1000)!)).toEqual({ position: '1f' })
+    expect(decodeExportCursor(exportCursorOf({ next: '1f', rows: 44 }, 1000)!)).toEqual({ position: '1f', rows: 44 })
+    expect(exportCursorOf({ next: null, rows: 44 }, 1000)).toBeNull()
+  })
+
+  it('refuse anything else with the 400 of a bad cursor', () => {
+    for (const text of ['1f.', '1f.0', '.2c', '1f.2c.1', 'xyz', '1f.123456789', ''])
+      expect([text, refusal(() => JSON.stringify(decodeExportCursor(encodeCursor(text))))]).toEqual([text, ['bad_request', 'cursor is not one this API issued']])
+    expect(refusal(() => JSON.stringify(decodeExportCursor('!!')))).toEqual(['bad_request', 'cursor is not one this API issued'])
   })
 })

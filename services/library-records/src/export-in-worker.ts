@@ -14,12 +14,12 @@ export interface ExportChunkRequest {
   shape: ChunkShape
 }
 /** `readSeconds`: what the chunk's store reads took in the Worker (a chunk read ahead: when it was read). */
-export type ExportChunkReply = { id: number; csv: string; next: string | null; ahead: boolean; readSeconds: number } | { id: number; error: string; readSeconds: number }
+export type ExportChunkReply = { id: number; csv: string; next: string | null; rows: number; ahead: boolean; readSeconds: number } | { id: number; error: string; readSeconds: number }
 export type ExportControl = { type: 'open'; path: string; kind: SqliteKind }
 export type ExportControlReply = { type: 'opened'; error?: string }
 
-/** One chunk: its CSV, the store position after it (null: the export is done), and whether the Worker had read it ahead. */
-type ExportChunkText = { csv: string; next: string | null; ahead: boolean }
+/** One chunk: its CSV, the store position after it (null: the export is done), the rows the next starts reading (csvChunkOf), and whether the Worker had read it ahead. */
+type ExportChunkText = { csv: string; next: string | null; rows: number; ahead: boolean }
 
 export interface ExportWorker {
   /** One chunk of a library's export, read and formatted by the Worker; rejects when the Worker cannot (the caller then makes it itself; the cause is logged here). */
@@ -104,7 +104,7 @@ export function createExportWorker(source: SqliteExportSource, opts: { store: st
         // The Worker's reads are the store's too: observed as the thread's own exportPage would be
         // (withStoreMetrics), so lr_store_operation_duration_seconds shows every export read.
         storeDuration.observe({ store: opts.store, operation: 'exportPage', outcome: 'error' in data ? 'error' : 'ok' }, data.readSeconds)
-        if (!('error' in data)) pending?.resolve({ csv: data.csv, next: data.next, ahead: data.ahead })
+        if (!('error' in data)) pending?.resolve({ csv: data.csv, next: data.next, rows: data.rows, ahead: data.ahead })
         else {
           const error = new Error(`export worker: ${data.error}`)
           log().error({ store: opts.store, ...errorFields(error) }, 'export worker could not make a chunk: making it on the service thread')

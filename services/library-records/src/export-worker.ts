@@ -22,10 +22,10 @@ declare const self: Worker
 let db: Database | undefined
 let read: ReturnType<typeof createSqliteExportReader> | undefined
 let dataVersion: (() => number) | undefined
-let ahead: { key: string; version: number; csv: string; next: string | null; readSeconds: number } | undefined
+let ahead: { key: string; version: number; csv: string; next: string | null; rows: number; readSeconds: number } | undefined
 
 const keyOf = (request: Pick<ExportChunkRequest, 'library' | 'after' | 'first'>) => `${request.first ? 1 : 0}:${request.after}:${request.library}`
-type Made = { csv: string; next: string | null; readSeconds: number } | { error: string; readSeconds: number }
+type Made = { csv: string; next: string | null; rows: number; readSeconds: number } | { error: string; readSeconds: number }
 
 /**
  * One chunk, or why it could not be made, with the seconds its store reads took: the main thread
@@ -62,10 +62,10 @@ async function answer(request: ExportChunkRequest): Promise<void> {
   ahead = undefined
   const chunk = kept ?? (await chunkOf(request))
   if ('error' in chunk) return self.postMessage({ id: request.id, ...chunk } satisfies ExportChunkReply)
-  self.postMessage({ id: request.id, csv: chunk.csv, next: chunk.next, ahead: kept !== undefined, readSeconds: chunk.readSeconds } satisfies ExportChunkReply)
+  self.postMessage({ id: request.id, csv: chunk.csv, next: chunk.next, rows: chunk.rows, ahead: kept !== undefined, readSeconds: chunk.readSeconds } satisfies ExportChunkReply)
   if (chunk.next === null) return
   // The version before the read: a commit while reading makes the chunk unusable, never stale.
-  const next = { library: request.library, after: Number.parseInt(chunk.next, 16), first: false, shape: request.shape }
+  const next = { library: request.library, after: Number.parseInt(chunk.next, 16), first: false, shape: { ...request.shape, start: chunk.rows } }
   const version = dataVersion!()
   const made = await chunkOf(next)
   // One that failed is not kept: the request for it reads again and answers the error.

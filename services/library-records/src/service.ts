@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { AppError, DEFAULT_MAX_PAYLOAD, type Deleted, type ExportChunk, type KeyClaims, libraryOf, type ListQuery, type Page, type Principal, REPLY_ENVELOPE_BYTES, type RecordEventSink, ReviewBody, type Status, type Tombstone } from '@lr/proto'
 import { idempotent } from '@lr/platform/idempotency'
-import { createCursors, type Cursors, decodeCursor, nextCursor, seqOf } from '@lr/platform/cursor'
+import { createCursors, type Cursors, decodeExportCursor, exportCursorOf, seqOf } from '@lr/platform/cursor'
 import { bulkOutput } from '@lr/platform/bulk-gc'
 import { exportChunks } from '@lr/platform/metrics'
-import { CHUNK_MAX_BYTES, csvChunk } from '@lr/platform/csv'
+import { CHUNK_MAX_BYTES, csvChunkOf } from '@lr/platform/csv'
 import { keptListText, UNCHANGED_TEXT } from '@lr/platform/kept-list'
 import { batchItems, checkBatch } from './batch'
 import { batchEnvelopeOf } from './batch-envelope'
@@ -193,13 +193,13 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
     /** One chunk of the CSV export; `cursor` null starts it (and only that chunk has the header). Live records only. */
     async exportPage(principal: Principal, cursor: string | null): Promise<ExportChunk> {
       // The gateway loops over these cursors itself, never showing one to a client: plain ones (platform/src/cursor.ts).
-      const after = cursor === null ? undefined : decodeCursor(cursor)
+      const { position: after, rows } = cursor === null ? { position: undefined, rows: undefined } : decodeExportCursor(cursor)
       const library = libraryOf(principal)
       // A store's export form keeps style as JSON text, which csvCell writes as it is: the same
       // cell as the parsed style's JSON. Rows are formatted as read (RecordKind.exportCells).
       const read = (limit: number): Promise<Page<R | Exported<R>>> =>
         store.exportPage ? store.exportPage(library, { limit, after }) : store.list(library, { limit, after })
-      const shape = { columns: kind.exportColumns, derived: kind.exportCells, limit: exportPageSize, maxBytes: Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2)) }
+      const shape = { columns: kind.exportColumns, derived: kind.exportCells, limit: exportPageSize, start: rows, maxBytes: Math.min(CHUNK_MAX_BYTES, Math.floor(maxReplyBytes / 2)) }
       if (exportWorker) {
         // A chunk the Worker could not make is made here (export-in-worker.ts logs why).
         const made = await exportWorker.chunk({ library, after: after === undefined ? 0 : seqOf(after), first: cursor === null, shape }).catch(() => undefined)
@@ -207,11 +207,12 @@ export function createLibraryService<R extends RecordBase, P extends { status?: 
           exportChunks.inc({ kind: kind.name, made: made.ahead ? 'ahead' : 'worker' })
           // This thread holds copies of it too (the Worker's, the reply's): bulk-gc.ts.
           if (countWorkerChunks) bulkOutput(made.csv.length)
-          return { csv: made.csv, next_cursor: nextCursor(made) }
+          return { csv: made.csv, next_cursor: exportCursorOf(made, exportPageSize) }
         }
       }
       exportChunks.inc({ kind: kind.name, made: 'this_thread' })
-      return csvChunk(shape, read, cursor === null)
+      const made = await csvChunkOf(shape, read, cursor === null)
+      return { csv: made.csv, next_cursor: exportCursorOf(made, exportPageSize) }
     },
 
     /** The compiled body checks; each one's `schema` is the @lr/proto object the gateway documents. */

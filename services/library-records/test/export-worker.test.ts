@@ -49,14 +49,15 @@ function workerOf(store: Awaited<ReturnType<typeof fileStore>>['store'], idleMs?
   return worker
 }
 
-/** Every chunk of the library's export through `make`, from the start. */
-async function chunksOf(make: (after: number, first: boolean) => Promise<{ csv: string; next: string | null; ahead?: boolean }>) {
-  const chunks: { csv: string; next: string | null; ahead?: boolean }[] = []
-  for (let after = 0, first = true; ; first = false) {
-    const chunk = await make(after, first)
+/** Every chunk of the library's export through `make`, from the start, each told the rows the one before found to fit (as the service does). */
+async function chunksOf(make: (after: number, first: boolean, start: number | undefined) => Promise<{ csv: string; next: string | null; rows: number; ahead?: boolean }>) {
+  const chunks: { csv: string; next: string | null; rows: number; ahead?: boolean }[] = []
+  for (let after = 0, first = true, start: number | undefined; ; first = false) {
+    const chunk = await make(after, first, start)
     chunks.push(chunk)
     if (chunk.next === null) return chunks
     after = Number.parseInt(chunk.next, 16)
+    start = chunk.rows
   }
 }
 
@@ -71,12 +72,12 @@ describe('export worker', () => {
   it('makes the very chunks this thread makes: same CSV, same cuts, header first', async () => {
     const { store } = await fileStore(1234)
     const shape = shapeOf()
-    const inThread = await chunksOf((after, first) =>
-      csvChunkOf(shape, (limit) => store.exportPage!(LIB, { limit, after: after === 0 ? undefined : after.toString(16) }), first))
+    const inThread = await chunksOf((after, first, start) =>
+      csvChunkOf({ ...shape, start }, (limit) => store.exportPage!(LIB, { limit, after: after === 0 ? undefined : after.toString(16) }), first))
     const worker = workerOf(store)
-    const fromWorker = await chunksOf((after, first) => worker.chunk({ library: LIB, after, first, shape }))
+    const fromWorker = await chunksOf((after, first, start) => worker.chunk({ library: LIB, after, first, shape: { ...shape, start } }))
     expect(inThread).toHaveLength(13)
-    expect(fromWorker.map(({ csv, next }) => ({ csv, next }))).toEqual(inThread)
+    expect(fromWorker.map(({ csv, next, rows }) => ({ csv, next, rows }))).toEqual(inThread)
     expect(fromWorker[0]!.csv).toStartWith(`${COLUMNS.join(',')}\r\n`)
     expect(fromWorker[0]!.csv).toContain(`"say ""hi"""`)
     expect(fromWorker[0]!.csv).toContain(`,https://s.test/t000001,`)
@@ -86,12 +87,12 @@ describe('export worker', () => {
     const { store } = await fileStore(0)
     await store.insertMany(LIB, Array.from({ length: 40 }, (_, n) => thing(n, { style: { blob: 'x'.repeat(n % 2 === 0 ? 6000 : 10) } })))
     const shape = shapeOf({ maxBytes: 20_000, limit: 16 })
-    const inThread = await chunksOf((after, first) =>
-      csvChunkOf(shape, (limit) => store.exportPage!(LIB, { limit, after: after === 0 ? undefined : after.toString(16) }), first))
+    const inThread = await chunksOf((after, first, start) =>
+      csvChunkOf({ ...shape, start }, (limit) => store.exportPage!(LIB, { limit, after: after === 0 ? undefined : after.toString(16) }), first))
     const worker = workerOf(store)
-    const fromWorker = await chunksOf((after, first) => worker.chunk({ library: LIB, after, first, shape }))
+    const fromWorker = await chunksOf((after, first, start) => worker.chunk({ library: LIB, after, first, shape: { ...shape, start } }))
     expect(inThread.length).toBeGreaterThan(3)
-    expect(fromWorker.map(({ csv, next }) => ({ csv, next }))).toEqual(inThread)
+    expect(fromWorker.map(({ csv, next, rows }) => ({ csv, next, rows }))).toEqual(inThread)
     for (const chunk of fromWorker.slice(0, -1)) expect(Buffer.byteLength(chunk.csv)).toBeLessThanOrEqual(20_000)
   })
 

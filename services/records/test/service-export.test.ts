@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createExportWorker } from '@lr/library-records'
 import { describeEachExportMode } from '@lr/library-records/testing/export-modes'
+import { decodeExportCursor } from '@lr/platform/cursor'
 import { exportChunks } from '@lr/platform/metrics'
 import { captureLog } from '@lr/platform/testing/log-capture'
 import { STATIC_SQLITE } from '../src/adapters/record-store.sqlite'
@@ -69,9 +70,42 @@ describeEachExportMode('CSV export', setupIn, (setup) => {
     expect(second).toEqual({ csv: expect.stringMatching(/^qr_\S+,old3,.*\r\nqr_\S+,new,.*\r\n$/), next_cursor: null })
   })
 
+  it('cuts large rows to the byte bound, every record once, and tells each next chunk the rows that fit', async () => {
+    // Rows of about 2.3 KB against chunks of at most 10,000 bytes: 4 fit where 64 are asked for.
+    const { service } = setup({ exportPageSize: 64, maxReplyBytes: 20_000 })
+    const created = []
+    for (let i = 0; i < 4; i++)
+      created.push(...(await service.batch(personal, { qrcodes: Array.from({ length: 10 }, (_, j) => ({ url: `https://e.example/${'a'.repeat(2000)}?i=${i * 10 + j}`, name: `n${'b'.repeat(190)}${i * 10 + j}` })) })).created)
+    const chunks = await exportAll(service)
+    expect(chunks.every((c) => Buffer.byteLength(c.csv) <= 10_000)).toBe(true)
+    const rows = chunks.map((c) => c.csv).join('').split('\r\n').slice(1, -1)
+    expect(rows.map((row) => row.split(',')[0])).toEqual(created.map((r) => r.qr_id))
+    const hinted = chunks.slice(0, -1).map((c) => decodeExportCursor(c.next_cursor!).rows)
+    expect(hinted.every((rows) => rows !== undefined && rows >= 3 && rows <= 4)).toBe(true)
+  })
+
   it('rejects a cursor it did not issue with 400', async () => {
     const { service } = setup()
     expect(await failure(service.exportPage(personal, '!!'))).toEqual(badRequest('cursor is not one this API issued'))
+  })
+})
+
+describe('CSV export of large rows, on the service thread', () => {
+  it('reads each chunk after the first once, from the rows the one before found to fit (halving from the limit read each six times)', async () => {
+    const { service, store } = setupIn({ exportPageSize: 1000, maxReplyBytes: 40_000 })
+    for (let i = 0; i < 3; i++)
+      await service.batch(personal, { qrcodes: Array.from({ length: 50 }, (_, j) => ({ url: `https://e.example/${'a'.repeat(2000)}?i=${i * 50 + j}`, name: `n${i * 50 + j}` })) })
+    const reads: number[] = []
+    const exportPage = store.exportPage!.bind(store)
+    store.exportPage = (library, page) => {
+      reads.push(page.limit)
+      return exportPage(library, page)
+    }
+    const chunks = await exportAll(service)
+    expect(chunks.map((c) => c.csv).join('').split('\r\n').length - 2).toBe(150)
+    // The first chunk: 1000 rows asked (150 come), then the rows 20,000 bytes hold; every other chunk reads once.
+    expect(reads.length).toBe(chunks.length + 1)
+    expect(reads.slice(1).every((limit) => limit === reads[1])).toBe(true)
   })
 })
 
