@@ -128,6 +128,12 @@ export const exportChunks = new Counter({
   labelNames: ['kind', 'made'] as const,
 })
 
+export const exportsCutShort = new Counter({
+  name: 'lr_exports_cut_short_total',
+  help: 'CSV exports the gateway ended early because a chunk after the first failed (the 200 was sent: the body ends without its last chunk), by bus subject',
+  labelNames: ['subject'] as const,
+})
+
 export const sqliteCheckpointFailures = new Counter({
   name: 'lr_sqlite_checkpoint_failures_total',
   help: "Checkpoints of a SQLite file that another thread makes (bun start's ingestion Worker) and that failed, by file",

@@ -1,5 +1,8 @@
 import type { Bus, ExportChunk } from '@lr/proto'
 import { bulkOutput } from '@lr/platform/bulk-gc'
+import { errorFields, log } from '@lr/platform/log'
+import { exportsCutShort } from '@lr/platform/metrics'
+import { currentRequestId } from '@lr/platform/request-context'
 
 /**
  * Streams a CSV export page by page from a service: memory stays flat whatever the row count.
@@ -11,13 +14,27 @@ import { bulkOutput } from '@lr/platform/bulk-gc'
 export async function csvResponse(bus: Bus, subject: string, payload: object, filename: string): Promise<Response> {
   const first = await bus.request<ExportChunk>(subject, { ...payload, cursor: null })
   let cursor = first.next_cursor
+  // The stream is pulled after the request's own work (and its access line, a 200) is done.
+  const requestId = currentRequestId()
+  let sentChars = first.csv.length
   const stream = new ReadableStream<string>({
     start(controller) {
       controller.enqueue(first.csv)
       if (!cursor) controller.close()
     },
     async pull(controller) {
-      const page = await bus.request<ExportChunk>(subject, { ...payload, cursor })
+      let page: ExportChunk
+      try {
+        page = await bus.request<ExportChunk>(subject, { ...payload, cursor })
+      } catch (error) {
+        // The 200 is sent: all that is left is to end the body without its last chunk, so the
+        // client's HTTP library reports a cut transfer (curl exits 18 or 56), never a whole CSV.
+        // error() without a reason: with one, Bun prints its stack to stderr as no JSON line.
+        exportsCutShort.inc({ subject })
+        log().error({ request_id: requestId, subject, sent_chars: sentChars, ...errorFields(error) }, 'export cut short: a chunk failed after the 200 was sent')
+        return controller.error()
+      }
+      sentChars += page.csv.length
       controller.enqueue(page.csv)
       // The parsed reply is this process's garbage (platform/src/bulk-gc.ts).
       bulkOutput(page.csv.length)
