@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
 
-/** Lines a child wrote until `until` matched one of them (or it ended). */
+/** The lines a child writes, as it writes them. */
 async function* linesOf(stream: ReadableStream<Uint8Array>) {
+  const decoder = new TextDecoder()
   let buffered = ''
-  for await (const bytes of stream.pipeThrough(new TextDecoderStream())) {
-    buffered += bytes
+  for await (const bytes of stream) {
+    buffered += decoder.decode(bytes, { stream: true })
     const lines = buffered.split('\n')
     buffered = lines.pop()!
     yield* lines
