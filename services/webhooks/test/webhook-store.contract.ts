@@ -135,6 +135,14 @@ export function webhookStoreContract(open: () => Promise<WebhookStoreHarness>) {
       expect(due[1]).toEqual(message('m1', 'wh_1', { next_attempt_at: 1500 }))
     })
 
+    it('gives due messages of the endpoints not skipped only, earliest first, however many the skipped ones have', async () => {
+      const backlog = Array.from({ length: 50 }, (_, i) => message(`a${i}`, 'wh_1', { next_attempt_at: 1000 + i }))
+      await store.enqueue([...backlog, message('b1', 'wh_2', { next_attempt_at: 1200 }), message('c1', 'wh_3', { next_attempt_at: 1100 }), message('c2', 'wh_3', { next_attempt_at: 9000 })])
+      expect((await store.due(2000, 2, ['wh_1'])).map((m) => m.id)).toEqual(['c1', 'b1'])
+      expect((await store.due(2000, 10, ['wh_1', 'wh_3'])).map((m) => m.id)).toEqual(['b1'])
+      expect((await store.due(2000, 3, [])).map((m) => m.id)).toEqual(['a0', 'a1', 'a2'])
+    })
+
     it('lets one claim win: the claim counts the attempt and moves next_attempt_at', async () => {
       await store.enqueue([message('m1', 'wh_1')])
       const claims = await Promise.all([store.claim('m1', 1000, 5000), store.claim('m1', 1000, 6000)])

@@ -12,9 +12,26 @@ if (skip) console.warn(`skipping the Mongo webhook store suite: ${skip}`)
 
 describe.skipIf(Boolean(skip))('WebhookStore on MongoDB', () => {
   const url = useMongoServer()
-  webhookStoreContract(async () => {
+  const open = async () => {
     const db = await freshDatabase(url(), 'lr_webhooks_test')
     return { store: await createMongoWebhookStore(db.conn), cleanup: db.cleanup }
+  }
+  webhookStoreContract(open)
+})
+
+describe.skipIf(Boolean(skip))('WebhookStore on MongoDB, a database made before due skipped endpoints', () => {
+  const url = useMongoServer()
+  it('drops the old due index for one with endpoint_id, and opens again', async () => {
+    const db = await freshDatabase(url(), 'lr_webhooks_upgrade')
+    try {
+      await db.conn.db!.collection('webhook_messages').createIndex({ state: 1, next_attempt_at: 1 })
+      await createMongoWebhookStore(db.conn)
+      await createMongoWebhookStore(db.conn)
+      const names = (await db.conn.db!.collection('webhook_messages').indexes()).map((i) => i.name).filter((n) => n!.startsWith('state_'))
+      expect(names).toEqual(['state_1_next_attempt_at_1_endpoint_id_1'])
+    } finally {
+      await db.cleanup()
+    }
   })
 })
 

@@ -41,7 +41,13 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
   const attempts = db.collection<AttemptDoc>('webhook_attempts')
   const claims = db.collection<{ _id: string; at: number }>('webhook_claims')
   await endpoints.createIndex({ library: 1, seq: 1 })
-  await messages.createIndex({ state: 1, next_attempt_at: 1 })
+  // Due order with the endpoint in the key: MongoDB passes a skipped endpoint's due messages over
+  // in the index scan, fetching none (due's `skip`). It replaces { state, next_attempt_at }, so a
+  // write keeps one due index up to date; FerretDB 1 (SQLite) reads the collection whole either way.
+  await messages.createIndex({ state: 1, next_attempt_at: 1, endpoint_id: 1 })
+  await messages.dropIndex('state_1_next_attempt_at_1').catch((error) => {
+    if ((error as { code?: number }).code !== 27) throw error // IndexNotFound: dropped before, or a new database
+  })
   await messages.createIndex({ endpoint_id: 1 })
   await attempts.createIndex({ endpoint_id: 1, seq: -1 })
   const now = await databaseNow(conn)
@@ -119,8 +125,9 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
         if (!onlyDuplicates(error)) throw error
       })
     },
-    async due(now, limit) {
-      return (await messages.find({ state: 'pending', next_attempt_at: { $lte: now } }).sort({ next_attempt_at: 1 }).limit(limit).toArray()).map(messageOf)
+    async due(now, limit, skip = []) {
+      const filter = { state: 'pending' as const, next_attempt_at: { $lte: now }, ...(skip.length > 0 && { endpoint_id: { $nin: [...skip] } }) }
+      return (await messages.find(filter).sort({ next_attempt_at: 1 }).limit(limit).toArray()).map(messageOf)
     },
     async claim(id, expected, until) {
       try {
