@@ -7,9 +7,8 @@ import type { StoredAttempt, StoredMessage, WebhookStore } from './ports'
 import { storeClockOf } from '@lr/platform/store-clock'
 import type { WebhookSettings } from './service'
 import { sign } from './signature'
+import { createSlots } from './slots'
 
-/** Attempts in flight at once, per worker. */
-const CONCURRENCY = 32
 /** Longest pause between two looks for due messages. */
 const POLL_MS = 500
 /** How often settled messages are purged; they are kept twice the retry window (a redelivered event still dedupes). */
@@ -38,12 +37,14 @@ export function retryDelay(settings: WebhookSettings, attempts: number): number 
  * message is claimed (compare-and-set, so replicas never send it twice at once; a crashed worker's
  * claim runs out after the timeout and it is sent again: at least once), POSTed signed, and
  * settled: delivered on a 2xx, else retried with backoff until the retry window closes. An
- * endpoint whose every delivery failed for the whole window is disabled.
+ * endpoint whose every delivery failed for the whole window is disabled. At most PER_ENDPOINT
+ * attempts go to one endpoint at once (src/slots.ts): a slow endpoint delays only its own.
  */
 export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   const { store, settings } = deps
   const nowMs = deps.nowMs ?? storeClockOf(store)
   const inFlight = new Set<Promise<void>>()
+  const slots = createSlots()
   let running = false
   let loop: Promise<void> | undefined
   let nudge: (() => void) | undefined
@@ -111,43 +112,67 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
   }
 
-  async function tick(): Promise<boolean> {
+  function begin(claimed: StoredMessage): void {
+    slots.take(claimed.endpoint_id)
+    const run = attempt(claimed).catch((error) => log().error({ webhook_id: claimed.id, ...errorFields(error) }, 'webhook attempt not recorded; retried after its claim runs out'))
+    inFlight.add(run)
+    void run.finally(() => {
+      inFlight.delete(run)
+      slots.give(claimed.endpoint_id)
+      nudge?.()
+    })
+  }
+
+  /**
+   * Starts attempts of due messages while there is room, at most PER_ENDPOINT per endpoint (the
+   * store skips the full ones); answers how long to wait before the next look (0: look now).
+   */
+  async function tick(idleMs: number): Promise<number> {
     if (nowMs() - purged >= PURGE_EVERY_MS) {
       purged = nowMs()
       await store.purge(purged - 2 * settings.retryWindowMs)
     }
-    const room = CONCURRENCY - inFlight.size
-    if (room <= 0) return false
-    const due = await store.due(nowMs(), room)
+    const room = slots.room()
+    if (room <= 0) return idleMs
     let started = 0
-    for (const candidate of due) {
-      const claimed = await store.claim(candidate.id, candidate.next_attempt_at!, nowMs() + claimMs)
-      if (!claimed) continue
-      started++
-      const run = attempt(claimed).catch((error) => log().error({ webhook_id: claimed.id, ...errorFields(error) }, 'webhook attempt not recorded; retried after its claim runs out'))
-      inFlight.add(run)
-      void run.finally(() => {
-        inFlight.delete(run)
-        nudge?.()
-      })
+    for (;;) {
+      const skip = slots.fullEndpoints()
+      if (skip.length > 0 && slots.skippingWait() > 0) return Math.min(idleMs, slots.skippingWait())
+      const look = () => store.due(nowMs(), slots.room(), skip)
+      const due = skip.length > 0 ? await slots.skipping(look) : await look()
+      // An endpoint that fills up within this batch has its remaining messages passed over: the
+      // next round skips it in the store, so that other endpoints' messages behind them are read.
+      let passedOver = false
+      for (const candidate of due) {
+        if (slots.full(candidate.endpoint_id)) {
+          passedOver = true
+          continue
+        }
+        const claimed = await store.claim(candidate.id, candidate.next_attempt_at!, nowMs() + claimMs)
+        if (!claimed) continue
+        started++
+        begin(claimed)
+      }
+      if (!passedOver || slots.room() <= 0) break
     }
-    return started > 0 && started === room
+    return started === room ? 0 : idleMs
   }
 
   return {
     start() {
       running = true
       loop = (async () => {
+        const idleMs = Math.min(POLL_MS, settings.retryBaseMs)
         while (running) {
-          let busy = false
+          let waitMs = idleMs
           try {
-            busy = await tick()
+            waitMs = await tick(idleMs)
           } catch (error) {
             log().error({ ...errorFields(error) }, 'reading due webhook deliveries failed')
           }
-          if (busy) continue
+          if (waitMs <= 0) continue
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, Math.min(POLL_MS, settings.retryBaseMs))
+            const timer = setTimeout(resolve, waitMs)
             nudge = () => {
               clearTimeout(timer)
               resolve()

@@ -5,6 +5,7 @@ import { createMongoWebhookStore } from '../src/adapters/webhook-store.mongo'
 import { createDeliveryWorker } from '../src/worker'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { endpointOf, receiptOf, webhookStoreContract } from './webhook-store.contract'
+import { workerFairnessSuite } from './worker-fairness'
 
 // FerretDB started by the harness, or MONGODB_URL; see README "MongoDB compatibility".
 const skip = mongoSkipReason()
@@ -17,6 +18,7 @@ describe.skipIf(Boolean(skip))('WebhookStore on MongoDB', () => {
     return { store: await createMongoWebhookStore(db.conn), cleanup: db.cleanup }
   }
   webhookStoreContract(open)
+  workerFairnessSuite(open)
 })
 
 describe.skipIf(Boolean(skip))('WebhookStore on MongoDB, a database made before due skipped endpoints', () => {

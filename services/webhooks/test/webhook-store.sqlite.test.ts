@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteWebhookStore } from '../src/adapters/webhook-store.sqlite'
 import { webhookStoreContract } from './webhook-store.contract'
+import { workerFairnessSuite } from './worker-fairness'
 
 const open = async () => {
   const db = openSqlite(':memory:')
@@ -10,6 +11,7 @@ const open = async () => {
 
 describe('WebhookStore on SQLite', () => {
   webhookStoreContract(open)
+  workerFairnessSuite(open)
 })
 
 describe('WebhookStore on SQLite, a database made before due skipped endpoints', () => {
