@@ -72,6 +72,8 @@ export interface WebhookStore extends ReceiptStore {
    * long backlog of theirs costs in proportion (the worker spaces such looks out).
    */
   due(now: number, limit: number, skip?: readonly string[]): Promise<StoredMessage[]>
+  /** Up to `limit` pending messages of one endpoint due at `now`, the earliest due first; read by endpoint, however many others are due. */
+  dueOf(endpointId: string, now: number, limit: number): Promise<StoredMessage[]>
   /**
    * Takes a due message for one attempt: when its next_attempt_at is still `expected`, sets it
    * to `until` (a crashed worker's claim runs out then) and counts the attempt; null when another

@@ -30,8 +30,8 @@ export interface WebhookDeps {
   libraryOfCode(code: string): Promise<string | null>
   /** Current time in epoch milliseconds; the store's clock unless set (storeClockOf). */
   nowMs?: () => number
-  /** Tells the delivery worker that new messages are due. */
-  wake?: () => void
+  /** Tells the delivery worker that new messages of these endpoints are due. */
+  wake?: (endpointIds: Iterable<string>) => void
   /** Tells every replica (this one too) that a library's endpoints changed: WEBHOOKS_ENDPOINTS_CHANGED. */
   endpointsChanged?: (library: string) => Promise<void>
   /** The Idempotency-Key register shared with the other services that create (openKeyClaims); none on Mongo. */
@@ -130,7 +130,7 @@ export function createWebhookService(deps: WebhookDeps) {
   async function enqueue(messages: StoredMessage[]): Promise<void> {
     if (messages.length === 0) return
     await store.enqueue(messages)
-    wake()
+    wake(new Set(messages.map((m) => m.endpoint_id)))
   }
 
   async function libraryOfCode(code: string): Promise<string | null> {

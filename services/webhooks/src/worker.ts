@@ -48,6 +48,13 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   let running = false
   let loop: Promise<void> | undefined
   let nudge: (() => void) | undefined
+  // Set by a nudge that came while a look ran (none waited): the loop looks again at once, rather
+  // than leaving a wake or an ended attempt to the next poll.
+  let nudged = false
+  const poke = () => {
+    nudged = true
+    nudge?.()
+  }
   let purged = 0
   const claimMs = settings.timeoutMs + 5_000
 
@@ -119,8 +126,23 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     void run.finally(() => {
       inFlight.delete(run)
       slots.give(claimed.endpoint_id)
-      nudge?.()
+      poke()
     })
+  }
+
+  /** Claims a due message and starts its attempt; false when another worker took it. */
+  async function start(candidate: StoredMessage): Promise<boolean> {
+    const claimed = await store.claim(candidate.id, candidate.next_attempt_at!, nowMs() + claimMs)
+    if (claimed) begin(claimed)
+    return claimed !== null
+  }
+
+  /** While skipping looks wait: endpoints whose attempts ended, or that were given new messages, take their due ones. */
+  async function refill(): Promise<void> {
+    for (const endpointId of slots.marked()) {
+      const free = slots.free(endpointId)
+      if (free > 0) for (const candidate of await store.dueOf(endpointId, nowMs(), free)) await start(candidate)
+    }
   }
 
   /**
@@ -137,21 +159,19 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     let started = 0
     for (;;) {
       const skip = slots.fullEndpoints()
-      if (skip.length > 0 && slots.skippingWait() > 0) return Math.min(idleMs, slots.skippingWait())
+      if (skip.length > 0 && slots.skippingWait() > 0) {
+        await refill()
+        return Math.min(idleMs, slots.skippingWait())
+      }
+      slots.marked() // this look reads their messages too
       const look = () => store.due(nowMs(), slots.room(), skip)
       const due = skip.length > 0 ? await slots.skipping(look) : await look()
       // An endpoint that fills up within this batch has its remaining messages passed over: the
       // next round skips it in the store, so that other endpoints' messages behind them are read.
       let passedOver = false
       for (const candidate of due) {
-        if (slots.full(candidate.endpoint_id)) {
-          passedOver = true
-          continue
-        }
-        const claimed = await store.claim(candidate.id, candidate.next_attempt_at!, nowMs() + claimMs)
-        if (!claimed) continue
-        started++
-        begin(claimed)
+        if (slots.full(candidate.endpoint_id)) passedOver = true
+        else if (await start(candidate)) started++
       }
       if (!passedOver || slots.room() <= 0) break
     }
@@ -165,12 +185,13 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         const idleMs = Math.min(POLL_MS, settings.retryBaseMs)
         while (running) {
           let waitMs = idleMs
+          nudged = false
           try {
             waitMs = await tick(idleMs)
           } catch (error) {
             log().error({ ...errorFields(error) }, 'reading due webhook deliveries failed')
           }
-          if (waitMs <= 0) continue
+          if (waitMs <= 0 || nudged) continue
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, waitMs)
             nudge = () => {
@@ -182,9 +203,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         }
       })()
     },
-    /** New messages are due: look now rather than at the next poll. */
-    wake() {
-      nudge?.()
+    /** New messages are due (of these endpoints, when known): look now rather than at the next poll. */
+    wake(endpointIds: Iterable<string> = []) {
+      slots.mark(endpointIds)
+      poke()
     },
     async stop() {
       running = false

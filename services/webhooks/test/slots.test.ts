@@ -12,6 +12,24 @@ describe('the delivery worker\'s slots', () => {
     expect([slots.room(), slots.full('wh_1'), slots.fullEndpoints()]).toEqual([CONCURRENCY - PER_ENDPOINT + 1, false, []])
   })
 
+  it('lets an endpoint start what its cap and the pool leave', () => {
+    const slots = createSlots()
+    slots.take('wh_1')
+    expect([slots.free('wh_1'), slots.free('wh_2')]).toEqual([PER_ENDPOINT - 1, PER_ENDPOINT])
+    for (let i = 1; i < CONCURRENCY - 1; i++) slots.take(`wh_other_${i}`)
+    expect([slots.free('wh_1'), slots.free('wh_2')]).toEqual([1, 1])
+  })
+
+  it('names the endpoints whose attempts ended or that were given new messages, once', () => {
+    const slots = createSlots()
+    slots.take('wh_1')
+    slots.take('wh_2')
+    slots.give('wh_1')
+    slots.mark(['wh_3', 'wh_1'])
+    expect(slots.marked().sort()).toEqual(['wh_1', 'wh_3'])
+    expect(slots.marked()).toEqual([])
+  })
+
   it(`waits ${SKIPPING_COST_RATIO} times as long as a skipping look took before the next, at most ${SKIPPING_WAIT_MAX_MS} ms`, async () => {
     let now = 1_000
     const slots = createSlots(() => now)

@@ -23,14 +23,15 @@ describe.skipIf(Boolean(skip))('WebhookStore on MongoDB', () => {
 
 describe.skipIf(Boolean(skip))('WebhookStore on MongoDB, a database made before due skipped endpoints', () => {
   const url = useMongoServer()
-  it('drops the old due index for one with endpoint_id, and opens again', async () => {
+  it('replaces the old due and endpoint indexes with ones that carry the endpoint and the due time, and opens again', async () => {
     const db = await freshDatabase(url(), 'lr_webhooks_upgrade')
     try {
       await db.conn.db!.collection('webhook_messages').createIndex({ state: 1, next_attempt_at: 1 })
+      await db.conn.db!.collection('webhook_messages').createIndex({ endpoint_id: 1 })
       await createMongoWebhookStore(db.conn)
       await createMongoWebhookStore(db.conn)
-      const names = (await db.conn.db!.collection('webhook_messages').indexes()).map((i) => i.name).filter((n) => n!.startsWith('state_'))
-      expect(names).toEqual(['state_1_next_attempt_at_1_endpoint_id_1'])
+      const names = (await db.conn.db!.collection('webhook_messages').indexes()).map((i) => i.name).sort()
+      expect(names).toEqual(['_id_', 'endpoint_id_1_state_1_next_attempt_at_1', 'state_1_next_attempt_at_1_endpoint_id_1'])
     } finally {
       await db.cleanup()
     }

@@ -41,6 +41,11 @@ function receiver() {
   }
 }
 
+const messageOf = (endpointId: string, n: number, dueAt: number): StoredMessage => ({
+  id: `msg_${endpointId}_${n}`, endpoint_id: endpointId, library: `acct:${endpointId}`, event_type: 'record.created', event_id: `evt_${endpointId}_${n}`,
+  body: '{}', attempts: 0, created_at: dueAt, next_attempt_at: dueAt, state: 'pending',
+})
+
 /**
  * The delivery worker's share per endpoint (src/slots.ts), on a real store and a real receiver:
  * run on every WebhookStore adapter, as the store contract is.
@@ -63,13 +68,8 @@ export function workerFairnessSuite(open: () => Promise<WebhookStoreHarness>) {
 
     /** An endpoint of its own library at `path`, with `count` messages due from `dueAt` on, one ms apart. */
     async function endpointWithBacklog(id: string, path: string, count: number, dueAt: number): Promise<void> {
-      const library = `acct:${id}`
-      await h.store.insertEndpoint({ id, library, url: hooks.url(path), events: ['record.created'], status: 'enabled', created_at: Math.floor(dueAt / 1000), disabled_at: null, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', last_success_at: null })
-      const messages = Array.from({ length: count }, (_, i): StoredMessage => ({
-        id: `msg_${id}_${i}`, endpoint_id: id, library, event_type: 'record.created', event_id: `evt_${id}_${i}`, body: '{}',
-        attempts: 0, created_at: dueAt + i, next_attempt_at: dueAt + i, state: 'pending',
-      }))
-      await h.store.enqueue(messages)
+      await h.store.insertEndpoint({ id, library: `acct:${id}`, url: hooks.url(path), events: ['record.created'], status: 'enabled', created_at: Math.floor(dueAt / 1000), disabled_at: null, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', last_success_at: null })
+      await h.store.enqueue(Array.from({ length: count }, (_, i) => messageOf(id, i, dueAt + i)))
     }
     const storeNow = () => h.store.now?.() ?? Date.now()
 
@@ -87,6 +87,27 @@ export function workerFairnessSuite(open: () => Promise<WebhookStoreHarness>) {
       expect([hooks.at('/hang').length, hooks.mostOpen('/hang')]).toEqual([PER_ENDPOINT, PER_ENDPOINT])
     })
 
+    it('keeps a busy endpoint\'s deliveries, and an idle one\'s new ones, going while looks past a silent endpoint\'s backlog are spaced out', async () => {
+      const now = storeNow()
+      await endpointWithBacklog('wh_hang', '/hang', 100, now - 10_000)
+      await endpointWithBacklog('wh_busy', '/slow', 40, now - 5_000)
+      await endpointWithBacklog('wh_idle', '/idle', 0, now)
+      // Each look that skips an endpoint takes 50 ms here, as past a long backlog: the next waits 1 s.
+      const store = { ...h.store, due: async (at: number, limit: number, skip?: readonly string[]) => (skip?.length && (await Bun.sleep(50)), h.store.due(at, limit, skip)) }
+      worker = createDeliveryWorker({ store, settings })
+      worker.start()
+      // Refilled from its own due messages as its attempts (100 ms each) end: about 1 s. Were it
+      // left to the spaced looks, 4 a second: 10 s.
+      await waitUntil(() => hooks.at('/slow').length === 40, 5_000, 'the busy endpoint\'s 40 deliveries')
+      expect(new Set(hooks.at('/slow').map((a) => a.id)).size).toBe(40)
+      // New messages of an endpoint with nothing in flight: read by endpoint when the intake wakes
+      // the worker with it, not at the next spaced look (up to 1 s).
+      await h.store.enqueue([messageOf('wh_idle', 0, storeNow())])
+      worker.wake(['wh_idle'])
+      await waitUntil(() => hooks.at('/idle').length === 1, 500, 'the idle endpoint\'s new delivery')
+      expect(hooks.at('/idle').map((a) => a.id)).toEqual(['msg_wh_idle_0'])
+    }, 10_000)
+
     it(`sends every delivery of an endpoint with a backlog in the end, at most ${PER_ENDPOINT} at once, each once`, async () => {
       await endpointWithBacklog('wh_slow', '/slow', 30, storeNow() - 10_000)
       worker = createDeliveryWorker({ store: h.store, settings })
@@ -97,6 +118,6 @@ export function workerFairnessSuite(open: () => Promise<WebhookStoreHarness>) {
       expect(hooks.mostOpen('/slow')).toBe(PER_ENDPOINT)
       expect((await h.store.attempts('wh_slow', 100)).every((a) => a.status === 'delivered')).toBe(true)
       expect(await h.store.due(storeNow() + 3_600_000, 10)).toEqual([])
-    })
+    }, 20_000)
   })
 }
