@@ -65,8 +65,8 @@ const limitReached = () => new AppError('bad_request', `a library has at most ${
  * price of events up to two seconds older than the endpoint.
  */
 const CLOCK_ALLOWANCE_S = 1
-/** Whether an event of `timestamp` (ISO 8601) goes to the endpoint; one whose time does not parse does. */
-const sentSince = (endpoint: StoredEndpoint, timestamp: string) => !(Date.parse(timestamp) < (endpoint.created_at - CLOCK_ALLOWANCE_S) * 1000)
+/** Whether an event of `happenedMs` (epoch ms) goes to the endpoint; one whose time did not parse (NaN) does. */
+const sentSince = (endpoint: StoredEndpoint, happenedMs: number) => !(happenedMs < (endpoint.created_at - CLOCK_ALLOWANCE_S) * 1000)
 /** The create body's check: the same clear messages as every record body. */
 const checkCreate = compileBodyCheck(WebhookCreateBody)
 /** A create's route in its receipt's fingerprint (fingerprintOf): the key of another route's request is 422. */
@@ -109,13 +109,15 @@ export function createWebhookService(deps: WebhookDeps) {
   }
 
   /**
-   * Adds the messages of one event, one per subscribed endpoint that existed then (sentSince), to `into`. The caller stores a
-   * whole batch's in one enqueue: one transaction per scan made the intake of a scan webhook
-   * slower than the resolver, and the scans waiting for it, and for analytics on the same
-   * thread, were dropped past their buffers (bench/ANALYSIS.md, twenty-ninth session).
+   * Adds the messages of one event, one per subscribed endpoint that existed then (sentSince), to
+   * `into`. The caller stores a whole batch's in one enqueue: one transaction per scan made the
+   * intake of a scan webhook slower than the resolver, and the scans waiting for it, and for
+   * analytics on the same thread, were dropped past their buffers (bench/ANALYSIS.md,
+   * twenty-ninth session).
    */
   async function fanOut(into: StoredMessage[], library: string, type: WebhookEventType, eventId: string, timestamp: string, data: unknown): Promise<void> {
-    const endpoints = (await subscribersOf(library, type)).filter((endpoint) => sentSince(endpoint, timestamp))
+    const happenedMs = Date.parse(timestamp)
+    const endpoints = (await subscribersOf(library, type)).filter((endpoint) => sentSince(endpoint, happenedMs))
     if (endpoints.length === 0) return
     const body = JSON.stringify({ type, timestamp, data })
     const at = nowMs()
