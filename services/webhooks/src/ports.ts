@@ -65,8 +65,15 @@ export interface WebhookStore extends ReceiptStore {
 
   /** Stores new messages; one whose id is stored already is left as it is (a redelivered event). */
   enqueue(messages: StoredMessage[]): Promise<void>
-  /** Up to `limit` pending messages due at `now` (epoch ms), the earliest due first. */
-  due(now: number, limit: number): Promise<StoredMessage[]>
+  /**
+   * Up to `limit` pending messages due at `now` (epoch ms), the earliest due first, none of an
+   * endpoint in `skip` (those with PER_ENDPOINT attempts in flight, src/slots.ts). The skipped
+   * endpoints' due messages are passed over in an index without reading them, but one by one: a
+   * long backlog of theirs costs in proportion (the worker spaces such looks out).
+   */
+  due(now: number, limit: number, skip?: readonly string[]): Promise<StoredMessage[]>
+  /** Up to `limit` pending messages of one endpoint due at `now`, the earliest due first; read by endpoint, however many others are due. */
+  dueOf(endpointId: string, now: number, limit: number): Promise<StoredMessage[]>
   /**
    * Takes a due message for one attempt: when its next_attempt_at is still `expected`, sets it
    * to `until` (a crashed worker's claim runs out then) and counts the attempt; null when another

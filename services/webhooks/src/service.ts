@@ -30,8 +30,8 @@ export interface WebhookDeps {
   libraryOfCode(code: string): Promise<string | null>
   /** Current time in epoch milliseconds; the store's clock unless set (storeClockOf). */
   nowMs?: () => number
-  /** Tells the delivery worker that new messages are due. */
-  wake?: () => void
+  /** Tells the delivery worker that new messages of these endpoints are due. */
+  wake?: (endpointIds: Iterable<string>) => void
   /** Tells every replica (this one too) that a library's endpoints changed: WEBHOOKS_ENDPOINTS_CHANGED. */
   endpointsChanged?: (library: string) => Promise<void>
   /** The Idempotency-Key register shared with the other services that create (openKeyClaims); none on Mongo. */
@@ -55,6 +55,18 @@ const CODE_CACHE_MAX = 50_000
 export const SUBSCRIBERS_TTL_MS = 2_000
 const SUBSCRIBERS_MAX = 10_000
 const limitReached = () => new AppError('bad_request', `a library has at most ${WEBHOOKS_PER_LIBRARY} webhooks; delete one first`)
+/**
+ * Seconds before an endpoint's created_at from which its events are sent. Subscribers are read
+ * when the worker takes an event in, so one behind (a backlog of RECORD_EVENTS or of scan
+ * batches) would send an endpoint created meanwhile events from before it existed: those are
+ * dropped (sentSince). The event's time is its publisher's clock (records, dynamic, the
+ * resolver), created_at whole seconds, floored, on the webhooks store's: a publisher running up to
+ * a second behind still has a write made just after the create (its 201 came first) sent, for the
+ * price of events up to two seconds older than the endpoint.
+ */
+const CLOCK_ALLOWANCE_S = 1
+/** Whether an event of `happenedMs` (epoch ms) goes to the endpoint; one whose time did not parse (NaN) does. */
+const sentSince = (endpoint: StoredEndpoint, happenedMs: number) => !(happenedMs < (endpoint.created_at - CLOCK_ALLOWANCE_S) * 1000)
 /** The create body's check: the same clear messages as every record body. */
 const checkCreate = compileBodyCheck(WebhookCreateBody)
 /** A create's route in its receipt's fingerprint (fingerprintOf): the key of another route's request is 422. */
@@ -97,13 +109,15 @@ export function createWebhookService(deps: WebhookDeps) {
   }
 
   /**
-   * Adds the messages of one event, one per subscribed endpoint, to `into`. The caller stores a
-   * whole batch's in one enqueue: one transaction per scan made the intake of a scan webhook
-   * slower than the resolver, and the scans waiting for it, and for analytics on the same
-   * thread, were dropped past their buffers (bench/ANALYSIS.md, twenty-ninth session).
+   * Adds the messages of one event, one per subscribed endpoint that existed then (sentSince), to
+   * `into`. The caller stores a whole batch's in one enqueue: one transaction per scan made the
+   * intake of a scan webhook slower than the resolver, and the scans waiting for it, and for
+   * analytics on the same thread, were dropped past their buffers (bench/ANALYSIS.md,
+   * twenty-ninth session).
    */
   async function fanOut(into: StoredMessage[], library: string, type: WebhookEventType, eventId: string, timestamp: string, data: unknown): Promise<void> {
-    const endpoints = await subscribersOf(library, type)
+    const happenedMs = Date.parse(timestamp)
+    const endpoints = (await subscribersOf(library, type)).filter((endpoint) => sentSince(endpoint, happenedMs))
     if (endpoints.length === 0) return
     const body = JSON.stringify({ type, timestamp, data })
     const at = nowMs()
@@ -118,7 +132,7 @@ export function createWebhookService(deps: WebhookDeps) {
   async function enqueue(messages: StoredMessage[]): Promise<void> {
     if (messages.length === 0) return
     await store.enqueue(messages)
-    wake()
+    wake(new Set(messages.map((m) => m.endpoint_id)))
   }
 
   async function libraryOfCode(code: string): Promise<string | null> {

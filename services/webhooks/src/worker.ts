@@ -7,9 +7,8 @@ import type { StoredAttempt, StoredMessage, WebhookStore } from './ports'
 import { storeClockOf } from '@lr/platform/store-clock'
 import type { WebhookSettings } from './service'
 import { sign } from './signature'
+import { createSlots } from './slots'
 
-/** Attempts in flight at once, per worker. */
-const CONCURRENCY = 32
 /** Longest pause between two looks for due messages. */
 const POLL_MS = 500
 /** How often settled messages are purged; they are kept twice the retry window (a redelivered event still dedupes). */
@@ -38,15 +37,24 @@ export function retryDelay(settings: WebhookSettings, attempts: number): number 
  * message is claimed (compare-and-set, so replicas never send it twice at once; a crashed worker's
  * claim runs out after the timeout and it is sent again: at least once), POSTed signed, and
  * settled: delivered on a 2xx, else retried with backoff until the retry window closes. An
- * endpoint whose every delivery failed for the whole window is disabled.
+ * endpoint whose every delivery failed for the whole window is disabled. At most PER_ENDPOINT
+ * attempts go to one endpoint at once (src/slots.ts): a slow endpoint delays only its own.
  */
 export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   const { store, settings } = deps
   const nowMs = deps.nowMs ?? storeClockOf(store)
   const inFlight = new Set<Promise<void>>()
+  const slots = createSlots()
   let running = false
   let loop: Promise<void> | undefined
   let nudge: (() => void) | undefined
+  // Set by a nudge that came while a look ran (none waited): the loop looks again at once, rather
+  // than leaving a wake or an ended attempt to the next poll.
+  let nudged = false
+  const poke = () => {
+    nudged = true
+    nudge?.()
+  }
   let purged = 0
   const claimMs = settings.timeoutMs + 5_000
 
@@ -111,43 +119,81 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
   }
 
-  async function tick(): Promise<boolean> {
+  function begin(claimed: StoredMessage): void {
+    slots.take(claimed.endpoint_id)
+    const run = attempt(claimed).catch((error) => log().error({ webhook_id: claimed.id, ...errorFields(error) }, 'webhook attempt not recorded; retried after its claim runs out'))
+    inFlight.add(run)
+    void run.finally(() => {
+      inFlight.delete(run)
+      slots.give(claimed.endpoint_id)
+      poke()
+    })
+  }
+
+  /** Claims a due message and starts its attempt; false when another worker took it. */
+  async function start(candidate: StoredMessage): Promise<boolean> {
+    const claimed = await store.claim(candidate.id, candidate.next_attempt_at!, nowMs() + claimMs)
+    if (claimed) begin(claimed)
+    return claimed !== null
+  }
+
+  /** While skipping looks wait: endpoints whose attempts ended, or that were given new messages, take their due ones. */
+  async function refill(): Promise<void> {
+    for (const endpointId of slots.marked()) {
+      const free = slots.free(endpointId)
+      if (free > 0) for (const candidate of await store.dueOf(endpointId, nowMs(), free)) await start(candidate)
+    }
+  }
+
+  /**
+   * Starts attempts of due messages while there is room, at most PER_ENDPOINT per endpoint (the
+   * store skips the full ones); answers how long to wait before the next look (0: look now).
+   */
+  async function tick(idleMs: number): Promise<number> {
     if (nowMs() - purged >= PURGE_EVERY_MS) {
       purged = nowMs()
       await store.purge(purged - 2 * settings.retryWindowMs)
     }
-    const room = CONCURRENCY - inFlight.size
-    if (room <= 0) return false
-    const due = await store.due(nowMs(), room)
+    const room = slots.room()
+    if (room <= 0) return idleMs
     let started = 0
-    for (const candidate of due) {
-      const claimed = await store.claim(candidate.id, candidate.next_attempt_at!, nowMs() + claimMs)
-      if (!claimed) continue
-      started++
-      const run = attempt(claimed).catch((error) => log().error({ webhook_id: claimed.id, ...errorFields(error) }, 'webhook attempt not recorded; retried after its claim runs out'))
-      inFlight.add(run)
-      void run.finally(() => {
-        inFlight.delete(run)
-        nudge?.()
-      })
+    for (;;) {
+      const skip = slots.fullEndpoints()
+      if (skip.length > 0 && slots.skippingWait() > 0) {
+        await refill()
+        return Math.min(idleMs, slots.skippingWait())
+      }
+      slots.marked() // this look reads their messages too
+      const look = () => store.due(nowMs(), slots.room(), skip)
+      const due = skip.length > 0 ? await slots.skipping(look) : await look()
+      // An endpoint that fills up within this batch has its remaining messages passed over: the
+      // next round skips it in the store, so that other endpoints' messages behind them are read.
+      let passedOver = false
+      for (const candidate of due) {
+        if (slots.full(candidate.endpoint_id)) passedOver = true
+        else if (await start(candidate)) started++
+      }
+      if (!passedOver || slots.room() <= 0) break
     }
-    return started > 0 && started === room
+    return started === room ? 0 : idleMs
   }
 
   return {
     start() {
       running = true
       loop = (async () => {
+        const idleMs = Math.min(POLL_MS, settings.retryBaseMs)
         while (running) {
-          let busy = false
+          let waitMs = idleMs
+          nudged = false
           try {
-            busy = await tick()
+            waitMs = await tick(idleMs)
           } catch (error) {
             log().error({ ...errorFields(error) }, 'reading due webhook deliveries failed')
           }
-          if (busy) continue
+          if (waitMs <= 0 || nudged) continue
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, Math.min(POLL_MS, settings.retryBaseMs))
+            const timer = setTimeout(resolve, waitMs)
             nudge = () => {
               clearTimeout(timer)
               resolve()
@@ -157,9 +203,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         }
       })()
     },
-    /** New messages are due: look now rather than at the next poll. */
-    wake() {
-      nudge?.()
+    /** New messages are due (of these endpoints, when known): look now rather than at the next poll. */
+    wake(endpointIds: Iterable<string> = []) {
+      slots.mark(endpointIds)
+      poke()
     },
     async stop() {
       running = false

@@ -135,6 +135,25 @@ export function webhookStoreContract(open: () => Promise<WebhookStoreHarness>) {
       expect(due[1]).toEqual(message('m1', 'wh_1', { next_attempt_at: 1500 }))
     })
 
+    it('gives due messages of the endpoints not skipped only, earliest first, however many the skipped ones have', async () => {
+      const backlog = Array.from({ length: 50 }, (_, i) => message(`a${i}`, 'wh_1', { next_attempt_at: 1000 + i }))
+      await store.enqueue([...backlog, message('b1', 'wh_2', { next_attempt_at: 1200 }), message('c1', 'wh_3', { next_attempt_at: 1100 }), message('c2', 'wh_3', { next_attempt_at: 9000 })])
+      expect((await store.due(2000, 2, ['wh_1'])).map((m) => m.id)).toEqual(['c1', 'b1'])
+      expect((await store.due(2000, 10, ['wh_1', 'wh_3'])).map((m) => m.id)).toEqual(['b1'])
+      expect((await store.due(2000, 3, [])).map((m) => m.id)).toEqual(['a0', 'a1', 'a2'])
+    })
+
+    it('gives one endpoint\'s due messages, earliest first, none settled or not yet due', async () => {
+      await store.enqueue([
+        message('a1', 'wh_1', { next_attempt_at: 1500 }), message('a2', 'wh_1', { next_attempt_at: 1100 }), message('a3', 'wh_1', { next_attempt_at: 9000 }),
+        message('a4', 'wh_1', { next_attempt_at: 1200 }), message('b1', 'wh_2', { next_attempt_at: 1000 }),
+      ])
+      await store.settle({ ...message('a4', 'wh_1'), state: 'delivered', next_attempt_at: null }, attempt(message('a4', 'wh_1'), 1), 10)
+      expect((await store.dueOf('wh_1', 2000, 10)).map((m) => m.id)).toEqual(['a2', 'a1'])
+      expect((await store.dueOf('wh_1', 2000, 1)).map((m) => m.id)).toEqual(['a2'])
+      expect(await store.dueOf('wh_3', 2000, 10)).toEqual([])
+    })
+
     it('lets one claim win: the claim counts the attempt and moves next_attempt_at', async () => {
       await store.enqueue([message('m1', 'wh_1')])
       const claims = await Promise.all([store.claim('m1', 1000, 5000), store.claim('m1', 1000, 6000)])

@@ -5,6 +5,7 @@ import { createMongoWebhookStore } from '../src/adapters/webhook-store.mongo'
 import { createDeliveryWorker } from '../src/worker'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { endpointOf, receiptOf, webhookStoreContract } from './webhook-store.contract'
+import { workerFairnessSuite } from './worker-fairness'
 
 // FerretDB started by the harness, or MONGODB_URL; see README "MongoDB compatibility".
 const skip = mongoSkipReason()
@@ -12,9 +13,28 @@ if (skip) console.warn(`skipping the Mongo webhook store suite: ${skip}`)
 
 describe.skipIf(Boolean(skip))('WebhookStore on MongoDB', () => {
   const url = useMongoServer()
-  webhookStoreContract(async () => {
+  const open = async () => {
     const db = await freshDatabase(url(), 'lr_webhooks_test')
     return { store: await createMongoWebhookStore(db.conn), cleanup: db.cleanup }
+  }
+  webhookStoreContract(open)
+  workerFairnessSuite(open)
+})
+
+describe.skipIf(Boolean(skip))('WebhookStore on MongoDB, a database made before due skipped endpoints', () => {
+  const url = useMongoServer()
+  it('replaces the old due and endpoint indexes with ones that carry the endpoint and the due time, and opens again', async () => {
+    const db = await freshDatabase(url(), 'lr_webhooks_upgrade')
+    try {
+      await db.conn.db!.collection('webhook_messages').createIndex({ state: 1, next_attempt_at: 1 })
+      await db.conn.db!.collection('webhook_messages').createIndex({ endpoint_id: 1 })
+      await createMongoWebhookStore(db.conn)
+      await createMongoWebhookStore(db.conn)
+      const names = (await db.conn.db!.collection('webhook_messages').indexes()).map((i) => i.name).sort()
+      expect(names).toEqual(['_id_', 'endpoint_id_1_state_1_next_attempt_at_1', 'state_1_next_attempt_at_1_endpoint_id_1'])
+    } finally {
+      await db.cleanup()
+    }
   })
 })
 

@@ -41,8 +41,18 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
   const attempts = db.collection<AttemptDoc>('webhook_attempts')
   const claims = db.collection<{ _id: string; at: number }>('webhook_claims')
   await endpoints.createIndex({ library: 1, seq: 1 })
-  await messages.createIndex({ state: 1, next_attempt_at: 1 })
-  await messages.createIndex({ endpoint_id: 1 })
+  // Due order with the endpoint in the key: MongoDB passes a skipped endpoint's due messages over
+  // in the index scan, fetching none (due's `skip`). FerretDB 1 (SQLite) reads the collection
+  // whole for either query.
+  await messages.createIndex({ state: 1, next_attempt_at: 1, endpoint_id: 1 })
+  // An endpoint's messages (deletes, giving up) and its due ones in order (dueOf).
+  await messages.createIndex({ endpoint_id: 1, state: 1, next_attempt_at: 1 })
+  // What these two replace: dropped, so that a write keeps two message indexes up to date, not four.
+  for (const replaced of ['state_1_next_attempt_at_1', 'endpoint_id_1']) {
+    await messages.dropIndex(replaced).catch((error) => {
+      if ((error as { code?: number }).code !== 27) throw error // IndexNotFound: dropped before, or a new database
+    })
+  }
   await attempts.createIndex({ endpoint_id: 1, seq: -1 })
   const now = await databaseNow(conn)
   const receipts = await mongoReceipts(conn)
@@ -119,8 +129,12 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
         if (!onlyDuplicates(error)) throw error
       })
     },
-    async due(now, limit) {
-      return (await messages.find({ state: 'pending', next_attempt_at: { $lte: now } }).sort({ next_attempt_at: 1 }).limit(limit).toArray()).map(messageOf)
+    async due(now, limit, skip = []) {
+      const filter = { state: 'pending' as const, next_attempt_at: { $lte: now }, ...(skip.length > 0 && { endpoint_id: { $nin: [...skip] } }) }
+      return (await messages.find(filter).sort({ next_attempt_at: 1 }).limit(limit).toArray()).map(messageOf)
+    },
+    async dueOf(endpointId, now, limit) {
+      return (await messages.find({ endpoint_id: endpointId, state: 'pending', next_attempt_at: { $lte: now } }).sort({ next_attempt_at: 1 }).limit(limit).toArray()).map(messageOf)
     },
     async claim(id, expected, until) {
       try {
