@@ -56,12 +56,12 @@ export const DynamicListQuery = T.Object(
     ...ListQueryFields,
     status: T.Optional({
       ...Status,
-      description: 'only codes in this status',
+      description: `only codes in this status; ${ONLY_LIST}`,
       errorMessage: `status must be ${STATUSES.map((status) => `"${status}"`).join(' or ')}`,
     }),
     pending: T.Optional(T.Boolean({
       examples: [false],
-      description: 'true: only codes with a pending change awaiting a team admin\'s review; false: only codes without one; absent: every code',
+      description: `true: only codes with a pending change awaiting a team admin's review; false: only codes without one; absent: every code; ${ONLY_LIST}`,
       errorMessage: 'pending must be "true" or "false"',
     })),
     ...ListFilterFields,

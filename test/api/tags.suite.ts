@@ -19,7 +19,9 @@ const KINDS: Kind[] = [
 ]
 
 const TAG_RULE = 'each tag must be 1 to 32 characters of ASCII letters, digits, - or _'
-const ONLY_LIST = 'sort, tag and q apply to the list, not to the list of changes (updated_since, include_deleted): leave them out or drop updated_since and include_deleted'
+/** The 400 of a list filter with the list of changes: the dynamic list's status and pending are filters too. */
+const onlyList = (kind: Kind) =>
+  `${kind.name === 'dynamic' ? 'sort, tag, q, status and pending apply' : 'sort, tag and q apply'} to the list, not to the list of changes (updated_since, include_deleted): leave them out or drop updated_since and include_deleted`
 
 /**
  * Tags, search and sort on both kinds (README "Tags, search and sort", docs/decisions.md):
@@ -164,9 +166,11 @@ export function tagsSuite(stack: () => Stack) {
             ['sort=size', 'sort must be one of created_at, -created_at, updated_at, -updated_at, name'],
             ['sort=name&sort=name', 'query parameter "sort" may be given only once'],
             ['limit=1&limit=2', 'query parameter "limit" may be given only once'],
-            ['sort=name&updated_since=0', ONLY_LIST],
-            ['tag=a&include_deleted=true', ONLY_LIST],
-            ['q=a&updated_since=0', ONLY_LIST],
+            ['sort=name&updated_since=0', onlyList(kind)],
+            ['tag=a&include_deleted=true', onlyList(kind)],
+            ['q=a&updated_since=0', onlyList(kind)],
+            // A change feed filtered by status would never report a code that went to draft (a probe's mirror kept it).
+            ...(kind.name === 'dynamic' ? [['status=active&updated_since=0', onlyList(kind)], ['pending=false&include_deleted=true', onlyList(kind)]] as [string, string][] : []),
           ]
           for (const [query, error] of cases) {
             const res = await api('GET', `${kind.path}?${query}`, own.key)

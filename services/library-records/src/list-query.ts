@@ -27,7 +27,10 @@ export function parseListQuery(query: ListQuery, allowed: { status: boolean }): 
   }
   const changes = options.updatedSince !== undefined || options.includeDeleted === true
   const filters = listFiltersOf(q)
-  if (filters && changes) throw new AppError('bad_request', 'sort, tag and q apply to the list, not to the list of changes (updated_since, include_deleted): leave them out or drop updated_since and include_deleted')
+  // status and pending too: a change feed filtered by them would never report a code that left
+  // the filter (active to draft, a pending change approved), and a mirror would keep it for ever.
+  if (changes && (filters || options.status !== undefined || options.pending !== undefined))
+    throw new AppError('bad_request', `${allowed.status ? 'sort, tag, q, status and pending apply' : 'sort, tag and q apply'} to the list, not to the list of changes (updated_since, include_deleted): leave them out or drop updated_since and include_deleted`)
   Object.assign(options, filters?.options)
   const scope = [changes ? 'changes' : 'list', options.updatedSince ?? '', options.includeDeleted ? 'deleted' : '', options.status ?? ''].join('|')
     // Only a filtered listing's scope grows: cursors of the others stay as they were.
