@@ -76,6 +76,14 @@ export function httpSuite(stack: () => Stack, withCors: () => Promise<Stack>) {
       expect(JSON.parse(decode(null, res.bytes)).qrcodes).toHaveLength(1000)
     })
 
+    it('marks every /v1 answer private to its key (JSON, CSV, 404, 403), and the probes not', async () => {
+      for (const [path, key] of [['/v1/qrcodes', own.key], ['/v1/qrcodes/export', own.key], ['/v1/nothing', own.key], ['/v1/qrcodes', '']] as const) {
+        const res = await raw(stack(), path, key)
+        expect([path, key === '', res.headers.get('cache-control'), res.headers.get('vary')?.split(', ')]).toEqual([path, key === '', 'private, no-cache', expect.arrayContaining(['x-api-key', 'Accept-Encoding'])])
+      }
+      expect((await raw(stack(), '/readyz', own.key)).headers.get('cache-control')).toBeNull()
+    })
+
     it('leaves a JSON answer under 1 KiB uncompressed', async () => {
       const res = await raw(stack(), '/v1/qrcodes?limit=1', own.key, { 'accept-encoding': 'gzip, br' })
       expect(res.headers.get('content-encoding')).toBeNull()
