@@ -2,7 +2,7 @@ import {
   AnalyticsSummary, BatchErrorBody, BatchItemError, CodeBreakdown, CodeSummary, DailyCount, Deleted,
   DynamicBatchBody, DynamicCreateBody, DynamicCreated, DynamicList, DynamicPatchBody, DynamicRecord, DynamicTombstone, ErrorBody,
   StaticBatchBody, StaticCreateBody, StaticCreated, StaticList, StaticPatchBody, StaticRecord, StaticTombstone, Status,
-  WebhookAttempt, WebhookCreateBody, WebhookCreated, WebhookDeliveries, WebhookEndpoint, WebhookList,
+  NOT_BLANK, WebhookAttempt, WebhookCreateBody, WebhookCreated, WebhookDeliveries, WebhookEndpoint, WebhookList,
 } from '@lr/proto'
 import { headers, parameters, responses, securitySchemes, tags } from './openapi-components'
 
@@ -23,6 +23,23 @@ const nameOf = new Map<object, string>(Object.entries(NAMED_SCHEMAS).map(([name,
 
 /** Keys whose values are data (examples, defaults), where null means null. */
 const DATA_KEYS = new Set(['example', 'examples', 'default', 'const', 'enum'])
+/**
+ * The 400 texts the schemas carry for decodeQuery and the body checks: not a JSON Schema keyword,
+ * so linters (Redocly, Spectral) refused the document; served as an extension, which OpenAPI allows.
+ */
+const ERROR_MESSAGE = 'errorMessage'
+const ERROR_MESSAGE_EXTENSION = 'x-error-message'
+/**
+ * A trimmed field (NOT_BLANK, with its length bounds after trimming) as the document says it: one
+ * pattern holding the bounds of the trimmed text, and no `minLength`/`maxLength`, which would count
+ * the padding too (a client refused `" " + 200 × "a" + " "`, which the API takes). JSON Schema
+ * matches patterns on code points, as it counts lengths.
+ */
+function trimmedPattern(schema: Record<string, unknown>): Record<string, unknown> {
+  const { minLength: _min, maxLength, ...rest } = schema
+  const inner = typeof maxLength === 'number' ? `{0,${maxLength - 2}}` : '*'
+  return { ...rest, pattern: `^\\s*\\S(?:[\\s\\S]${inner}\\S)?\\s*$` }
+}
 /** TypeBox writes `T.Record(T.String(), X)` as this pattern; JSON Schema says it as `additionalProperties`. */
 const ANY_KEY = '^(.*)$'
 
@@ -37,9 +54,11 @@ function finish(value: unknown, self?: object): unknown {
   if (typeof value !== 'object') return value
   const name = nameOf.get(value)
   if (name && value !== self) return { $ref: `#/components/schemas/${name}` }
+  const schema = (value as { pattern?: unknown }).pattern === NOT_BLANK ? trimmedPattern(value as Record<string, unknown>) : value
   const out: Record<string, unknown> = {}
-  for (const [key, child] of Object.entries(value)) {
+  for (const [key, child] of Object.entries(schema)) {
     if (DATA_KEYS.has(key)) out[key] = JSON.parse(JSON.stringify(child))
+    else if (key === ERROR_MESSAGE) out[ERROR_MESSAGE_EXTENSION] = child
     else if (key === 'properties') out[key] = Object.fromEntries(Object.entries(child as object).map(([field, schema]) => [field, finish(schema)]))
     else if (key === 'patternProperties' && Object.keys(child as object).join() === ANY_KEY) out.additionalProperties = finish((child as Record<string, unknown>)[ANY_KEY])
     else {
