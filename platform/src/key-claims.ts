@@ -1,6 +1,7 @@
 import type { Config, KeyClaims } from '@lr/proto'
 import { sqliteKeyClaims } from './idempotency-sqlite'
 import { openSqlite } from './sqlite'
+import { withStoreMetrics } from './store-metrics'
 
 /** The file under DATA_DIR that the services that create share for their Idempotency-Keys. */
 const KEY_CLAIMS_FILE = 'idempotency.sqlite'
@@ -14,5 +15,7 @@ const KEY_CLAIMS_FILE = 'idempotency.sqlite'
 export function openKeyClaims(config: Config): { claims: KeyClaims | undefined; close(): void } {
   if (config.STORE !== 'sqlite') return { claims: undefined, close: () => undefined }
   const db = openSqlite(`${config.DATA_DIR}/${KEY_CLAIMS_FILE}`)
-  return { claims: sqliteKeyClaims(db), close: () => db.close() }
+  // Wrapped as every store is: a claim on a full disk or a file locked past the busy timeout is a
+  // 503 with Retry-After, as the same create without an Idempotency-Key is (it was a 500).
+  return { claims: withStoreMetrics('idempotency', sqliteKeyClaims(db)), close: () => db.close() }
 }

@@ -2,8 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Database } from 'bun:sqlite'
-import { IDEMPOTENCY_TTL_S, type KeyClaims } from '@lr/proto'
+import { Database } from 'bun:sqlite'
+import { AppError, IDEMPOTENCY_TTL_S, type KeyClaims, loadConfig } from '@lr/proto'
+import { openKeyClaims } from '@lr/platform/key-claims'
+import { captureLog } from './log-capture'
 import { sqliteKeyClaims } from '@lr/platform/idempotency-sqlite'
 import { idempotent } from '@lr/platform/idempotency'
 import { openSqlite } from '@lr/platform/sqlite'
@@ -60,4 +62,27 @@ describe('idempotent with key claims', () => {
     const claims: KeyClaims = { claim: async (_scope, _key, fingerprint) => fingerprint }
     expect(await idempotent(noReceipts, request, async () => 'created', claims)).toBe('created')
   })
+})
+
+describe('openKeyClaims', () => {
+  it('answers a claim on a file locked past the busy timeout as the store unreachable (503, Retry-After), not a 500', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-claims-'))
+    const keys = openKeyClaims(loadConfig({ DATA_DIR: dir }))
+    const other = new Database(join(dir, 'idempotency.sqlite'))
+    const log = captureLog()
+    try {
+      other.exec('BEGIN EXCLUSIVE')
+      const error = await keys.claims!.claim('key_a', 'k', 'static', NOW, SINCE).then(() => 'claimed', (e: unknown) => e)
+      expect(error).toBeInstanceOf(AppError)
+      expect([(error as AppError).code, (error as AppError).status, (error as AppError).details?.retryAfter]).toEqual(['unavailable', 503, 1])
+      expect(log.lines).toEqual([expect.objectContaining({ msg: 'store unreachable', store: 'idempotency', operation: 'claim' })])
+      other.exec('ROLLBACK')
+      expect(await keys.claims!.claim('key_a', 'k', 'static', NOW, SINCE)).toBe('static')
+    } finally {
+      log.restore()
+      other.close()
+      keys.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 20_000)
 })
