@@ -115,7 +115,9 @@ export function doc(op: OperationDoc): Record<string, unknown> {
 
 /** The query string as the services expect it: one string per name, or all of them (in order) for a name given more than once. */
 export function queryOf(request: Request): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {}
+  // No prototype: on a plain object `query.__proto__ = 'x'` sets nothing, so `?__proto__=x` passed
+  // as no parameter at all where every other unknown name is a 400.
+  const query: Record<string, string | string[]> = Object.create(null)
   for (const [name, value] of requestUrlOf(request.url).searchParams) {
     const seen = Object.hasOwn(query, name) ? query[name]! : undefined
     query[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value]
