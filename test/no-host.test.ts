@@ -66,6 +66,15 @@ describe('requests without a Host header', () => {
       expect([head, res.status, JSON.parse(res.body)]).toEqual([head, 400, { error: 'a Host header is required' }])
       expect(res.headers).toContain('x-request-id: ')
     }
+    // One that names no host, and two (RFC 9112 §3.2: a proxy may have routed by the other): said as they are.
+    for (const [head, error] of [
+      [`GET /v1/dynqrcodes/${code} HTTP/1.1\r\nHost: a b\r\nx-api-key: ${key}`, 'the Host header is not a valid host[:port]'],
+      [`GET /v1/dynqrcodes/${code} HTTP/1.1\r\nHost: evil.example/path?x\r\nx-api-key: ${key}`, 'the Host header is not a valid host[:port]'],
+      [`GET /v1/dynqrcodes/${code} HTTP/1.1\r\nHost: api.example\r\nHost: other.example\r\nx-api-key: ${key}`, 'more than one Host header'],
+    ]) {
+      const res = await raw(api.port!, `${head}\r\nConnection: close`)
+      expect([head, res.status, JSON.parse(res.body)]).toEqual([head, 400, { error }])
+    }
     const hosted = await raw(api.port!, `GET /v1/dynqrcodes/${code} HTTP/1.0\r\nHost: api.example\r\nx-api-key: ${key}`)
     expect([hosted.status, JSON.parse(hosted.body).code]).toEqual([200, code])
   })
