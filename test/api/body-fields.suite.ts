@@ -89,6 +89,7 @@ export function bodyFieldsSuite(stack: () => Stack) {
         ['a lone low surrogate in a style key', 'style', '{"\\udfff":1}', 'lone UTF-16 surrogate'],
         ['U+0000 in a name', 'name', '"a\\u0000b"', 'U+0000'],
         ['U+0000 in a style value', 'style', '{"k":"\\u0000"}', 'U+0000'],
+        ['a number past a double in a style (it would be kept as null)', 'style', '{"k":[1,-1e400]}', 'too large for a double'],
       ]) {
         it(`${kind.name}: ${what} is a 400 on create, batch and PATCH, storing nothing`, async () => {
           const before = await count()

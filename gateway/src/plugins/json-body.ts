@@ -35,7 +35,10 @@ export const MAX_BODY_DEPTH = 64
  *   seconds;
  * - a lone UTF-16 surrogate (`"\ud800"`): UTF-8 cannot store it, so the stored text would differ
  *   from the answer (U+FFFD in its place);
- * - U+0000: the CSV export cannot carry it, so the export would differ from the answer.
+ * - U+0000: the CSV export cannot carry it, so the export would differ from the answer;
+ * - a number past a double's range (`1e400`): JSON.parse makes it Infinity, which JSON writes as
+ *   null, so the record would keep null. A number within range is kept as the double it reads as
+ *   (integers past 2^53 round, as in every JavaScript and most JSON stores; README says so).
  * Iterative, so a deep body costs no stack: about 0.1 µs for a create's body.
  */
 function unfitText(value: unknown): string | undefined {
@@ -45,6 +48,10 @@ function unfitText(value: unknown): string | undefined {
     if (typeof value === 'string') {
       const reason = unfitString(value)
       if (reason) return reason
+      continue
+    }
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return 'request body holds a number too large for a double (such as 1e400): it would be stored as null'
       continue
     }
     if (value === null || typeof value !== 'object') continue
