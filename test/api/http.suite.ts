@@ -76,12 +76,16 @@ export function httpSuite(stack: () => Stack, withCors: () => Promise<Stack>) {
       expect(JSON.parse(decode(null, res.bytes)).qrcodes).toHaveLength(1000)
     })
 
-    it('marks every /v1 answer private to its key (JSON, CSV, 404, 403), and the probes not', async () => {
+    it('marks every /v1 answer private to its key and not to be sniffed (JSON, CSV, 404, 403), the probes not, and the docs page not to be framed', async () => {
       for (const [path, key] of [['/v1/qrcodes', own.key], ['/v1/qrcodes/export', own.key], ['/v1/nothing', own.key], ['/v1/qrcodes', '']] as const) {
         const res = await raw(stack(), path, key)
-        expect([path, key === '', res.headers.get('cache-control'), res.headers.get('vary')?.split(', ')]).toEqual([path, key === '', 'private, no-cache', expect.arrayContaining(['x-api-key', 'Accept-Encoding'])])
+        expect([path, key === '', res.headers.get('cache-control'), res.headers.get('vary')?.split(', '), res.headers.get('x-content-type-options')])
+          .toEqual([path, key === '', 'private, no-cache', expect.arrayContaining(['x-api-key', 'Accept-Encoding']), 'nosniff'])
       }
       expect((await raw(stack(), '/readyz', own.key)).headers.get('cache-control')).toBeNull()
+      // The docs page (where a key is pasted into "Try it out") may not be framed by another site.
+      const docs = await raw(stack(), '/docs', '')
+      expect([docs.headers.get('content-security-policy'), docs.headers.get('x-frame-options'), docs.headers.get('x-content-type-options')]).toEqual(["frame-ancestors 'none'", 'DENY', 'nosniff'])
     })
 
     it('leaves a JSON answer under 1 KiB uncompressed', async () => {

@@ -19,8 +19,8 @@ export const isApiPath = (url: string) => url.startsWith('/v1', pathStartOf(url)
 /**
  * Every /v1 request: the key is verified by the auth service (403), then admitted by the rate
  * limiter (429), before routing and body parsing (docs/decisions.md §8 order). No cache: a revoked key
- * fails on the very next request. Every /v1 answer says `Cache-Control: private, no-cache` and
- * `Vary: x-api-key`.
+ * fails on the very next request. Every /v1 answer says `Cache-Control: private, no-cache`,
+ * `Vary: x-api-key` and `X-Content-Type-Options: nosniff`.
  */
 export const apiKeyAuth = (bus: Bus, admit?: Admit) =>
   new Elysia({ name: 'api-key-auth' }).onRequest(async ({ request, set }) => {
@@ -28,6 +28,8 @@ export const apiKeyAuth = (bus: Bus, admit?: Admit) =>
     // Every /v1 answer is one library's, chosen by the key alone: no shared cache may keep it,
     // and a client's own cache revalidates (an ETag's 304 still saves the body).
     set.headers['cache-control'] = 'private, no-cache'
+    // An answer echoes what a client sent (ids in errors, names in a CSV): never sniffed as HTML.
+    set.headers['x-content-type-options'] = 'nosniff'
     appendVary(set.headers, 'x-api-key')
     const key = request.headers.get('x-api-key')
     if (!key) throw new AppError('forbidden', 'missing API key: send it in the x-api-key header')

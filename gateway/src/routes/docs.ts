@@ -42,7 +42,17 @@ const page = (base: string) => `<!doctype html>
   </script>
 </body>
 </html>`
-const html = (base: string) => new Response(page(base), { headers: { 'content-type': 'text/html; charset=utf-8' } })
+/**
+ * No other site may frame the page (a user pastes a key into "Try it out": a framing page could
+ * overlay it), in both spellings browsers read.
+ */
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': "frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+}
+const html = (base: string) => new Response(page(base), { headers: PAGE_HEADERS })
 const hidden = { detail: { hide: true } }
 
 /**
@@ -71,5 +81,5 @@ export const docsRoutes = () => new Elysia({ name: 'docs' })
   .get('/docs/assets/:file', ({ params }) => {
     const type = ASSETS[params.file]
     if (!type) throw new AppError('not_found', `no file ${JSON.stringify(params.file.slice(0, 100))} under /docs/assets`)
-    return new Response(Bun.file(join(UI_DIR, params.file)), { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' } })
+    return new Response(Bun.file(join(UI_DIR, params.file)), { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' } })
   }, hidden)
