@@ -26,6 +26,13 @@ export interface DeliveryWorkerDeps {
   resolve?: (host: string) => Promise<string[]>
 }
 
+/**
+ * Why a request failed, as the endpoint's owner reads it in its deliveries: the runtime's message
+ * without the advice Bun appends for its own users ("For more information, pass `verbose: true`
+ * in the second argument to fetch()").
+ */
+export const failureOf = (error: unknown) => String((error as Error)?.message ?? error).replace(/\s*For more information, pass `verbose: true`[^]*$/, '')
+
 /** Delay before attempt n + 1 after n failed: base * 2^(n-1), at most max, with ±25 % jitter. */
 export function retryDelay(settings: WebhookSettings, attempts: number): number {
   const delay = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(attempts - 1, 40))
@@ -84,7 +91,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       return { http_status: response.status, error: ok ? null : `answered ${response.status}` }
     } catch (error) {
       const name = (error as Error).name
-      return { http_status: null, error: name === 'TimeoutError' ? `no answer within ${settings.timeoutMs} ms` : `request failed: ${(error as Error).message}` }
+      return { http_status: null, error: name === 'TimeoutError' ? `no answer within ${settings.timeoutMs} ms` : `request failed: ${failureOf(error)}` }
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { retryDelay } from '../src/worker'
+import { failureOf, retryDelay } from '../src/worker'
 
 const settings = { allowPrivate: false, retryBaseMs: 5000, retryMaxMs: 3_600_000, retryWindowMs: 86_400_000, timeoutMs: 10_000 }
 
@@ -25,5 +25,14 @@ describe('retry delays', () => {
     while (elapsed <= settings.retryWindowMs) elapsed += Math.min(3_600_000, 5000 * 2 ** attempts++)
     expect(attempts).toBeGreaterThan(25)
     expect(attempts).toBeLessThan(40)
+  })
+})
+
+describe('failureOf', () => {
+  it("keeps the runtime's reason and drops the advice Bun appends for its own users", async () => {
+    const refused = await fetch('http://127.0.0.1:1/').then(() => null, (error: unknown) => error)
+    expect(failureOf(refused)).toContain('Unable to connect')
+    expect(failureOf(new Error('self signed certificate. For more information, pass `verbose: true` in the second argument to fetch()'))).toBe('self signed certificate.')
+    expect(failureOf('plain')).toBe('plain')
   })
 })
