@@ -44,7 +44,7 @@ export const ConfigSchema = T.Object({
   LIMIT_BUSINESS_DAILY: count(10000),
   LIMIT_BUSINESS_PER_SECOND: count(10),
   LIMIT_BUSINESS_BURST: count(20),
-  TRUST_PROXY: T.Integer({ minimum: 0, maximum: 1, default: 0 }),
+  TRUST_PROXY: T.Integer({ minimum: 0, maximum: 16, default: 0 }),
   /**
    * Browser origins the API answers CORS for: `*`, or exact origins (`https://app.example`,
    * scheme://host[:port], no path) separated by commas; empty: no CORS header at all.

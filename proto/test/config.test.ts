@@ -35,7 +35,7 @@ describe('loadConfig', () => {
 
   it('names the setting that is invalid', () => {
     const cases: Record<string, string>[] = [
-      { PORT: 'abc' }, { PORT: '70000' }, { TRANSPORT: 'kafka' }, { STORE: 'postgres' }, { TRUST_PROXY: '2' },
+      { PORT: 'abc' }, { PORT: '70000' }, { TRANSPORT: 'kafka' }, { STORE: 'postgres' }, { TRUST_PROXY: '17' }, { TRUST_PROXY: '-1' },
       { LIMIT_PERSONAL_DAILY: '0' }, { SHORT_BASE_URL: 'ftp://x' }, { KEY_ACTIVATION_DELAY_S: '-1' },
     ]
     for (const env of cases) {

@@ -48,7 +48,7 @@ export function resolverReplicasSuite(stack: () => Stack) {
       const resolver = createResolver({
         feed: { lookup: feed.lookup, follow: (changed) => feed.follow(async (entry) => Bun.sleep(300).then(() => changed(entry))) },
         publishScan: () => undefined,
-        trustProxy: false,
+        trustProxy: 0,
         visitorHashKey: 'slow-replica',
       })
       const next = async (record: { code: string }) => {

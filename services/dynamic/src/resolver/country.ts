@@ -25,12 +25,16 @@ function bare(address: string): string {
 }
 
 /**
- * The client's address: behind a trusted proxy (TRUST_PROXY=1) the first X-Forwarded-For entry,
- * else (or when that header is missing) the socket's; null when neither is known.
+ * The client's address: behind `trustedHops` proxies (TRUST_PROXY=N) the N-th X-Forwarded-For
+ * entry from the right, the one the outermost trusted proxy added, else (or when that header is
+ * missing) the socket's; null when neither is known. Not the first entry: a proxy that appends
+ * keeps whatever the client sent in front, so the first was the client's to choose (a probe made
+ * five visitors, in five countries, of one). With fewer entries than hops, the first.
  */
-export function clientAddress(request: Request, server: AddressSource | undefined, trustProxy: boolean): string | null {
-  if (trustProxy) {
-    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]
+export function clientAddress(request: Request, server: AddressSource | undefined, trustedHops: number): string | null {
+  if (trustedHops > 0) {
+    const entries = request.headers.get('x-forwarded-for')?.split(',')
+    const forwarded = entries?.[Math.max(0, entries.length - trustedHops)]
     if (forwarded && forwarded.trim() !== '') return bare(forwarded)
   }
   const socket = server?.requestIP(request)?.address

@@ -79,7 +79,7 @@ export type ResolverSettings = Pick<ResolverDeps, 'shortBaseUrl' | 'trustProxy' 
 
 export const resolverSettingsOf = (config: Config): ResolverSettings => ({
   shortBaseUrl: config.SHORT_BASE_URL,
-  trustProxy: config.TRUST_PROXY === 1,
+  trustProxy: config.TRUST_PROXY,
   visitorHashKey: config.VISITOR_HASH_KEY,
 })
 

@@ -3,8 +3,8 @@ import { countryOf } from './country'
 
 /** What a scan event needs to know about how the resolver is deployed. */
 export interface ScanSettings {
-  /** TRUST_PROXY=1: the address comes from X-Forwarded-For and the country from CF-IPCountry. */
-  trustProxy: boolean
+  /** TRUST_PROXY: the proxies in front (0: none); with any, the address comes from X-Forwarded-For and the country from CF-IPCountry. */
+  trustProxy: number
   /** VISITOR_HASH_KEY: the key of the visitor id, so it cannot be reversed by guessing addresses. */
   visitorHashKey: string
 }
@@ -33,7 +33,7 @@ export function scanEventOf(request: Request, userAgent: string, code: string, a
     scanned_at: at,
     user_agent: userAgent,
     visitor_id: visitor.digest('hex'),
-    country: countryOf(request.headers, address, settings.trustProxy),
+    country: countryOf(request.headers, address, settings.trustProxy > 0),
   }
   if (referer) event.referer = referer
   return event

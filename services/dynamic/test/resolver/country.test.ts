@@ -52,23 +52,30 @@ describe('countryOf', () => {
 
 describe('clientAddress', () => {
   it('takes the socket address without a trusted proxy, ignoring X-Forwarded-For', () => {
-    expect(clientAddress(request({ 'x-forwarded-for': '8.8.8.8' }), socket('10.1.2.3'), false)).toBe('10.1.2.3')
+    expect(clientAddress(request({ 'x-forwarded-for': '8.8.8.8' }), socket('10.1.2.3'), 0)).toBe('10.1.2.3')
   })
 
-  it('takes the first X-Forwarded-For entry behind a trusted proxy', () => {
-    expect(clientAddress(request({ 'x-forwarded-for': ' 8.8.8.8 , 10.0.0.1' }), socket('10.1.2.3'), true)).toBe('8.8.8.8')
+  it('takes the entry the outermost of N trusted proxies added: the N-th from the right, never what the client put in front', () => {
+    // One proxy that appends: the client sent "1.1.1.1" itself; the proxy saw 8.8.8.8.
+    expect(clientAddress(request({ 'x-forwarded-for': '1.1.1.1, 8.8.8.8' }), socket('10.1.2.3'), 1)).toBe('8.8.8.8')
+    // One that overwrites: the only entry.
+    expect(clientAddress(request({ 'x-forwarded-for': ' 8.8.8.8 ' }), socket('10.1.2.3'), 1)).toBe('8.8.8.8')
+    // Two proxies (a CDN, then the ingress, which added the CDN's address).
+    expect(clientAddress(request({ 'x-forwarded-for': '1.1.1.1, 8.8.8.8, 10.0.0.1' }), socket('10.1.2.3'), 2)).toBe('8.8.8.8')
+    // Fewer entries than hops: the first.
+    expect(clientAddress(request({ 'x-forwarded-for': '8.8.8.8' }), socket('10.1.2.3'), 3)).toBe('8.8.8.8')
   })
 
   it('strips a port and IPv6 brackets a proxy may add', () => {
-    expect(clientAddress(request({ 'x-forwarded-for': '81.2.69.142:51234' }), undefined, true)).toBe('81.2.69.142')
-    expect(clientAddress(request({ 'x-forwarded-for': '[2a00:1450:4001:81b::200e]:443' }), undefined, true)).toBe('2a00:1450:4001:81b::200e')
+    expect(clientAddress(request({ 'x-forwarded-for': '81.2.69.142:51234' }), undefined, 1)).toBe('81.2.69.142')
+    expect(clientAddress(request({ 'x-forwarded-for': '[2a00:1450:4001:81b::200e]:443' }), undefined, 1)).toBe('2a00:1450:4001:81b::200e')
   })
 
   it('falls back to the socket address when the trusted proxy sent no X-Forwarded-For', () => {
-    expect(clientAddress(request(), socket('81.2.69.142'), true)).toBe('81.2.69.142')
+    expect(clientAddress(request(), socket('81.2.69.142'), 1)).toBe('81.2.69.142')
   })
 
   it('answers null when no address is known', () => {
-    expect(clientAddress(request(), undefined, false)).toBeNull()
+    expect(clientAddress(request(), undefined, 0)).toBeNull()
   })
 })

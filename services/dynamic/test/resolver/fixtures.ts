@@ -22,7 +22,7 @@ export function resolverSetup(deps: Partial<ResolverDeps> & { bus?: Bus } = {}) 
   const bus = deps.bus ?? createLocalBus()
   const ctx = setup({ announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry) })
   const stopServing = serveDynamic(bus, ctx.service)
-  const resolver = createBusResolver({ shortBaseUrl: SHORT, trustProxy: false, visitorHashKey: KEY, now: () => NOW_MS, ...deps, bus })
+  const resolver = createBusResolver({ shortBaseUrl: SHORT, trustProxy: 0, visitorHashKey: KEY, now: () => NOW_MS, ...deps, bus })
   const scans: ScanEvent[] = []
   bus.subscribe(SCANS_ALL, (event) => void scans.push(event as ScanEvent))
   const scan = (path: string, init: RequestInit & { base?: string } = {}) =>

@@ -49,7 +49,7 @@ describe.skipIf(skip !== null)(`a resolver whose NATS connection came back${skip
   /** A resolver on a bus of its own: through the proxy, or straight to the server. */
   async function resolverAt(url: string) {
     const bus = await createNatsBus(url, 'resolver')
-    const resolver: Resolver = createBusResolver({ bus, trustProxy: false, visitorHashKey: KEY, publishScan: () => undefined })
+    const resolver: Resolver = createBusResolver({ bus, trustProxy: 0, visitorHashKey: KEY, publishScan: () => undefined })
     closing.push(() => bus.close(), () => resolver.stop())
     await bus.connection.flush()
     const scan = async (code: string) => {

@@ -30,7 +30,7 @@ function fakeFeed(entry: Omit<ResolverEntry, 'code'>) {
 }
 
 function resolverOver(feed: ResolverFeed) {
-  const resolver = createResolver({ feed, publishScan: () => undefined, trustProxy: false, visitorHashKey: KEY })
+  const resolver = createResolver({ feed, publishScan: () => undefined, trustProxy: 0, visitorHashKey: KEY })
   const scan = async (code = CODE) => {
     const res = await resolver.fetch(new Request(`http://short.test/${code}`, { headers: { 'user-agent': BROWSER } }))
     return res.status === 302 ? res.headers.get('location') : res.status

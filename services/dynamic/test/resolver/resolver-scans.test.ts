@@ -36,7 +36,7 @@ describe('scan events', () => {
   })
 
   it('puts no client address on the wire', async () => {
-    const proxied = resolverSetup({ trustProxy: true })
+    const proxied = resolverSetup({ trustProxy: 1 })
     const code = await proxied.code()
     await proxied.scan(`/${code}`, { headers: { 'user-agent': BROWSER, 'x-forwarded-for': '203.0.113.77, 10.0.0.1' } })
     await settle()
@@ -45,7 +45,7 @@ describe('scan events', () => {
   })
 
   it('behind a trusted proxy, tells visitors apart by X-Forwarded-For and takes the country from CF-IPCountry', async () => {
-    const proxied = resolverSetup({ trustProxy: true })
+    const proxied = resolverSetup({ trustProxy: 1 })
     const code = await proxied.code()
     const from = (ip: string, country: string) => ({ headers: { 'user-agent': BROWSER, 'x-forwarded-for': ip, 'cf-ipcountry': country } })
     await proxied.scan(`/${code}`, from('203.0.113.1', 'de'))

@@ -60,7 +60,7 @@ async function start(options: { threads?: number; analyticsCount?: number } = {}
       batches.push(batch)
       scans.push(...(JSON.parse(batch.events) as ScanEvent[]))
     },
-    settings: { trustProxy: false, visitorHashKey: KEY },
+    settings: { trustProxy: 0, visitorHashKey: KEY },
     answerMetrics: true,
     failed: (error) => void failures.push(error),
   })
@@ -260,7 +260,7 @@ describe('resolver threads', () => {
       try {
         const bus = createLocalBus()
         const error = await startResolverThreads({
-          threads: 2, port: taken.port!, bus, publishScans: () => {}, settings: { trustProxy: false, visitorHashKey: KEY }, answerMetrics: true, failed: () => {},
+          threads: 2, port: taken.port!, bus, publishScans: () => {}, settings: { trustProxy: 0, visitorHashKey: KEY }, answerMetrics: true, failed: () => {},
         }).then(() => undefined, (e: unknown) => e)
         expect(error).toBeInstanceOf(StartupError)
         expect((error as Error).message).toBe(`port ${taken.port} (SHORT_PORT) is already in use`)
