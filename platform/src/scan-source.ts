@@ -1,9 +1,18 @@
 import { errorFields, log } from './log'
 import type { ScanBatchSpool } from './scan-spool'
+import { spill, spillAtStop } from './scan-spill'
+import { within } from './within'
 import { type ApplyScans, type ApplyScanTexts, type Bus, SCAN_BATCH_EVENT, type ScanBatch, type ScanSource, scansOfTexts, type WantedScans } from '@lr/proto'
 
 /** Scans a bus scan source holds at most (maxBuffer's default). */
 export const SCAN_BUFFER = 100_000
+
+/**
+ * How long a stop goes on applying what the source holds (stopMs's default); the rest goes to the
+ * spool. `bun start` stops its two sources together, so both fit in this, and the stop stays well
+ * inside SHUTDOWN_DEADLINE_MS (25 s) beside the webhook deliveries in flight (up to 10 s).
+ */
+export const SCAN_STOP_MS = 5_000
 
 export interface BusScanSourceOptions {
   /** Scans applied in one call at most (a single batch with more is applied whole). Default 1000. */
@@ -35,6 +44,12 @@ export interface BusScanSourceOptions {
    * dropped. Without one, the oldest batches in memory are dropped beyond `maxBuffer`.
    */
   spool?: ScanBatchSpool
+  /**
+   * How long `stop` waits for what is held to be applied (SCAN_STOP_MS by default). What is not
+   * applied by then, or whose apply failed meanwhile, goes to `spool` for the next start: a stop
+   * while the store refuses (its disk full, locked) lost every scan held in memory.
+   */
+  stopMs?: number
 }
 
 /** A ScanBatch as the bus delivered it; anything else is one malformed scan, which validation drops. */
@@ -55,11 +70,12 @@ function codesOf(batches: readonly ScanBatch[]): string[] {
  * One-process mode: subscribes to the scan batches of the bus (SCAN_BATCH_EVENT, in a queue
  * group) and applies what arrived, up to `maxBatch` scans in one call, one call at a time. With
  * `applyTexts` the batches' text goes on unread (to the ingestion Worker, which parses it); with
- * `wanted`, batches whose codes no one wants are passed by unread. Nothing is durable here: the
- * in-process bus itself lives only as long as the process.
+ * `wanted`, batches whose codes no one wants are passed by unread. Scans in memory are not
+ * durable across a crash (the in-process bus lives only as long as the process); with a spool,
+ * those beyond the buffer are, and so is what a graceful stop could not apply (stopMs).
  */
 export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): ScanSource {
-  const { maxBatch = 1000, maxBuffer = SCAN_BUFFER, retryMs = 500, queue: group = 'analytics', lingerMs = 5 } = opts
+  const { maxBatch = 1000, maxBuffer = SCAN_BUFFER, retryMs = 500, queue: group = 'analytics', lingerMs = 5, stopMs = SCAN_STOP_MS } = opts
   const maxCatchUp = Math.max(maxBatch, opts.maxCatchUp ?? maxBatch * 20)
   const { spool } = opts
   /** Whether batches are going to the spool now (logged when it starts and when it ends). */
@@ -69,6 +85,11 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
   let queued = 0
   let unsubscribe: (() => void) | undefined
   let draining: Promise<void> | undefined
+  /** The batches of the apply under way: held until it succeeds. */
+  let applying: ScanBatch[] = []
+  /** Set once the stop has taken what is held: the drain touches the queue no more. */
+  let abandoned = false
+  let stopping: Promise<void> | undefined
   let dropped = 0
   // Ends a linger early: the batch reached half of maxBatch, or the source stops.
   let wake: (() => void) | undefined
@@ -132,13 +153,16 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
   /** A batch that does not fit the buffer: to the spool, or dropped (the oldest in memory, without a spool). */
   function overflow(batch: ScanBatch): void {
     if (spool) {
-      if (spool.append(batch)) {
-        if (!spilling) log().warn({ source: group, max_buffer: maxBuffer, spooled: spool.size() }, 'scans waiting beyond the buffer: held on disk until they are applied')
+      const spilled = spill(spool, [batch], { close: false })
+      if (spilled.spooled > 0 && !spilling) {
+        log().warn({ source: group, max_buffer: maxBuffer, spooled: spool.size() }, 'scans waiting beyond the buffer: held on disk until they are applied')
         spilling = true
-        return
       }
-      dropped += batch.count
-      log().error({ source: group, dropped: batch.count, dropped_total: dropped, spool_bytes: spool.bytes() }, 'scans dropped: the buffer and the spool on disk are full')
+      if (spilled.dropped > 0) {
+        dropped += spilled.dropped
+        const cause = spilled.error ? errorFields(spilled.error) : {}
+        log().error({ source: group, dropped: spilled.dropped, dropped_total: dropped, spool_bytes: spool.bytes(), ...cause }, 'scans dropped: the buffer and the spool on disk are full')
+      }
       return
     }
     queue.push(batch)
@@ -158,18 +182,37 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
       // Let the scans that arrive meanwhile in first: one transaction per batch, not per scan.
       if (lingerMs > 0 && queued < maxBatch / 2 && unsubscribe) await linger()
       else await new Promise((resolve) => setImmediate(resolve))
+      if (abandoned) return
       const { batches, count } = take()
+      applying = batches
       try {
         await applyTaken(consumers, batches, count)
       } catch (error) {
-        log().error({ scans: count, ...errorFields(error) }, 'scans not applied, retrying')
+        if (abandoned) return // the stop has spooled these already
         queue.unshift(...batches)
         queued += count
+        // Stopping: the stop spools what is held now instead of waiting for a store that refuses.
+        if (!unsubscribe) return void log().error({ scans: count, ...errorFields(error) }, 'scans not applied')
+        log().error({ scans: count, ...errorFields(error) }, 'scans not applied, retrying')
         await Bun.sleep(retryMs)
         if (!unsubscribe) return
+      } finally {
+        applying = []
       }
       refill()
     }
+  }
+
+  /** Applies what is held for up to stopMs; what is left (the apply under way too) goes to the spool. */
+  async function stopOnce(): Promise<void> {
+    unsubscribe?.()
+    unsubscribe = undefined
+    wake?.()
+    if (draining) await within(stopMs, draining)
+    abandoned = true
+    const held = [...applying, ...queue.splice(0)]
+    queued = 0
+    spillAtStop(spool, held, group)
   }
 
   return {
@@ -193,12 +236,9 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
         kick(consumers)
       }
     },
-    async stop() {
-      unsubscribe?.()
-      unsubscribe = undefined
-      wake?.()
-      await draining
-      spool?.close()
+    // Once: the one-process mode stops its two sources together, then each service stops its own.
+    stop() {
+      return (stopping ??= stopOnce())
     },
   }
 }

@@ -32,7 +32,10 @@ export interface Spool<T> {
   bytes(): number
   /**
    * Writes out what appends buffered (up to 64 KiB) to the file: from then on it survives the
-   * process being killed (`kill -9`, an OOM kill), though not the machine losing power.
+   * process being killed (`kill -9`, an OOM kill), though not the machine losing power. Throws
+   * when the write fails (its disk full): what did not reach the file is then no longer counted
+   * in `size`, so a caller learns what was lost from `size` before and after. `append` (which
+   * flushes a full buffer) and `close` throw the same way.
    */
   flush(): void
   /** Writes out what is buffered and closes the current file. */
@@ -136,6 +139,8 @@ function openSpool<T>(dir: string, opts: ScanSpoolOptions, format: LineFormat<T>
   let seq = 0
   let writing: (Segment & { fd: number }) | undefined
   let buffered = ''
+  /** Scans in `buffered`. */
+  let bufferedScans = 0
   let total = 0
   let scans = 0
 
@@ -160,9 +165,40 @@ function openSpool<T>(dir: string, opts: ScanSpoolOptions, format: LineFormat<T>
 
   function flush(): void {
     if (!writing || buffered === '') return
-    const data = buffered
+    const data = Buffer.from(buffered)
+    const scansInData = bufferedScans
     buffered = ''
-    writeSync(writing.fd, data)
+    bufferedScans = 0
+    let written = 0
+    try {
+      // A full disk takes what fits (a short write), then refuses.
+      while (written < data.length) written += writeSync(writing.fd, data, written)
+    } catch (error) {
+      lose(writing, data, written, scansInData)
+      throw error
+    }
+  }
+
+  /**
+   * A failed write: the lines it did not finish are not in the spool. The file now ends with a
+   * cut line, which reading leaves out, so it is closed and nothing is written after it.
+   */
+  function lose(segment: Segment & { fd: number }, data: Buffer, written: number, scansInData: number): void {
+    let kept = 0
+    for (const line of wholeLines(data.subarray(0, written).toString())) kept += format.lineWeight(line)
+    const lostBytes = data.length - written
+    segment.bytes -= lostBytes
+    segment.scans -= scansInData - kept
+    total -= lostBytes
+    scans -= scansInData - kept
+    writing = undefined
+    try {
+      closeSync(segment.fd)
+    } catch {
+      // The data is what matters, and it is accounted for.
+    }
+    const { fd: _fd, ...closed } = segment
+    segments.push(closed)
   }
 
   function finishSegment(): void {
@@ -186,6 +222,7 @@ function openSpool<T>(dir: string, opts: ScanSpoolOptions, format: LineFormat<T>
       }
       const weight = format.weight(item)
       buffered += line
+      bufferedScans += weight
       writing.bytes += size
       writing.scans += weight
       total += size

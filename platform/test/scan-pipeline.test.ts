@@ -1,13 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, it, setSystemTime } from 'bun:test'
 import { type Bus, SCAN_BATCH_EVENT, type ScanBatch, scanBatchOf } from '@lr/proto'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { createBusScanPublisher } from '@lr/platform/scan-publisher'
 import { createBusScanSource } from '@lr/platform/scan-source'
 import { openScanBatchSpool } from '@lr/platform/scan-spool'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { ScanEvent } from '@lr/proto'
+import type { ScanEvent, ScanSource } from '@lr/proto'
 import { captureLog } from './log-capture'
 
 const event = (n: number, code = 'Code0001'): ScanEvent => ({
@@ -286,18 +286,127 @@ describe('createBusScanSource', () => {
       }
     })
 
-    it('leaves what it holds on disk at stop for the next source, which applies it at start', async () => {
+    const idsOf = (scans: readonly ScanEvent[]) => scans.map((scan) => scan.scan_id).sort()
+    /**
+     * Stops `first` (again, if it has stopped: the same stop), then the source of a restarted
+     * process (same pid here, so its spool adopts the files as a new process's would) applies
+     * what is on disk: the ids of the `expected` scans it applied.
+     */
+    const appliedAfterRestart = async (first: ScanSource, expected: number) => {
+      await first.stop()
+      const applied: ScanEvent[] = []
+      const next = createBusScanSource(bus, { lingerMs: 0, spool: openScanBatchSpool(dir, { maxBytes: 1 << 24 }) })
+      await next.start(async (scans) => void applied.push(...(scans as ScanEvent[])))
+      for (let i = 0; i < 100 && applied.length < expected; i++) await Bun.sleep(10)
+      await next.stop()
+      return idsOf(applied)
+    }
+
+    it('writes what it holds at stop, in memory and on disk, to the spool while the store refuses, and the next source applies every scan', async () => {
       const first = createBusScanSource(bus, { maxBuffer: 10, lingerMs: 0, spool: openScanBatchSpool(dir, { maxBytes: 1 << 24 }) })
       await first.start(() => Promise.reject(new Error('store down')))
+      // 10 in memory (retried until the stop), 90 on disk already.
       for (let n = 1; n <= 100; n += 10) await handOver(events(n, n + 9))
-      await first.stop() // the 10 in memory are lost with this process (retried until stop); 90 stay on disk
-      const applied: ScanEvent[] = []
-      // A restarted process: same pid here, so it adopts the files as a new process would.
-      const second = createBusScanSource(bus, { lingerMs: 0, spool: openScanBatchSpool(dir, { maxBytes: 1 << 24 }) })
-      await second.start(async (scans) => void applied.push(...(scans as ScanEvent[])))
-      for (let i = 0; i < 100 && applied.length < 90; i++) await Bun.sleep(10)
-      await second.stop()
-      expect(applied.map((scan) => scan.scan_id).sort()).toEqual(events(11, 100).map((scan) => scan.scan_id).sort())
+      expect(await appliedAfterRestart(first, 100)).toEqual(idsOf(events(1, 100)))
+    })
+
+    it('says in one line how many scans its stop wrote to the spool', async () => {
+      const log = captureLog()
+      try {
+        const source = createBusScanSource(bus, { lingerMs: 0, spool: openScanBatchSpool(dir, { maxBytes: 1 << 24 }) })
+        await source.start(() => Promise.reject(new Error('disk full')))
+        for (let n = 1; n <= 30; n += 10) await handOver(events(n, n + 9))
+        await source.stop()
+        const lines = log.lines.filter((line) => line.msg.includes('stop'))
+        expect(lines.map(({ msg, source, spooled }) => ({ msg, source, spooled }))).toEqual([
+          { msg: 'scans not applied by the stop: written to the spool on disk, the next start applies them', source: 'analytics', spooled: 30 },
+        ])
+      } finally {
+        log.restore()
+      }
+    })
+
+    it('stops within stopMs while an apply hangs, and writes that apply\'s batch to the spool too', async () => {
+      const first = createBusScanSource(bus, { lingerMs: 0, stopMs: 50, spool: openScanBatchSpool(dir, { maxBytes: 1 << 24 }) })
+      await first.start(() => new Promise<void>(() => undefined)) // a store that never answers
+      await handOver(events(1, 10))
+      await Bun.sleep(5)
+      await handOver(events(11, 20))
+      const started = performance.now()
+      await first.stop()
+      expect(performance.now() - started).toBeLessThan(1000)
+      expect(await appliedAfterRestart(first, 20)).toEqual(idsOf(events(1, 20)))
+    })
+
+    it('applies what it holds at stop while the store answers: nothing on disk, no line', async () => {
+      const log = captureLog()
+      try {
+        const applied: ScanEvent[] = []
+        const source = createBusScanSource(bus, { lingerMs: 0, spool: openScanBatchSpool(dir, { maxBytes: 1 << 24 }) })
+        await source.start(async (scans) => {
+          await Bun.sleep(1)
+          applied.push(...(scans as ScanEvent[]))
+        })
+        for (let n = 1; n <= 50; n += 10) await handOver(events(n, n + 9))
+        await source.stop()
+        expect([idsOf(applied), readdirSync(dir), log.lines.filter((line) => line.msg.includes('stop'))]).toEqual([idsOf(events(1, 50)), [], []])
+      } finally {
+        log.restore()
+      }
+    })
+
+    it('says in one error line how many scans its stop dropped when the spool is full', async () => {
+      const log = captureLog()
+      try {
+        // Room for about two of the three batches (a line of ten scans is about 2 KB).
+        const source = createBusScanSource(bus, { lingerMs: 0, spool: openScanBatchSpool(dir, { maxBytes: 4096 }) })
+        await source.start(() => Promise.reject(new Error('disk full')))
+        for (let n = 1; n <= 30; n += 10) await handOver(events(n, n + 9))
+        await source.stop()
+        const lines = log.lines.filter((line) => line.msg.includes('stop'))
+        const spooled = lines.find((line) => line.msg.startsWith('scans not applied by the stop'))?.spooled ?? 0
+        const errors = lines.filter((line) => line.msg === 'scans dropped at stop: the spool on disk could not take them')
+        expect(errors.map((line) => [line.dropped, line.spooled])).toEqual([[30 - spooled, spooled]])
+        expect(spooled).toBeGreaterThan(0)
+        expect(spooled).toBeLessThan(30)
+      } finally {
+        log.restore()
+      }
+    })
+
+    it('says in one error line how many scans its stop dropped when the spool\'s disk refuses the write', async () => {
+      const log = captureLog()
+      const source = createBusScanSource(bus, { lingerMs: 0, spool: openScanBatchSpool(dir, { maxBytes: 1 << 24 }) })
+      try {
+        await source.start(() => Promise.reject(new Error('disk full')))
+        for (let n = 1; n <= 30; n += 10) await handOver(events(n, n + 9))
+        // The spool's first file, at the name it will take, is a full disk (DATA_DIR's, where the spool is by default).
+        setSystemTime(new Date(1_767_225_600_000))
+        symlinkSync('/dev/full', join(dir, `${String(1_767_225_600_000).padStart(15, '0')}-${process.pid}-0.jsonl`))
+        await source.stop()
+        const lines = log.lines.filter((line) => line.msg.includes('stop'))
+        expect(lines.map(({ msg, dropped, spooled, err }) => ({ msg, dropped, spooled, code: err?.message.includes('ENOSPC') }))).toEqual([
+          { msg: 'scans dropped at stop: the spool on disk could not take them', dropped: 30, spooled: 0, code: true },
+        ])
+      } finally {
+        setSystemTime()
+        log.restore()
+      }
+    })
+
+    it('says in one error line how many scans its stop dropped when it has no spool', async () => {
+      const log = captureLog()
+      try {
+        const source = createBusScanSource(bus, { lingerMs: 0 })
+        await source.start(() => Promise.reject(new Error('disk full')))
+        for (let n = 1; n <= 30; n += 10) await handOver(events(n, n + 9))
+        await source.stop()
+        expect(log.lines.filter((line) => line.msg.includes('stop')).map(({ msg, dropped }) => ({ msg, dropped }))).toEqual([
+          { msg: 'scans dropped at stop: not applied, and no spool on disk to hold them', dropped: 30 },
+        ])
+      } finally {
+        log.restore()
+      }
     })
 
     it('drops only past the spool\'s bound, each counted in a log line', async () => {

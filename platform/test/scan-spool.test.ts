@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { afterEach, beforeEach, describe, expect, it, setSystemTime } from 'bun:test'
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { type ScanBatch, type ScanEvent, scanBatchOf } from '@lr/proto'
 import { openScanBatchSpool, openScanSpool } from '@lr/platform/scan-spool'
 
@@ -44,6 +44,28 @@ describe('the scan batch spool', () => {
     expect(spool.append(batch(1, 2))).toBe(true)
     expect(spool.append(batch(3, 4))).toBe(false)
     expect(spool.size()).toBe(2)
+  })
+
+  it('counts nothing a write the disk refused did not write, and writes nothing more to that file', () => {
+    const spool = openScanBatchSpool(dir, { maxBytes: 1 << 20 })
+    const first = join(dir, `${String(1_767_225_600_000).padStart(15, '0')}-${process.pid}-0.jsonl`)
+    setSystemTime(new Date(1_767_225_600_000))
+    try {
+      symlinkSync('/dev/full', first) // the file the spool opens next is a full disk
+      expect(spool.append(batch(1, 3))).toBe(true)
+      expect(() => spool.flush()).toThrow('ENOSPC')
+      expect([spool.size(), spool.bytes()]).toEqual([0, 0])
+      // What the full disk left of that file (nothing), and a disk with room again.
+      unlinkSync(first)
+      writeFileSync(first, '')
+      expect(spool.append(batch(4, 5))).toBe(true)
+      spool.close()
+      expect(readdirSync(dir).sort()).toEqual([basename(first), `${String(1_767_225_600_000).padStart(15, '0')}-${process.pid}-1.jsonl`])
+      expect([...spool.take(), ...spool.take()]).toEqual([batch(4, 5)])
+      expect([spool.size(), readdirSync(dir)]).toEqual([0, []])
+    } finally {
+      setSystemTime()
+    }
   })
 
   it('leaves the single-scan spool as it was: one scan a line, a cut last line left out', () => {

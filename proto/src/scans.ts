@@ -87,6 +87,10 @@ export interface ScanSource {
    * hands the text on unread instead of calling `apply`.
    */
   start(apply: ApplyScans, wanted?: WantedScans, applyTexts?: ApplyScanTexts): Promise<void>
-  /** Stops delivering and waits for the batch being applied; what is not applied is left for later (JetStream) or applied first (bus). */
+  /**
+   * Stops delivering and waits for the batch being applied; what is not applied is left for later
+   * (JetStream), or applied first for a bounded time, the rest written to the source's spool on
+   * disk for the next start (bus).
+   */
   stop(): Promise<void>
 }

@@ -29,9 +29,11 @@ export async function startStandalone(config: Config) {
   // source's buffer waits on disk, not dropped (platform/src/scan-source.ts: maxCatchUp, spool).
   const spoolDir = config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`
   const spool = (name: string) => openScanBatchSpool(`${spoolDir}/${name}`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
-  services.push(await startAnalytics(ctx, { source: createBusScanSource(bus, { maxCatchUp: SCAN_BUFFER, spool: spool('analytics') }), ingest }))
+  const analyticsScans = createBusScanSource(bus, { maxCatchUp: SCAN_BUFFER, spool: spool('analytics') })
+  const webhookScans = createBusScanSource(bus, { queue: 'webhooks', maxCatchUp: 5_000, spool: spool('webhooks') })
+  services.push(await startAnalytics(ctx, { source: analyticsScans, ingest }))
   // Record events reach the worker as bus requests (stored before the API answers); scans as bus events.
-  services.push(await startWebhooks(ctx, { scans: createBusScanSource(bus, { queue: 'webhooks', maxCatchUp: 5_000, spool: spool('webhooks') }) }))
+  services.push(await startWebhooks(ctx, { scans: webhookScans }))
   const admission = await createAdmission(config)
   const gateway = createGateway({
     bus,
@@ -57,6 +59,9 @@ export async function startStandalone(config: Config) {
     async stop() {
       resolver?.stop()
       await scans.flush()
+      // Both sources at once, each bounded (SCAN_STOP_MS): what they hold and cannot apply by
+      // then goes to their spools, and the whole stop stays within its deadline.
+      await Promise.all([analyticsScans.stop(), webhookScans.stop()])
       for (const service of services.reverse()) await service.stop()
       await admission.close()
       await bus.close()
