@@ -1,0 +1,74 @@
+import type { Database } from 'bun:sqlite'
+
+/**
+ * What a store's driver adds to its port's ping: `SELECT 1` answers from a connection whose file
+ * is locked or full, so a SQLite store's readiness asks the file itself.
+ */
+export interface StoreHealth {
+  /** A call failed because the store could not be used (locked, disk full, I/O): not ready until shown otherwise. */
+  unusable(): void
+  /** True while the store can take writes; cheap enough for every probe, never throws. */
+  ready(): boolean
+}
+
+/**
+ * How long a probe waits for another connection's write lock. Long enough to wait out a short
+ * transaction of another connection (the admin command line's, a few milliseconds); short
+ * enough that a probe of a locked store holds this thread only that long, where a write
+ * waits out the connection's whole busy timeout (5 s, openSqlite) before it fails.
+ */
+export const PROBE_BUSY_TIMEOUT_MS = 50
+
+export interface SqliteHealthOptions {
+  /**
+   * Whether to probe the write lock. Off for a file another thread writes in long transactions
+   * (analytics' ingestion Worker, which holds the lock for a whole batch of scans): the probe
+   * would see its own process's writer as a stranger's lock.
+   */
+  lockProbe?: boolean
+}
+
+/**
+ * The readiness of the SQLite store `db` (README "Operations", "The store
+ * away"). Not ready while
+ * - another connection holds the write lock past PROBE_BUSY_TIMEOUT_MS (BEGIN IMMEDIATE; ROLLBACK);
+ * - a call failed as unusable (`unusable()`: a full disk, an I/O error, a lock) and no committed
+ *   write of the probe's own has succeeded since. A committed write is the only proof a full disk
+ *   takes writes again: taking the lock alone succeeds on a full disk. The write rewrites the
+ *   header's user_version with its own value (one WAL frame, no schema of its own), and is made
+ *   only while marked, so a healthy store's probe writes nothing.
+ */
+export function createSqliteHealth(db: Database, { lockProbe = true }: SqliteHealthOptions = {}): StoreHealth {
+  let failed = false
+  const takesWrites = (): boolean => {
+    // This connection's own transaction: it holds the lock itself (never across an await today).
+    if (db.inTransaction) return true
+    const { timeout } = db.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()!
+    db.exec(`PRAGMA busy_timeout = ${PROBE_BUSY_TIMEOUT_MS}`)
+    try {
+      db.exec('BEGIN IMMEDIATE')
+      if (!failed) {
+        db.exec('ROLLBACK')
+        return true
+      }
+      const { user_version } = db.query<{ user_version: number }, []>('PRAGMA user_version').get()!
+      db.exec(`PRAGMA user_version = ${user_version}`)
+      db.exec('COMMIT')
+      failed = false
+      return true
+    } finally {
+      if (db.inTransaction) db.exec('ROLLBACK')
+      db.exec(`PRAGMA busy_timeout = ${timeout}`)
+    }
+  }
+  return {
+    unusable: () => void (failed = true),
+    ready() {
+      try {
+        return lockProbe || failed ? takesWrites() : true
+      } catch {
+        return false
+      }
+    },
+  }
+}
