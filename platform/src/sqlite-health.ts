@@ -1,8 +1,11 @@
 import type { Database } from 'bun:sqlite'
+import { statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { log } from './log'
 
 /**
  * What a store's driver adds to its port's ping: `SELECT 1` answers from a connection whose file
- * is locked or full, so a SQLite store's readiness asks the file itself.
+ * is locked, full or gone, so a SQLite store's readiness asks the file itself.
  */
 export interface StoreHealth {
   /** A call failed because the store could not be used (locked, disk full, I/O): not ready until shown otherwise. */
@@ -19,6 +22,9 @@ export interface StoreHealth {
  */
 export const PROBE_BUSY_TIMEOUT_MS = 50
 
+/** The `error` line of a store whose file was removed or replaced under the process. */
+export const REPLACED = 'the SQLite file this store has open is no longer at its path (removed or replaced): not ready; what it stores from now on is lost when the process stops'
+
 export interface SqliteHealthOptions {
   /**
    * Whether to probe the write lock. Off for a file another thread writes in long transactions
@@ -29,8 +35,12 @@ export interface SqliteHealthOptions {
 }
 
 /**
- * The readiness of the SQLite store `db` (README "Operations", "The store
+ * The readiness of the SQLite store `db` has open at `path` (README "Operations", "The store
  * away"). Not ready while
+ * - the file at `path` is no longer the one `db` has open (removed or replaced under the
+ *   process): its connection goes on writing to the open file, which no restart finds, and
+ *   nothing else fails (the ingestion Worker's checkpoints go on too, through a connection to
+ *   the same open file). Logged once, as an `error` naming the file, until it is back;
  * - another connection holds the write lock past PROBE_BUSY_TIMEOUT_MS (BEGIN IMMEDIATE; ROLLBACK);
  * - a call failed as unusable (`unusable()`: a full disk, an I/O error, a lock) and no committed
  *   write of the probe's own has succeeded since. A committed write is the only proof a full disk
@@ -38,8 +48,17 @@ export interface SqliteHealthOptions {
  *   header's user_version with its own value (one WAL frame, no schema of its own), and is made
  *   only while marked, so a healthy store's probe writes nothing.
  */
-export function createSqliteHealth(db: Database, { lockProbe = true }: SqliteHealthOptions = {}): StoreHealth {
+export function createSqliteHealth(db: Database, path: string, { lockProbe = true }: SqliteHealthOptions = {}): StoreHealth {
+  const opened = statSync(path)
   let failed = false
+  let replaced = false
+  const sameFile = (): boolean => {
+    const now = statSync(path, { throwIfNoEntry: false })
+    const same = now !== undefined && now.ino === opened.ino && now.dev === opened.dev
+    if (!same && !replaced) log().error({ file: resolve(path) }, REPLACED)
+    replaced = !same
+    return same
+  }
   const takesWrites = (): boolean => {
     // This connection's own transaction: it holds the lock itself (never across an await today).
     if (db.inTransaction) return true
@@ -65,6 +84,7 @@ export function createSqliteHealth(db: Database, { lockProbe = true }: SqliteHea
     unusable: () => void (failed = true),
     ready() {
       try {
+        if (!sameFile()) return false
         return lockProbe || failed ? takesWrites() : true
       } catch {
         return false

@@ -41,7 +41,7 @@ async function openStore<S extends Pingable>(config: Config, mongo: Connection |
   if (config.STORE === 'sqlite') {
     const path = sqlitePathOf(config.DATA_DIR, adapters.name)
     const db = openSqlite(path)
-    return { store: adapters.sqlite(db), health: createSqliteHealth(db, adapters.sqliteHealth), close: async () => db.close() }
+    return { store: adapters.sqlite(db), health: createSqliteHealth(db, path, adapters.sqliteHealth), close: async () => db.close() }
   }
   const create = await adapters.mongo()
   if (mongo) return { store: await create(mongo), close: async () => undefined }

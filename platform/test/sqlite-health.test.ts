@@ -1,12 +1,12 @@
 import { Database } from 'bun:sqlite'
 import { afterEach, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '@lr/proto'
 import type { Logger } from '@lr/proto'
 import { installLogger, log } from '@lr/platform/log'
-import type { SqliteHealthOptions } from '@lr/platform/sqlite-health'
+import { REPLACED, type SqliteHealthOptions } from '@lr/platform/sqlite-health'
 import { openServiceStore } from '@lr/platform/store'
 
 /** A store over one table, opened as every service opens its own (openServiceStore), at `${dir}/things.sqlite`. */
@@ -106,5 +106,26 @@ describe('the readiness of a SQLite store', () => {
     // Ready again, its probes write nothing again.
     expect(await store.ping()).toBe(true)
     expect(version()).toBe(before + 1)
+  })
+
+  const replacedLine = (path: string) => ({ level: 'error', file: path, msg: REPLACED })
+
+  it('is not ready once its file is removed under it (writes would go where no restart finds them), in one error line naming the file, not one per probe', async () => {
+    const { path, store, logged } = await fresh()
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true })
+    // Its connection still writes, into the removed file.
+    await store.insert('lost')
+    expect([await store.ping(), await store.ping(), await store.ping()]).toEqual([false, false, false])
+    expect(logged.lines).toEqual([replacedLine(path)])
+  })
+
+  it('is not ready once another file takes its path', async () => {
+    const { dir, path, store, logged } = await fresh()
+    const stranger = new Database(join(dir, 'stranger.sqlite'))
+    stranger.exec('CREATE TABLE t (a)')
+    stranger.close()
+    renameSync(join(dir, 'stranger.sqlite'), path)
+    expect(await store.ping()).toBe(false)
+    expect(logged.lines).toEqual([replacedLine(path)])
   })
 })

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig, type Logger } from '@lr/proto'
 import { installLogger, log } from '@lr/platform/log'
+import { REPLACED } from '@lr/platform/sqlite-health'
 import { startStandalone } from '@lr/standalone'
 
 // README "Operations", "The store away": /readyz of the process is 503 while a store cannot
@@ -13,7 +14,7 @@ describe('/readyz of the one-process product on SQLite', () => {
   let dataDir: string
   let product: Awaited<ReturnType<typeof startStandalone>>
   const previous = log()
-  const errors: object[] = []
+  const errors: Record<string, unknown>[] = []
   /** The error lines that name a file (not the access log's). */
   const fileErrors = () => errors.filter((line) => 'file' in line)
   const readyz = async () => {
@@ -44,5 +45,13 @@ describe('/readyz of the one-process product on SQLite', () => {
     } finally {
       other.close()
     }
+  })
+
+  it('is 503 once a store file is removed under the process, with one error line naming it', async () => {
+    const path = join(dataDir, 'webhooks.sqlite')
+    rmSync(path)
+    expect(await readyz()).toEqual([503, { stores: false }])
+    expect(await readyz()).toEqual([503, { stores: false }])
+    expect(fileErrors()).toEqual([{ file: path, msg: REPLACED }])
   })
 })
