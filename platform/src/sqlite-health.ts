@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
-import { statSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { statfsSync, statSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { log } from './log'
 
 /**
@@ -22,8 +22,17 @@ export interface StoreHealth {
  */
 export const PROBE_BUSY_TIMEOUT_MS = 50
 
+/**
+ * Free space the file system of a store that failed must have again before a probe tries its
+ * write. The probe's one-page write alone proves nothing on a full disk: it lands in WAL space
+ * the failed write left behind (seen on a full tmpfs: ready while every create was a 503). A
+ * margin, not a promise: four times the largest body the API takes (1 MiB), and small enough
+ * for a small volume.
+ */
+export const FREE_BYTES_AFTER_FAILURE = 4 * 1024 * 1024
+
 /** The `error` line of a store whose file was removed or replaced under the process. */
-export const REPLACED = 'the SQLite file this store has open is no longer at its path (removed or replaced): not ready; what it stores from now on is lost when the process stops'
+export const REPLACED = 'the SQLite file this store has open is no longer at its path (removed or replaced): not ready; what was written to it since is lost when the process stops'
 
 export interface SqliteHealthOptions {
   /**
@@ -32,6 +41,8 @@ export interface SqliteHealthOptions {
    * would see its own process's writer as a stranger's lock.
    */
   lockProbe?: boolean
+  /** FREE_BYTES_AFTER_FAILURE, unless a test says otherwise. */
+  freeBytesAfterFailure?: number
 }
 
 /**
@@ -42,13 +53,14 @@ export interface SqliteHealthOptions {
  *   nothing else fails (the ingestion Worker's checkpoints go on too, through a connection to
  *   the same open file). Logged once, as an `error` naming the file, until it is back;
  * - another connection holds the write lock past PROBE_BUSY_TIMEOUT_MS (BEGIN IMMEDIATE; ROLLBACK);
- * - a call failed as unusable (`unusable()`: a full disk, an I/O error, a lock) and no committed
- *   write of the probe's own has succeeded since. A committed write is the only proof a full disk
- *   takes writes again: taking the lock alone succeeds on a full disk. The write rewrites the
- *   header's user_version with its own value (one WAL frame, no schema of its own), and is made
- *   only while marked, so a healthy store's probe writes nothing.
+ * - a call failed as unusable (`unusable()`: a full disk, an I/O error, a lock) and no probe has
+ *   since found FREE_BYTES_AFTER_FAILURE free and committed a write of its own (taking the lock
+ *   alone succeeds on a full disk, a read-only or failing one). The write sets the header's
+ *   user_version to the value it has (one page, no schema of its own), and is made only while
+ *   marked, so a healthy store's probe writes nothing.
  */
-export function createSqliteHealth(db: Database, path: string, { lockProbe = true }: SqliteHealthOptions = {}): StoreHealth {
+export function createSqliteHealth(db: Database, path: string, options: SqliteHealthOptions = {}): StoreHealth {
+  const { lockProbe = true, freeBytesAfterFailure = FREE_BYTES_AFTER_FAILURE } = options
   const opened = statSync(path)
   let failed = false
   let replaced = false
@@ -85,10 +97,18 @@ export function createSqliteHealth(db: Database, path: string, { lockProbe = tru
     ready() {
       try {
         if (!sameFile()) return false
+        if (failed && freeBytes(path) < freeBytesAfterFailure) return false
         return lockProbe || failed ? takesWrites() : true
       } catch {
         return false
       }
     },
   }
+}
+
+/** What the file system holding `path` has free for this process (root may use the blocks kept for it). */
+function freeBytes(path: string): number {
+  // Counted in fragments (statvfs's f_frsize), which Node's typings leave out.
+  const { bavail, bfree, bsize, frsize } = statfsSync(dirname(path)) as { bavail: number; bfree: number; bsize: number; frsize?: number }
+  return (process.getuid?.() === 0 ? bfree : bavail) * (frsize || bsize)
 }

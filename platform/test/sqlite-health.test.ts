@@ -108,6 +108,18 @@ describe('the readiness of a SQLite store', () => {
     expect(version()).toBe(before + 1)
   })
 
+  it('stays not ready after a failure while its file system has less free than FREE_BYTES_AFTER_FAILURE, though a write of one page would commit (a full disk: it lands in WAL space the failed write left)', async () => {
+    const { path, store } = await fresh({ freeBytesAfterFailure: Number.MAX_SAFE_INTEGER })
+    const reader = other(path)
+    const version = () => (reader.query('PRAGMA data_version').get() as { data_version: number }).data_version
+    store.fill()
+    await expect(store.insert('big', 'x'.repeat(100_000))).rejects.toMatchObject({ code: 'unavailable', status: 503 })
+    const before = version()
+    expect([await store.ping(), await store.ping()]).toEqual([false, false])
+    // It does not even try its write.
+    expect(version()).toBe(before)
+  })
+
   const replacedLine = (path: string) => ({ level: 'error', file: path, msg: REPLACED })
 
   it('is not ready once its file is removed under it (writes would go where no restart finds them), in one error line naming the file, not one per probe', async () => {
