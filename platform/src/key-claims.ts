@@ -1,6 +1,6 @@
 import type { Config, KeyClaims } from '@lr/proto'
 import { sqliteKeyClaims } from './idempotency-sqlite'
-import { openSqlite } from './sqlite'
+import { openSqliteAtStart } from './sqlite-startup'
 
 /** The file under DATA_DIR that the services that create share for their Idempotency-Keys. */
 const KEY_CLAIMS_FILE = 'idempotency.sqlite'
@@ -13,6 +13,6 @@ const KEY_CLAIMS_FILE = 'idempotency.sqlite'
  */
 export function openKeyClaims(config: Config): { claims: KeyClaims | undefined; close(): void } {
   if (config.STORE !== 'sqlite') return { claims: undefined, close: () => undefined }
-  const db = openSqlite(`${config.DATA_DIR}/${KEY_CLAIMS_FILE}`)
-  return { claims: sqliteKeyClaims(db), close: () => db.close() }
+  const path = `${config.DATA_DIR}/${KEY_CLAIMS_FILE}`
+  return openSqliteAtStart(path, (db) => ({ claims: sqliteKeyClaims(db), close: () => db.close() }))
 }

@@ -1,7 +1,8 @@
 import type { Database } from 'bun:sqlite'
 import type { Connection } from 'mongoose'
 import type { Config } from '@lr/proto'
-import { openSqlite, sqlitePathOf } from './sqlite'
+import { sqlitePathOf } from './sqlite'
+import { openSqliteAtStart } from './sqlite-startup'
 import { createSqliteHealth, type SqliteHealthOptions, type StoreHealth } from './sqlite-health'
 import { withStoreMetrics } from './store-metrics'
 
@@ -40,8 +41,11 @@ export async function openServiceStore<S extends Pingable>(config: Config, mongo
 async function openStore<S extends Pingable>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S> & { health?: StoreHealth }> {
   if (config.STORE === 'sqlite') {
     const path = sqlitePathOf(config.DATA_DIR, adapters.name)
-    const db = openSqlite(path)
-    return { store: adapters.sqlite(db), health: createSqliteHealth(db, path, adapters.sqliteHealth), close: async () => db.close() }
+    return openSqliteAtStart(path, (db) => ({
+      store: adapters.sqlite(db),
+      health: createSqliteHealth(db, path, adapters.sqliteHealth),
+      close: async () => db.close(),
+    }))
   }
   const create = await adapters.mongo()
   if (mongo) return { store: await create(mongo), close: async () => undefined }
