@@ -41,7 +41,7 @@ export function sqliteStartupError(path: string, error: unknown): StartupError |
     case 'SQLITE_READONLY':
       return line(`${file} cannot be written (${said}): give this process write access to it and to ${dir}, on a file system mounted read-write`)
     case 'SQLITE_CANTOPEN':
-      if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) return line(`${file} is a directory, not a SQLite file (${said}): move it away`)
+      if (isDirectory(file)) return line(`${file} is a directory, not a SQLite file (${said}): move it away`)
       return line(`cannot open ${file} (${said}): DATA_DIR (${dir}) must be a directory this process can write, on a file system mounted read-write`)
     case 'SQLITE_BUSY':
     case 'SQLITE_LOCKED':
@@ -62,4 +62,13 @@ export function sqliteStartupError(path: string, error: unknown): StartupError |
       return line(`DATA_DIR (${dir}) cannot be made (${said}): it must be a directory this process can write`)
   }
   return undefined
+}
+
+/** Whether `path` is a directory; false where it cannot be told (a directory this process may not search). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false
+  } catch {
+    return false
+  }
 }
