@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ENTRY_POINTS } from '../deploy/entry-points'
 import { type MongoServer, mongoSkipReason, startFerretDb } from './harness/ferretdb'
+import { runToExit } from './harness/exit'
 import { type NatsServer, startNats } from './harness/nats'
 import { freePort, waitUntil } from './harness/ports'
 import { skipReason } from './harness/servers'
@@ -15,13 +16,7 @@ import { skipReason } from './harness/servers'
 const ROOT = join(import.meta.dir, '..')
 const STANDALONE = 'standalone/src/main.ts'
 
-async function run(entry: string, env: Record<string, string>) {
-  const proc = Bun.spawn(['bun', 'run', join(ROOT, entry)], { cwd: ROOT, env: { ...Bun.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
-  const killer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
-  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited])
-  clearTimeout(killer)
-  return { code, lines: stderr.split('\n').filter((line) => line.trim() !== '') }
-}
+const run = runToExit
 
 /** Holds a port the way another program would. */
 const occupy = (port: number) => Bun.serve({ port, hostname: '0.0.0.0', fetch: () => new Response('taken') })

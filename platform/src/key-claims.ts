@@ -1,6 +1,6 @@
 import type { Config, KeyClaims } from '@lr/proto'
 import { sqliteKeyClaims } from './idempotency-sqlite'
-import { openSqlite } from './sqlite'
+import { openSqliteAtStart } from './sqlite-startup'
 import { withStoreMetrics } from './store-metrics'
 
 /** The file under DATA_DIR that the services that create share for their Idempotency-Keys. */
@@ -14,8 +14,8 @@ const KEY_CLAIMS_FILE = 'idempotency.sqlite'
  */
 export function openKeyClaims(config: Config): { claims: KeyClaims | undefined; close(): void } {
   if (config.STORE !== 'sqlite') return { claims: undefined, close: () => undefined }
-  const db = openSqlite(`${config.DATA_DIR}/${KEY_CLAIMS_FILE}`)
+  const path = `${config.DATA_DIR}/${KEY_CLAIMS_FILE}`
   // Wrapped as every store is: a claim on a full disk or a file locked past the busy timeout is a
   // 503 with Retry-After, as the same create without an Idempotency-Key is (it was a 500).
-  return { claims: withStoreMetrics('idempotency', sqliteKeyClaims(db)), close: () => db.close() }
+  return openSqliteAtStart(path, (db) => ({ claims: withStoreMetrics('idempotency', sqliteKeyClaims(db)), close: () => db.close() }))
 }

@@ -60,9 +60,11 @@ export interface CheckpointFailure { path: string; error: string }
 /**
  * The other thread's side: a PASSIVE checkpoint of each file, through a connection of its own to
  * it (opened once). PASSIVE never waits: it copies what no reader still needs and leaves the rest
- * to the next pass; it never holds up the writers. A file it cannot open or checkpoint (gone,
- * unreadable, a failing disk) is tried again next time and returned among the failures, for the
- * thread that has the logger and the metrics to report.
+ * to the next pass; it never holds up the writers. A file it cannot open or checkpoint (gone
+ * before its first pass, unreadable, a failing disk) is tried again next time and returned among
+ * the failures, for the thread that has the logger and the metrics to report. A file removed
+ * after its connection opened is not: the connection checkpoints the removed file it holds, and
+ * the store's readiness is what sees it (sqlite-health.ts).
  */
 export function createCheckpointer() {
   const connections = new Map<string, Database>()

@@ -2,6 +2,7 @@ import { AppError } from '@lr/proto'
 import { errorFields, log } from './log'
 import { secondsSince, storeDuration } from './metrics'
 import { countedInShutdown } from './shutdown-failures'
+import type { StoreHealth } from './sqlite-health'
 
 /** The MongoDB driver's (and mongoose's) errors of a server it cannot reach or lost mid-operation. */
 const UNREACHABLE_MONGO = new Set([
@@ -16,13 +17,14 @@ const UNUSABLE_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN)/
  * caller gets 503 with Retry-After (the contract's "a part that cannot be reached"), not a 500.
  * The cause goes to the log, for the operator.
  */
-function asStoreError(store: string, operation: string, error: unknown): unknown {
+function asStoreError(store: string, operation: string, error: unknown, health?: StoreHealth): unknown {
   const unreachable = () => new AppError('unavailable', `the ${store} store is unreachable`, { retryAfter: 1 })
   // Closed by the process's own stop under a request still running: counted, not a line each.
   if (countedInShutdown('store closed', error, { store })) return unreachable()
   const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown }
   if (!UNREACHABLE_MONGO.has(String(name)) && !UNUSABLE_SQLITE.test(String(code ?? ''))) return error
   log().warn({ store, operation, ...errorFields(error) }, 'store unreachable')
+  health?.unusable()
   return unreachable()
 }
 
@@ -30,9 +32,10 @@ function asStoreError(store: string, operation: string, error: unknown): unknown
  * The store with every asynchronous port method timed into lr_store_operation_duration_seconds
  * (store, operation, outcome), and an unreachable store's error made a 503 (asStoreError).
  * Wrapped once where a service opens its store, so no adapter carries metrics code; synchronous
- * methods pass through untouched.
+ * methods pass through untouched. With `health` (the driver's view of its file), each unreachable
+ * error is reported to it and `ping` answers true only while it is ready too.
  */
-export function withStoreMetrics<S extends object>(store: string, target: S): S {
+export function withStoreMetrics<S extends object>(store: string, target: S, health?: StoreHealth): S {
   const wrapped = new Map<PropertyKey, unknown>()
   return new Proxy(target, {
     get(obj, prop, receiver) {
@@ -40,9 +43,10 @@ export function withStoreMetrics<S extends object>(store: string, target: S): S 
       if (typeof value !== 'function' || typeof prop !== 'string') return value
       let fn = wrapped.get(prop)
       if (!fn) {
+        const call = health && prop === 'ping' ? withHealth(value as () => Promise<boolean>, health) : value
         fn = function (this: unknown, ...args: unknown[]) {
           const started = performance.now()
-          const result = (value as (...a: unknown[]) => unknown).apply(this === receiver ? obj : this, args)
+          const result = (call as (...a: unknown[]) => unknown).apply(this === receiver ? obj : this, args)
           if (!(result instanceof Promise)) return result
           return result.then(
             (ok) => {
@@ -51,7 +55,7 @@ export function withStoreMetrics<S extends object>(store: string, target: S): S 
             },
             (error) => {
               storeDuration.observe({ store, operation: prop, outcome: 'error' }, secondsSince(started))
-              throw asStoreError(store, prop, error)
+              throw asStoreError(store, prop, error, health)
             },
           )
         }
@@ -61,3 +65,9 @@ export function withStoreMetrics<S extends object>(store: string, target: S): S 
     },
   })
 }
+
+/** The port's own ping (does the connection answer), then the driver's check of its file. */
+const withHealth = (ping: () => Promise<boolean>, health: StoreHealth) =>
+  async function (this: unknown) {
+    return (await ping.call(this)) && health.ready()
+  }

@@ -1,7 +1,9 @@
 import type { Database } from 'bun:sqlite'
 import type { Connection } from 'mongoose'
 import type { Config } from '@lr/proto'
-import { openSqlite, sqlitePathOf } from './sqlite'
+import { sqlitePathOf } from './sqlite'
+import { openSqliteAtStart } from './sqlite-startup'
+import { createSqliteHealth, type SqliteHealthOptions, type StoreHealth } from './sqlite-health'
 import { withStoreMetrics } from './store-metrics'
 
 /** A store a service opened, and how to release what the opening acquired. */
@@ -11,12 +13,19 @@ export interface OpenedStore<S> {
 }
 
 /** How one service builds its store on each driver. */
-export interface StoreAdapters<S> {
+export interface StoreAdapters<S extends Pingable> {
   /** File name under DATA_DIR: `${name}.sqlite`. */
   name: string
   sqlite(db: Database): S
   /** Loads the Mongo adapter lazily, so the embedded default never loads mongoose. */
   mongo(): Promise<(conn: Connection) => Promise<S>>
+  /** How the SQLite store's readiness probes its file (sqlite-health.ts). */
+  sqliteHealth?: SqliteHealthOptions
+}
+
+/** Every store port answers readiness. */
+export interface Pingable {
+  ping(): Promise<boolean>
 }
 
 /**
@@ -24,15 +33,19 @@ export interface StoreAdapters<S> {
  * `mongo` (the process's shared connection) or else a connection of its own to MONGODB_URL.
  * `close` releases only what this call opened.
  */
-export async function openServiceStore<S extends object>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S>> {
+export async function openServiceStore<S extends Pingable>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S>> {
   const opened = await openStore(config, mongo, adapters)
-  return { store: withStoreMetrics(adapters.name, opened.store), close: opened.close }
+  return { store: withStoreMetrics(adapters.name, opened.store, opened.health), close: opened.close }
 }
 
-async function openStore<S>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S>> {
+async function openStore<S extends Pingable>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S> & { health?: StoreHealth }> {
   if (config.STORE === 'sqlite') {
-    const db = openSqlite(sqlitePathOf(config.DATA_DIR, adapters.name))
-    return { store: adapters.sqlite(db), close: async () => db.close() }
+    const path = sqlitePathOf(config.DATA_DIR, adapters.name)
+    return openSqliteAtStart(path, (db) => ({
+      store: adapters.sqlite(db),
+      health: createSqliteHealth(db, path, adapters.sqliteHealth),
+      close: async () => db.close(),
+    }))
   }
   const create = await adapters.mongo()
   if (mongo) return { store: await create(mongo), close: async () => undefined }

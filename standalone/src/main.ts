@@ -3,6 +3,7 @@ import { listening, startOrExit } from '@lr/platform/startup'
 import { log, startLogging } from '@lr/platform/log'
 import { checkpointElsewhere } from '@lr/platform/sqlite'
 import { serveShortLinks } from '@lr/dynamic'
+import { holdDataDir } from './data-dir-lock'
 import { startStandalone } from './standalone'
 
 /**
@@ -19,14 +20,16 @@ startLogging('standalone', config.LOG_LEVEL)
 // The SQLite files' checkpoints (and their syncs) off the thread that answers the API: the
 // ingestion Worker makes them (platform/src/sqlite.ts).
 if (config.STORE === 'sqlite') checkpointElsewhere()
-const { product, server, short } = await startOrExit('standalone', async () => {
+const { lock, product, server, short } = await startOrExit('standalone', async () => {
+  // One bun start per DATA_DIR (data-dir-lock.ts). On MongoDB the stores are not under it.
+  const lock = config.STORE === 'sqlite' ? holdDataDir(config.DATA_DIR) : undefined
   const product = await startStandalone(config)
   // Elysia shares the port by default (reusePort): a second product started on PORT would then
   // start and take a share of its connections, answering them from its own stores.
   const server = listening('PORT', config.PORT, () => product.gateway.listen({ port: config.PORT, hostname: '0.0.0.0', reusePort: false }))
   // Short links on threads of their own (RESOLVER_THREADS), their scans handed to the product's publisher.
   const short = await serveShortLinks({ config, bus: product.bus, scans: product.scans, resolver: () => product.resolver })
-  return { product, server, short }
+  return { lock, product, server, short }
 })
 log().info(
   { port: server.server?.port, short_port: short.port, resolver_threads: short.threads, store: config.STORE, data_dir: config.DATA_DIR },
@@ -36,4 +39,5 @@ onShutdown('standalone', async () => {
   await server.stop()
   await short.stop()
   await product.stop()
+  lock?.release()
 })

@@ -98,8 +98,9 @@ export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplySca
 /**
  * A file whose checkpoints keep failing costs a WAL up to its own connection's bound, then
  * checkpoints on the API's thread again: nothing is lost, but an operator should know (a file
- * removed under the process, a failing disk). Each failure is counted; a file's are logged once
- * a minute, not every 50 ms.
+ * the Worker cannot open, a failing disk; one removed after the Worker opened it is checkpointed
+ * all the same, and its store's readiness reports it). Each failure is counted; a file's are
+ * logged once a minute, not every 50 ms.
  */
 function checkpointFailureReporter() {
   const loggedAt = new Map<string, number>()

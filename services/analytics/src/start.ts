@@ -9,10 +9,15 @@ import { ANALYTICS_STORE, type AnalyticsStore, type CodeDirectory } from './port
 import { ingestInWorker } from './ingest-in-worker'
 import { createAnalyticsService } from './service'
 
-/** Opens the store config.STORE names (`${DATA_DIR}/analytics.sqlite`, or Mongo); see openServiceStore. */
-export const openAnalyticsStore = (config: Config, mongo?: Connection): Promise<OpenedStore<AnalyticsStore>> =>
+/**
+ * Opens the store config.STORE names (`${DATA_DIR}/analytics.sqlite`, or Mongo); see openServiceStore.
+ * `writtenElsewhere`: another thread (the ingestion Worker) writes the file, holding its write
+ * lock a whole batch long, so readiness does not take that lock as a stranger's.
+ */
+export const openAnalyticsStore = (config: Config, mongo?: Connection, writtenElsewhere = false): Promise<OpenedStore<AnalyticsStore>> =>
   openServiceStore(config, mongo, {
     name: ANALYTICS_STORE,
+    sqliteHealth: { lockProbe: !writtenElsewhere },
     sqlite: createSqliteAnalyticsStore,
     mongo: async () => (await import('./adapters/analytics-store.mongo')).createMongoAnalyticsStore,
   })
@@ -35,7 +40,7 @@ export interface AnalyticsOptions {
  * stays in the stream), then the subjects, then closes the store.
  */
 export async function startAnalytics(ctx: ServiceContext, opts: AnalyticsOptions): Promise<RunningService> {
-  const { store, close } = await openAnalyticsStore(ctx.config, ctx.mongo)
+  const { store, close } = await openAnalyticsStore(ctx.config, ctx.mongo, opts.ingest === 'worker')
   const directory = opts.directory ?? createBusCodeDirectory(ctx.bus)
   const service = createAnalyticsService({ store, directory })
   const { source } = opts

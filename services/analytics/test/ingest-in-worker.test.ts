@@ -119,7 +119,7 @@ describe('ingestInWorker', () => {
 
   it('counts and logs (once a minute per file) the handed-over files it cannot checkpoint', async () => {
     const { dir, path, db, back } = handedOverFile('webhooks.sqlite')
-    // Removed under the process: its connection goes on, but no other can open the file.
+    // Removed before the Worker first opens it: its own connection goes on, but no other can open the file.
     for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true })
     const logged = captureLog()
     const worker = await ingestInWorker(dir)

@@ -1,0 +1,40 @@
+import { Database } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { sqliteStartupError } from '@lr/platform/sqlite-startup'
+import { StartupError } from '@lr/platform/startup'
+
+/** The file under DATA_DIR whose lock `bun start` holds while it runs. */
+export const DATA_DIR_LOCK = 'standalone.lock'
+
+/**
+ * Makes this process the only `bun start` on `dataDir` until it ends, or throws a StartupError
+ * saying another one holds it. Two of them on one DATA_DIR had both started without a word, each
+ * with its own cursor key (the other refused its cursors) and its own count of a capped code's
+ * scans (the cap was exceeded).
+ *
+ * The lock is SQLite's exclusive lock on a file of its own, held by a connection in
+ * `locking_mode = EXCLUSIVE`: an fcntl lock, which the system lets go when the process ends, so a
+ * crash (kill -9, an OOM kill) leaves no stale lock behind. A file of its own, because the store
+ * files must stay open to the admin command line (it opens auth.sqlite beside the running server)
+ * and to the export and ingestion Workers. Not tried again: a second process waiting would only
+ * start once the first stopped, which nobody asked of it.
+ */
+export function holdDataDir(dataDir: string): { release(): void } {
+  const path = resolve(dataDir, DATA_DIR_LOCK)
+  let db: Database | undefined
+  try {
+    mkdirSync(dataDir, { recursive: true })
+    db = new Database(path, { create: true })
+    // The lock file holds nothing to roll back: no journal file beside it.
+    db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY')
+    db.exec('BEGIN EXCLUSIVE; COMMIT')
+    return { release: () => db!.close() }
+  } catch (error) {
+    db?.close()
+    if (String((error as { code?: unknown })?.code).startsWith('SQLITE_BUSY')) {
+      throw new StartupError(`another bun start runs on DATA_DIR (${resolve(dataDir)}): it holds ${path}; stop it, or give this one a DATA_DIR of its own`)
+    }
+    throw sqliteStartupError(path, error) ?? error
+  }
+}
