@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runToExit } from '../../test/harness/exit'
-import { freePort, waitUntil } from '../../test/harness/ports'
+import { freePort } from '../../test/harness/ports'
 
 // README "Operations", "Start-up": a process that cannot start says what and where in one line
 // and exits 1. SQLite's own words ("file is not a database") had named no file.
@@ -70,10 +70,23 @@ describe('two bun start on one DATA_DIR', () => {
   /** A bun start on dataDir, once it answers /readyz. */
   async function serving() {
     const port = await freePort()
-    const env = { ...Bun.env, DATA_DIR: dataDir, PORT: String(port), SHORT_PORT: String(await freePort()), LOG_LEVEL: 'warn' }
-    const proc = Bun.spawn(['bun', 'run', join(ROOT, 'standalone/src/main.ts')], { cwd: ROOT, env, stdout: 'ignore', stderr: 'ignore' })
+    const env = { ...Bun.env, DATA_DIR: dataDir, PORT: String(port), SHORT_PORT: String(await freePort()), LOG_LEVEL: 'info' }
+    const proc = Bun.spawn(['bun', 'run', join(ROOT, 'standalone/src/main.ts')], { cwd: ROOT, env, stdout: 'pipe', stderr: 'ignore' })
     const ready = () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false)
-    await waitUntil(ready, 15_000, 'bun start to serve')
+    // The API answers before the short links are up and the stop handler is installed (a SIGTERM
+    // before then ends the process by the signal, 143): the start-up line comes after both.
+    let out = ''
+    const decoder = new TextDecoder()
+    const reader = proc.stdout.getReader()
+    // The test's own timeout bounds the wait.
+    while (!out.includes('one process: API on')) {
+      const { value, done } = await reader.read()
+      if (done) throw new Error(`bun start ended before its start-up line: ${out}`)
+      out += decoder.decode(value, { stream: true })
+    }
+    reader.releaseLock()
+    void proc.stdout.pipeTo(new WritableStream()).catch(() => undefined)
+    expect(await ready()).toBe(true)
     return { proc, ready }
   }
   const second = async () => runToExit('standalone/src/main.ts', { DATA_DIR: dataDir, PORT: String(await freePort()), SHORT_PORT: String(await freePort()) })
