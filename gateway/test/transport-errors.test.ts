@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { AppError, type Bus } from '@lr/proto'
 import { createGateway } from '../src/app'
+import { captureLog } from '../../platform/test/log-capture'
 
 /** A bus whose every request fails as the transport would; the gateway under test is real. */
 const failingBus = (error: AppError): Bus => ({
@@ -28,6 +29,19 @@ describe('transport failures as the client sees them', () => {
     const res = await get(failingBus(new AppError('timeout', 'auth.v1.verify did not answer in time')))
     expect(res.status).toBe(504)
     expect(await res.json()).toEqual({ error: 'the service did not answer in time, please retry shortly' })
+  })
+
+  it('logs such a failure in its request line, with the detail the client is not shown: one line, not two', async () => {
+    const log = captureLog()
+    try {
+      const res = await get(failingBus(new AppError('unavailable', 'no service answers auth.v1.verify')))
+      expect(res.status).toBe(503)
+      await Bun.sleep(20) // the access line is written after the response
+      const id = res.headers.get('x-request-id')
+      expect(log.lines.filter((line) => line.request_id === id || line.msg === 'service unavailable')).toEqual([expect.objectContaining({ msg: 'request', status: 503, code: 'unavailable', detail: 'no service answers auth.v1.verify' })])
+    } finally {
+      log.restore()
+    }
   })
 
   it('leaves every other error as the service wrote it', async () => {

@@ -12,31 +12,55 @@ const UNREACHABLE_MONGO = new Set([
 /** SQLite's codes of a file it cannot use now: locked past the busy timeout, a full or failing disk. */
 const UNUSABLE_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN)/
 
+/** The shortest time between two `store unreachable` lines of one store. */
+const UNREACHABLE_LINE_EVERY_MS = 10_000
+
+/**
+ * One store's `store unreachable` lines: the first failure of an outage with its cause, then at
+ * most one line per 10 s, with `repeated`, the failures since the previous line that had none.
+ * A line per failed call had been three lines a request with the request's own two, each with a
+ * stack: thousands a second under load, burying the one cause. The count of every failure is in
+ * lr_store_operation_duration_seconds (outcome "error"). Kept per wrapped store, not per process.
+ */
+function unreachableLines(store: string) {
+  let writtenAt = -Infinity
+  let repeated = 0
+  return (operation: string, error: unknown) => {
+    const now = Date.now() // a wall-clock step at worst writes one line early or late
+    if (now - writtenAt < UNREACHABLE_LINE_EVERY_MS) return void repeated++
+    log().warn({ store, operation, ...(repeated > 0 ? { repeated } : {}), ...errorFields(error) }, 'store unreachable')
+    writtenAt = now
+    repeated = 0
+  }
+}
+
 /**
  * A store that cannot be reached (its server gone, its disk full) is an outage, not a bug: the
  * caller gets 503 with Retry-After (the contract's "a part that cannot be reached"), not a 500.
- * The cause goes to the log, for the operator.
+ * The cause goes to the log (`logUnreachable`), for the operator.
  */
-function asStoreError(store: string, operation: string, error: unknown, health?: StoreHealth): unknown {
+function asStoreError(store: string, operation: string, error: unknown, logUnreachable: (operation: string, error: unknown) => void, health?: StoreHealth): unknown {
   const unreachable = () => new AppError('unavailable', `the ${store} store is unreachable`, { retryAfter: 1 })
   // Closed by the process's own stop under a request still running: counted, not a line each.
   if (countedInShutdown('store closed', error, { store })) return unreachable()
   const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown }
   if (!UNREACHABLE_MONGO.has(String(name)) && !UNUSABLE_SQLITE.test(String(code ?? ''))) return error
-  log().warn({ store, operation, ...errorFields(error) }, 'store unreachable')
+  logUnreachable(operation, error)
   health?.unusable()
   return unreachable()
 }
 
 /**
  * The store with every asynchronous port method timed into lr_store_operation_duration_seconds
- * (store, operation, outcome), and an unreachable store's error made a 503 (asStoreError).
+ * (store, operation, outcome), and an unreachable store's error made a 503 (asStoreError), logged
+ * as unreachableLines says.
  * Wrapped once where a service opens its store, so no adapter carries metrics code; synchronous
  * methods pass through untouched. With `health` (the driver's view of its file), each unreachable
  * error is reported to it and `ping` answers true only while it is ready too.
  */
 export function withStoreMetrics<S extends object>(store: string, target: S, health?: StoreHealth): S {
   const wrapped = new Map<PropertyKey, unknown>()
+  const logUnreachable = unreachableLines(store)
   return new Proxy(target, {
     get(obj, prop, receiver) {
       const value = Reflect.get(obj, prop, receiver)
@@ -55,7 +79,7 @@ export function withStoreMetrics<S extends object>(store: string, target: S, hea
             },
             (error) => {
               storeDuration.observe({ store, operation: prop, outcome: 'error' }, secondsSince(started))
-              throw asStoreError(store, prop, error, health)
+              throw asStoreError(store, prop, error, logUnreachable, health)
             },
           )
         }

@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite'
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it, setSystemTime } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -65,7 +65,7 @@ describe('a store that cannot be reached', () => {
     }
   }, 30_000)
 
-  it('SQLite locked past its busy timeout: unavailable too; a constraint error passes as it is', async () => {
+  it('SQLite locked past its busy timeout: unavailable too, logged once per 10 s while it lasts; a constraint error passes as it is', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lr-store-errors-'))
     try {
       const db = openSqlite(join(dir, 'things.sqlite'))
@@ -80,7 +80,16 @@ describe('a store that cannot be reached', () => {
       try {
         const locked = await failure(store.insert('b'))
         expect([(locked as AppError).code, (locked as AppError).status]).toEqual(['unavailable', 503])
+        // The outage goes on: its first failure is a line, the next ones within 10 s are counted
+        // into the next line (one a request had buried the cause under load).
+        for (const id of ['c', 'd']) expect(((await failure(store.insert(id))) as AppError).code).toBe('unavailable')
+        expect(log.lines.map((line) => [line.msg, line.repeated])).toEqual([['store unreachable', undefined]])
+        setSystemTime(new Date(Date.now() + 10_001))
+        await failure(store.insert('e'))
+        expect(log.lines.map((line) => [line.msg, line.repeated])).toEqual([['store unreachable', undefined], ['store unreachable', 2]])
+        expect(log.lines[1]?.err).toEqual(expect.objectContaining({ message: expect.stringContaining('locked') }))
       } finally {
+        setSystemTime()
         log.restore()
         other.exec('ROLLBACK')
         other.close()

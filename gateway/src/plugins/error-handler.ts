@@ -23,11 +23,19 @@ const CLIENT_MESSAGES: Partial<Record<AppError['code'], string>> = {
   timeout: 'the service did not answer in time, please retry shortly',
 }
 
+/** What a 503 or 504 told the operators (the client's message says less): for its request's line. */
+const unavailableCauses = new WeakMap<Request, { code: AppError['code']; detail: string }>()
+
+/**
+ * The `code` and `detail` (which subject, why) of a request answered 503 or 504, for its access
+ * log line (observe.ts): one line a failed request, not a second `service unavailable` line each.
+ */
+export const unavailableCauseOf = (request: Request) => unavailableCauses.get(request)
+
 function forClient(error: AppError, request: Request): AppError {
   const message = CLIENT_MESSAGES[error.code]
   if (!message) return error
-  // The detail (which subject, why) is for operators; the line carries the request id.
-  log().warn({ method: request.method, path: requestUrlOf(request.url).pathname, code: error.code, detail: error.message }, 'service unavailable')
+  unavailableCauses.set(request, { code: error.code, detail: error.message })
   return new AppError(error.code, message, { ...error.details, retryAfter: error.details?.retryAfter ?? 1 })
 }
 

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { log } from '@lr/platform/log'
 import { httpDuration, httpRequests, metricsResponse, secondsSince } from '@lr/platform/metrics'
 import { principalIfVerified } from '../context'
+import { unavailableCauseOf } from './error-handler'
 
 const started = new WeakMap<Request, number>()
 
@@ -11,7 +12,7 @@ export const statusOf = (status: unknown) => (typeof status === 'number' ? statu
 /**
  * One access-log line and one metrics sample per API request, whatever its outcome (200, 404,
  * 429, 500...): method, route pattern, status, duration, request id and the key's id, never
- * the key. GET /metrics serves the process's registry (unauthenticated, like the probes: keep
+ * the key; a 503 or 504 also with its `code` and `detail` for the operator. GET /metrics serves the process's registry (unauthenticated, like the probes: keep
  * it inside the cluster; see deploy/README.md).
  */
 export const observe = new Elysia({ name: 'observe' })
@@ -34,6 +35,7 @@ export const observe = new Elysia({ name: 'observe' })
       duration_ms: Math.round(seconds * 1e4) / 10,
       request_id: set.headers['x-request-id'],
       key_id: principalIfVerified(request)?.key_id ?? null,
+      ...unavailableCauseOf(request),
     }
     if (status >= 500) log().error(line, 'request')
     else log().info(line, 'request')
