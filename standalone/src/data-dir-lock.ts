@@ -11,7 +11,9 @@ export const DATA_DIR_LOCK = 'standalone.lock'
  * Makes this process the only `bun start` on `dataDir` until it ends, or throws a StartupError
  * saying another one holds it. Two of them on one DATA_DIR had both started without a word, each
  * with its own cursor key (the other refused its cursors) and its own count of a capped code's
- * scans (the cap was exceeded).
+ * scans (the cap was exceeded); on MongoDB, where no store is under it, both had taken and
+ * written the same scan spools. `setting` names the directory in that error: DATA_DIR, or
+ * SCAN_SPOOL_DIR when the spools are elsewhere (main.ts holds that one too).
  *
  * The lock is SQLite's exclusive lock on a file of its own, held by a connection in
  * `locking_mode = EXCLUSIVE`: an fcntl lock, which the system lets go when the process ends, so a
@@ -20,7 +22,7 @@ export const DATA_DIR_LOCK = 'standalone.lock'
  * and to the export and ingestion Workers. Not tried again: a second process waiting would only
  * start once the first stopped, which nobody asked of it.
  */
-export function holdDataDir(dataDir: string): { release(): void } {
+export function holdDataDir(dataDir: string, setting = 'DATA_DIR'): { release(): void } {
   const path = resolve(dataDir, DATA_DIR_LOCK)
   let db: Database | undefined
   try {
@@ -33,7 +35,7 @@ export function holdDataDir(dataDir: string): { release(): void } {
   } catch (error) {
     db?.close()
     if (String((error as { code?: unknown })?.code).startsWith('SQLITE_BUSY')) {
-      throw new StartupError(`another bun start runs on DATA_DIR (${resolve(dataDir)}): it holds ${path}; stop it, or give this one a DATA_DIR of its own`)
+      throw new StartupError(`another bun start runs on ${setting} (${resolve(dataDir)}): it holds ${path}; stop it, or give this one a ${setting} of its own`)
     }
     throw sqliteStartupError(path, error) ?? error
   }

@@ -3,6 +3,7 @@ import { listening, startOrExit } from '@lr/platform/startup'
 import { log, startLogging } from '@lr/platform/log'
 import { checkpointElsewhere } from '@lr/platform/sqlite'
 import { serveShortLinks } from '@lr/dynamic'
+import { resolve } from 'node:path'
 import { holdDataDir } from './data-dir-lock'
 import { startStandalone } from './standalone'
 
@@ -21,8 +22,12 @@ startLogging('standalone', config.LOG_LEVEL)
 // ingestion Worker makes them (platform/src/sqlite.ts).
 if (config.STORE === 'sqlite') checkpointElsewhere()
 const { lock, product, server, short } = await startOrExit('standalone', async () => {
-  // One bun start per DATA_DIR (data-dir-lock.ts). On MongoDB the stores are not under it.
-  const lock = config.STORE === 'sqlite' ? holdDataDir(config.DATA_DIR) : undefined
+  // One bun start per DATA_DIR (data-dir-lock.ts): its SQLite stores and, on either store, its
+  // scan spools; per SCAN_SPOOL_DIR too when that is elsewhere.
+  const locks = [holdDataDir(config.DATA_DIR)]
+  const spoolDir = config.SCAN_SPOOL_DIR && resolve(config.SCAN_SPOOL_DIR)
+  if (spoolDir && !`${spoolDir}/`.startsWith(`${resolve(config.DATA_DIR)}/`)) locks.push(holdDataDir(spoolDir, 'SCAN_SPOOL_DIR'))
+  const lock = { release: () => locks.forEach((held) => held.release()) }
   const product = await startStandalone(config)
   // Elysia shares the port by default (reusePort): a second product started on PORT would then
   // start and take a share of its connections, answering them from its own stores.
@@ -39,5 +44,5 @@ onShutdown('standalone', async () => {
   await server.stop()
   await short.stop()
   await product.stop()
-  lock?.release()
+  lock.release()
 })

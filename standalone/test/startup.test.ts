@@ -2,8 +2,9 @@ import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { runToExit } from '../../test/harness/exit'
+import { mongoSkipReason, startFerretDb } from '../../test/harness/ferretdb'
 import { freePort } from '../../test/harness/ports'
 
 // README "Operations", "Start-up": a process that cannot start says what and where in one line
@@ -68,9 +69,9 @@ describe('two bun start on one DATA_DIR', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'lr-start-twice-'))
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
   /** A bun start on dataDir, once it answers /readyz. */
-  async function serving() {
+  async function serving(settings: Record<string, string> = {}) {
     const port = await freePort()
-    const env = { ...Bun.env, DATA_DIR: dataDir, PORT: String(port), SHORT_PORT: String(await freePort()), LOG_LEVEL: 'info' }
+    const env = { ...Bun.env, DATA_DIR: dataDir, ...settings, PORT: String(port), SHORT_PORT: String(await freePort()), LOG_LEVEL: 'info' }
     const proc = Bun.spawn(['bun', 'run', join(ROOT, 'standalone/src/main.ts')], { cwd: ROOT, env, stdout: 'pipe', stderr: 'ignore' })
     const ready = () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false)
     // The API answers before the short links are up and the stop handler is installed (a SIGTERM
@@ -89,7 +90,7 @@ describe('two bun start on one DATA_DIR', () => {
     expect(await ready()).toBe(true)
     return { proc, ready }
   }
-  const second = async () => runToExit('standalone/src/main.ts', { DATA_DIR: dataDir, PORT: String(await freePort()), SHORT_PORT: String(await freePort()) })
+  const second = async (settings: Record<string, string> = {}) => runToExit('standalone/src/main.ts', { DATA_DIR: dataDir, ...settings, PORT: String(await freePort()), SHORT_PORT: String(await freePort()) })
 
   it('refuses the second in one line naming DATA_DIR, exit 1; the first serves on, and the admin command line still opens its store', async () => {
     const first = await serving()
@@ -103,6 +104,41 @@ describe('two bun start on one DATA_DIR', () => {
     } finally {
       first.proc.kill('SIGTERM')
       await first.proc.exited
+    }
+  }, 40_000)
+
+  /** The first bun start with `settings`, serving; then the second's exit and lines with `others`; then the first stopped. */
+  async function secondBeside(settings: Record<string, string>, others: Record<string, string>) {
+    const first = await serving(settings)
+    try {
+      const refused = await second(others)
+      expect(await first.ready()).toBe(true)
+      return refused
+    } finally {
+      first.proc.kill('SIGTERM')
+      await first.proc.exited
+    }
+  }
+
+  it.skipIf(Boolean(mongoSkipReason()))('on MongoDB too (the scan spools are under DATA_DIR): the second is refused, exit 1', async () => {
+    const mongo = await startFerretDb()
+    try {
+      const settings = { STORE: 'mongo', MONGODB_URL: `${mongo.url}lr_start_twice` }
+      const { code, lines } = await secondBeside(settings, settings)
+      expect([code, lines]).toEqual([1, [`[standalone] cannot start: another bun start runs on DATA_DIR (${dataDir}): it holds ${dataDir}/standalone.lock; stop it, or give this one a DATA_DIR of its own`]])
+    } finally {
+      await mongo.stop()
+    }
+  }, 60_000)
+
+  it('one SCAN_SPOOL_DIR outside two DATA_DIRs: the second is refused, naming SCAN_SPOOL_DIR, exit 1', async () => {
+    const spools = join(dataDir, '..', `${basename(dataDir)}-spools`)
+    try {
+      const { code, lines } = await secondBeside({ SCAN_SPOOL_DIR: spools }, { SCAN_SPOOL_DIR: spools, DATA_DIR: `${dataDir}-other` })
+      expect([code, lines]).toEqual([1, [`[standalone] cannot start: another bun start runs on SCAN_SPOOL_DIR (${spools}): it holds ${spools}/standalone.lock; stop it, or give this one a SCAN_SPOOL_DIR of its own`]])
+    } finally {
+      rmSync(spools, { recursive: true, force: true })
+      rmSync(`${dataDir}-other`, { recursive: true, force: true })
     }
   }, 40_000)
 
