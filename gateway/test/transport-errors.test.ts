@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { AppError, type Bus } from '@lr/proto'
 import { createGateway } from '../src/app'
-import { captureLog } from '../../platform/test/log-capture'
+import { captureLog } from '@lr/platform/testing/log-capture'
 
 /** A bus whose every request fails as the transport would; the gateway under test is real. */
 const failingBus = (error: AppError): Bus => ({

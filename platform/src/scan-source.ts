@@ -1,4 +1,5 @@
 import { errorFields, log } from './log'
+import { atMostEvery, dropReport } from './log-throttle'
 import type { ScanBatchSpool } from './scan-spool'
 import { spill, spillAtStop } from './scan-spill'
 import { within } from './within'
@@ -91,6 +92,17 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
   let abandoned = false
   let stopping: Promise<void> | undefined
   let dropped = 0
+  /** The cause of the spool's last refused write, for the next line of dropped scans. */
+  let spoolRefused: unknown
+  // Dropped scans are counted into one line per 5 s (log-throttle.ts), not a line per batch: a
+  // full spool had written about 875 a second. The stop writes what is left to count.
+  const drops = dropReport((count) => spool
+    ? log().error({ source: group, dropped: count, dropped_total: dropped, spool_bytes: spool.bytes(), ...(spoolRefused ? errorFields(spoolRefused) : {}) }, 'scans dropped: the buffer and the spool on disk are full')
+    : log().error({ source: group, dropped: count, dropped_total: dropped, max_buffer: maxBuffer }, 'scans dropped: too many waiting to be applied'), 5000)
+  // A refused apply is retried every retryMs: its line once per 10 s while it goes on.
+  const refusedApply = atMostEvery(10_000)
+  /** Applies refused in a row: when one succeeds again, a line says how many. */
+  let refusedInARow = 0
   // Ends a linger early: the batch reached half of maxBatch, or the source stops.
   let wake: (() => void) | undefined
   const linger = () =>
@@ -160,8 +172,8 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
       }
       if (spilled.dropped > 0) {
         dropped += spilled.dropped
-        const cause = spilled.error ? errorFields(spilled.error) : {}
-        log().error({ source: group, dropped: spilled.dropped, dropped_total: dropped, spool_bytes: spool.bytes(), ...cause }, 'scans dropped: the buffer and the spool on disk are full')
+        spoolRefused = spilled.error
+        drops.add(spilled.dropped)
       }
       return
     }
@@ -172,7 +184,7 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
       const oldest = queue.shift()!
       queued -= oldest.count
       dropped += oldest.count
-      log().error({ source: group, dropped: oldest.count, dropped_total: dropped, max_buffer: maxBuffer }, 'scans dropped: too many waiting to be applied')
+      drops.add(oldest.count)
     }
   }
 
@@ -187,13 +199,16 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
       applying = batches
       try {
         await applyTaken(consumers, batches, count)
+        if (refusedInARow > 0) log().info({ source: group, refused: refusedInARow }, 'scans applied again')
+        refusedInARow = 0
       } catch (error) {
         if (abandoned) return // the stop has spooled these already
         queue.unshift(...batches)
         queued += count
         // Stopping: the stop spools what is held now instead of waiting for a store that refuses.
         if (!unsubscribe) return void log().error({ scans: count, ...errorFields(error) }, 'scans not applied')
-        log().error({ scans: count, ...errorFields(error) }, 'scans not applied, retrying')
+        refusedInARow++
+        refusedApply((repeated) => log().error({ source: group, scans: count, ...(repeated > 0 ? { repeated } : {}), ...errorFields(error) }, 'scans not applied, retrying'))
         await Bun.sleep(retryMs)
         if (!unsubscribe) return
       } finally {
@@ -212,6 +227,7 @@ export function createBusScanSource(bus: Bus, opts: BusScanSourceOptions = {}): 
     abandoned = true
     const held = [...applying, ...queue.splice(0)]
     queued = 0
+    drops.flush()
     spillAtStop(spool, held, group)
   }
 

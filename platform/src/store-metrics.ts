@@ -1,5 +1,6 @@
 import { AppError } from '@lr/proto'
 import { errorFields, log } from './log'
+import { atMostEvery } from './log-throttle'
 import { secondsSince, storeDuration } from './metrics'
 import { countedInShutdown } from './shutdown-failures'
 import type { StoreHealth } from './sqlite-health'
@@ -12,26 +13,16 @@ const UNREACHABLE_MONGO = new Set([
 /** SQLite's codes of a file it cannot use now: locked past the busy timeout, a full or failing disk. */
 const UNUSABLE_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN)/
 
-/** The shortest time between two `store unreachable` lines of one store. */
-const UNREACHABLE_LINE_EVERY_MS = 10_000
-
 /**
  * One store's `store unreachable` lines: the first failure of an outage with its cause, then at
- * most one line per 10 s, with `repeated`, the failures since the previous line that had none.
- * A line per failed call had been three lines a request with the request's own two, each with a
- * stack: thousands a second under load, burying the one cause. The count of every failure is in
- * lr_store_operation_duration_seconds (outcome "error"). Kept per wrapped store, not per process.
+ * most one line per 10 s, with `repeated` (log-throttle.ts). A line per failed call had been three
+ * lines a request with the request's own two, each with a stack. The count of every failure is in
+ * lr_store_operation_duration_seconds (outcome "error").
  */
 function unreachableLines(store: string) {
-  let writtenAt = -Infinity
-  let repeated = 0
-  return (operation: string, error: unknown) => {
-    const now = Date.now() // a wall-clock step at worst writes one line early or late
-    if (now - writtenAt < UNREACHABLE_LINE_EVERY_MS) return void repeated++
-    log().warn({ store, operation, ...(repeated > 0 ? { repeated } : {}), ...errorFields(error) }, 'store unreachable')
-    writtenAt = now
-    repeated = 0
-  }
+  const throttle = atMostEvery(10_000)
+  return (operation: string, error: unknown) =>
+    throttle((repeated) => log().warn({ store, operation, ...(repeated > 0 ? { repeated } : {}), ...errorFields(error) }, 'store unreachable'))
 }
 
 /**

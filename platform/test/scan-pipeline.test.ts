@@ -155,6 +155,10 @@ describe('createBusScanSource', () => {
       expect(applied).toEqual(events(5, 8))
       const dropped = log.lines.filter((line) => line.msg === 'scans dropped: too many waiting to be applied')
       expect(dropped.reduce((sum, line) => sum + line.dropped, 0)).toBe(4)
+      // Refused every 20 ms: one line for them all (at most one per 10 s), and one when it ends.
+      const retried = log.lines.filter((line) => line.msg === 'scans not applied, retrying')
+      expect(retried).toEqual([expect.objectContaining({ source: 'analytics', err: expect.objectContaining({ message: 'store down' }) })])
+      expect(log.lines.filter((line) => line.msg === 'scans applied again')).toEqual([expect.objectContaining({ refused: expect.any(Number) })])
     } finally {
       log.restore()
     }
@@ -409,20 +413,29 @@ describe('createBusScanSource', () => {
       }
     })
 
-    it('drops only past the spool\'s bound, each counted in a log line', async () => {
+    it('drops only past the spool\'s bound, each counted in a log line; the lines come at most one per 5 s', async () => {
       const log = captureLog()
       const spool = openScanBatchSpool(dir, { maxBytes: 4096, segmentBytes: 1024 })
       const source = createBusScanSource(bus, { maxBuffer: 10, retryMs: 10, lingerMs: 0, spool })
       try {
         await source.start(() => Promise.reject(new Error('store down')))
         for (let n = 1; n <= 200; n += 10) await handOver(events(n, n + 9))
-        const dropped = log.lines.filter((line) => line.msg === 'scans dropped: the buffer and the spool on disk are full')
-        const droppedScans = dropped.reduce((sum, line) => sum + line.dropped, 0)
-        expect(droppedScans).toBeGreaterThan(0)
+        const linesOf = (msg: string) => log.lines.filter((line) => line.msg === msg)
+        const full = 'scans dropped: the buffer and the spool on disk are full'
+        // The first drop at once; the next ones are counted until its 5 s are up (or the stop).
+        expect(linesOf(full)).toEqual([expect.objectContaining({ dropped: 10 })])
         expect(spool.bytes()).toBeLessThanOrEqual(4096)
-        // Every scan is in memory (10, and the batch being retried), on disk, or counted as dropped.
-        expect(droppedScans + spool.size()).toBe(200 - 10)
+        // Every scan is in memory (the buffer's 10, the batch being retried among them), on disk,
+        // or counted as dropped; the stop can spool none of those in memory (the spool is full).
+        const inMemory = 10
         await source.stop()
+        const dropped = linesOf(full)
+        expect(dropped.length).toBe(2) // the stop wrote the rest of the count: several batches' in one line
+        const droppedScans = dropped.reduce((sum, line) => sum + line.dropped, 0)
+        expect(dropped[1]?.dropped_total).toBe(droppedScans)
+        const atStop = linesOf('scans dropped at stop: the spool on disk could not take them').reduce((sum, line) => sum + line.dropped, 0)
+        expect(atStop).toBe(inMemory)
+        expect(droppedScans + spool.size()).toBe(200 - inMemory)
       } finally {
         log.restore()
       }

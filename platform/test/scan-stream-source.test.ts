@@ -7,6 +7,7 @@ import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher
 import { createJetStreamScanSource } from '@lr/platform/scan-stream-source'
 import { SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT } from '@lr/platform/scan-stream-config'
 import type { ScanEvent } from '@lr/proto'
+import { captureLog } from './log-capture'
 import { event, ids, range, useScanStreams } from './scan-streams.fixture'
 
 // Analytics' side of SCAN_BATCHES: the durable consumer `analytics` and what it hands to apply.
@@ -161,18 +162,26 @@ else
         const told: [boolean, number, boolean][] = []
         let refusals = 0
         let refusing = true
-        const source = createJetStreamScanSource(nc, { retryMs: 200, onBacklog: (behind) => told.push([behind, refusals, refusing]) })
-        await source.start(async (events) => {
-          if (refusing) throw new Error(`store down (${++refusals})`)
-          consumed.push(...events)
-        })
-        for (let n = 1; n <= 3; n++) await publishAll([event(n)])
-        await Bun.sleep(1_000) // redelivered every 200 ms, each time older than 100 ms
-        refusing = false
-        await waitUntil(() => consumed.length === 3, 5_000, 'three scans once the store is back')
-        await source.stop()
+        const log = captureLog()
+        try {
+          const source = createJetStreamScanSource(nc, { retryMs: 200, onBacklog: (behind) => told.push([behind, refusals, refusing]) })
+          await source.start(async (events) => {
+            if (refusing) throw new Error(`store down (${++refusals})`)
+            consumed.push(...events)
+          })
+          for (let n = 1; n <= 3; n++) await publishAll([event(n)])
+          await Bun.sleep(1_000) // redelivered every 200 ms, each time older than 100 ms
+          refusing = false
+          await waitUntil(() => consumed.length === 3, 5_000, 'three scans once the store is back')
+          await source.stop()
+        } finally {
+          log.restore()
+        }
         expect(refusals).toBeGreaterThan(3)
         expect(told.filter(([behind, after, stillRefusing]) => behind && after > 0 && stillRefusing)).toEqual([])
+        // Refused every 200 ms: one line for them all (at most one per 10 s), one when it ends.
+        expect(log.lines.filter((line) => line.msg === 'scans not applied, redelivering')).toEqual([expect.objectContaining({ source: 'analytics', err: expect.objectContaining({ message: 'store down (1)' }) })])
+        expect(log.lines.filter((line) => line.msg === 'scans applied again')).toEqual([expect.objectContaining({ refused: refusals })])
       })
 
       // Behind is measured in this process, never against the stream's timestamps (the NATS
