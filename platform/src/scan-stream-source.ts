@@ -2,6 +2,7 @@ import { AckPolicy, type Consumer, type ConsumerConfig, DeliverPolicy, type JetS
 import { ensureScanBatchStream, SCAN_BATCH_STREAM, scansOfBatch } from './scan-stream-config'
 import type { ApplyScans, ScanSource } from '@lr/proto'
 import { errorFields, log } from './log'
+import { atMostEvery } from './log-throttle'
 import { consumerAckPending, consumerPending } from './metrics'
 import { acquireIngestLease, type IngestLease } from './ingest-lease'
 import { isMissingConsumer } from './jetstream-faults'
@@ -126,6 +127,10 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
   let stopping = false
   let behind = false
   let failing = false
+  // A store away refuses every batch waiting, one after another: its line once per 10 s
+  // (log-throttle.ts), and one when a batch is applied again, with how many were refused.
+  const refusedApply = atMostEvery(10_000)
+  let refusedInARow = 0
   const noteBacklog = (now: boolean) => {
     if (now === behind) return
     behind = now
@@ -165,9 +170,12 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       applying = batch
       try {
         await apply(events)
+        if (refusedInARow > 0) log().info({ source: durable, refused: refusedInARow }, 'scans applied again')
+        refusedInARow = 0
         failing = false
       } catch (error) {
-        log().error({ scans: events.length, ...errorFields(error) }, 'scans not applied, redelivering')
+        refusedInARow++
+        refusedApply((repeated) => log().error({ source: durable, scans: events.length, ...(repeated > 0 ? { repeated } : {}), ...errorFields(error) }, 'scans not applied, redelivering'))
         for (const msg of batch) msg.nak(retryMs)
         failing = true
         noteBacklog(false)
