@@ -84,7 +84,7 @@ export const resolverSettingsOf = (config: Config): ResolverSettings => ({
 })
 
 /**
- * The short-link resolver (docs/decisions.md §5): GET/HEAD /{code} -> 302 to the destination, 404
+ * The short-link resolver (docs/decisions.md §5): GET/HEAD /{code} (or /{code}/) -> 302 to the destination, 404
  * unknown or draft, 410 deleted. Answers from memory for a code it has seen; change events keep
  * that memory current. A counted scan (GET, not a bot) is published after the answer is built,
  * never awaited.
@@ -93,7 +93,10 @@ export function createResolver(deps: ResolverDeps): Resolver {
   const { feed, now = Date.now } = deps
   const handOn = deps.publishScan
   const prefix = deps.shortBaseUrl ? new URL(deps.shortBaseUrl).pathname.replace(/\/$/, '') : ''
-  const codePath = new RegExp(`^(?:${escapeRegExp(prefix)})?/([0-9A-Za-z]+)$`)
+  // One trailing slash is taken (`/AbCd1234/`): people type one after a printed link and some
+  // linkifiers add one, and a 404 there reads as a dead link (Shlink has a setting for it). The
+  // same one regex match as before, so a redirect pays nothing for it.
+  const codePath = new RegExp(`^(?:${escapeRegExp(prefix)})?/([0-9A-Za-z]+)/?$`)
   const counts = deps.counts ?? createScanCounts()
   const cache = createTargetCache((code) => feed.lookup(code).then(seeded), { ...deps.cache, now })
   const unsubscribe = feed.follow(changed)
