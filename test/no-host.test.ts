@@ -60,6 +60,15 @@ describe('requests without a Host header', () => {
     expect((await raw(short.port!, 'GET /Nope1234 HTTP/1.0')).status).toBe(404)
   })
 
+  // README "The short-link resolver": its answer depends on the path alone, so the Host lines the
+  // API refuses change nothing here, and a Host that names a path cannot pick another code.
+  it('the resolver answers two Host headers, or one naming a path, as it would one Host', async () => {
+    for (const hosts of ['Host: short.test\r\nHost: api.example', 'Host: evil.example/Nope1234?', 'Host: short.test']) {
+      const res = await raw(short.port!, `GET /${code}?utm=1 HTTP/1.1\r\n${hosts}\r\nConnection: close`)
+      expect([hosts, res.status, res.headers]).toEqual([hosts, 302, expect.stringContaining('location: https://example.com/menu?utm=1')])
+    }
+  })
+
   it('the gateway answers 400 JSON (a Host header is required), never a 500 or a wrong route', async () => {
     for (const head of ['GET /v1/dynqrcodes HTTP/1.0', `GET /v1/dynqrcodes/${code} HTTP/1.0\r\nx-api-key: ${key}`, 'GET /x/../v1/nothing HTTP/1.0', 'GET /healthz HTTP/1.1\r\nHost:']) {
       const res = await raw(api.port!, head)

@@ -73,6 +73,17 @@ export function shortLinksSuite(stack: () => Stack) {
       expect(next.headers.get('location')).toBe('https://new.example/')
     })
 
+    // README "The short-link resolver": a code belongs to its library, not to the key that made it.
+    it('keeps resolving the codes of a revoked key, cached or looked up afterwards', async () => {
+      const maker = await freshMember(stack())
+      const [seen, unseen] = [await create(maker.key, 'https://example.com/seen'), await create(maker.key, 'https://example.com/unseen')]
+      expect((await scan(pathOf(seen))).status).toBe(302)
+      await stack().admin('key', 'revoke', '--key-id', maker.key_id)
+      expect((await api('GET', '/v1/dynqrcodes', maker.key)).status).toBe(403)
+      const answers = [await scan(pathOf(seen)), await scan(pathOf(unseen))]
+      expect(answers.map((res) => [res.status, res.headers.get('location')])).toEqual([[302, 'https://example.com/seen'], [302, 'https://example.com/unseen']])
+    })
+
     it('answers 404 to malformed paths', async () => {
       for (const path of ['/', '/abc', `/${'a'.repeat(40)}`, '/abc-defg', '/abcdefg..', '/..%2f..%2fetc%2fpasswd', '/%2e%2e/%2e%2e', '/abc%00defg', '/%E2%82%AC%E2%82%AC%E2%82%AC%E2%82%AC', '/analytics']) {
         const res = await scan(path)

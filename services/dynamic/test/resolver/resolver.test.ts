@@ -59,6 +59,18 @@ describe('resolver answers', () => {
     expect((await s.scan(`/${code}`)).headers.get('location')).toBe('https://xn--bcher-kva.example/stra%C3%9Fe?q=%C3%BC')
   })
 
+  it('redirects a code followed by one trailing slash, its query forwarded, and counts it once', async () => {
+    const code = await s.code('https://example.com/landing')
+    const res = await s.scan(`/${code}/?utm_source=poster`)
+    expect([res.status, res.headers.get('location')]).toEqual([302, 'https://example.com/landing?utm_source=poster'])
+    await settle()
+    expect(s.scans.map((scan) => scan.code)).toEqual([code])
+    const prefixed = resolverSetup({ shortBaseUrl: 'https://s.example/go' })
+    const other = await prefixed.code()
+    expect((await prefixed.scan(`/go/${other}/`, { base: 'https://s.example' })).status).toBe(302)
+    await prefixed.close()
+  })
+
   it('accepts codes under the path of a SHORT_BASE_URL that has one', async () => {
     const prefixed = resolverSetup({ shortBaseUrl: 'https://s.example/go' })
     const code = await prefixed.code()
@@ -68,7 +80,7 @@ describe('resolver answers', () => {
   })
 
   const malformed = [
-    '/', '/abc', `/${'a'.repeat(33)}`, '/abc-defg', '/abcdefg/', '/abcdefg/more', '/abcdefg..', '/..%2f..%2fetc%2fpasswd',
+    '/', '/abc', `/${'a'.repeat(33)}`, '/abc-defg', '/abcdefg//', '/abcdefg/more', '/abcdefg..', '/..%2f..%2fetc%2fpasswd',
     '/%2e%2e', '/abc%00defg', '/abc%20defg', '/%E2%82%ACabcdefg', '/analytics', '/Analytics', '/favicon.ico',
   ]
   for (const path of malformed) {
