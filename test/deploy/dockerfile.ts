@@ -97,3 +97,11 @@ export async function stageImage(target: string): Promise<void> {
     for (const dir of stages.values()) if (dir !== target) rmSync(dir, { recursive: true, force: true })
   }
 }
+
+/** The numeric user and group the image runs as (its last USER, `uid[:gid]`). */
+export async function imageUser(): Promise<{ uid: number; gid: number }> {
+  const user = (await dockerfileInstructions()).filter(([keyword]) => keyword === 'USER').at(-1)?.[1] ?? ''
+  const [uid, gid = uid] = user.split(':').map(Number)
+  if (!Number.isInteger(uid) || !Number.isInteger(gid)) throw new Error(`deploy/Dockerfile: USER ${user} is not numeric`)
+  return { uid: uid!, gid: gid! }
+}

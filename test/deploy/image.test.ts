@@ -7,15 +7,19 @@ import { ENTRY_POINTS, type ProcessName } from '../../deploy/entry-points'
 import { type NatsServer, startNats } from '../harness/nats'
 import { freePort, waitUntil } from '../harness/ports'
 import { skipReason } from '../harness/servers'
-import { stageImage } from './dockerfile'
+import { imageUser, stageImage } from './dockerfile'
 
 /**
  * The image without Docker: what deploy/Dockerfile copies (minus .dockerignore) is staged in a
  * temporary /app, its production dependencies installed as the Dockerfile does, and every process
  * started from it the way the manifests start it (`deploy/entry.ts <process>`, probes, SIGTERM).
+ * As in a pod, /app cannot be written: its files are made read-only, and a test run as root runs
+ * the processes as the image's user (USER), for whom root's files are read-only whatever their mode.
  */
 const skip = skipReason('nats-server')
 const PROCESSES = Object.keys(ENTRY_POINTS) as ProcessName[]
+const asImageUser = process.getuid?.() === 0 ? await imageUser() : {}
+const chmodAll = (mode: string, dir: string) => Bun.spawnSync(['chmod', '-R', mode, dir])
 
 let app: string
 let data: string
@@ -28,12 +32,16 @@ beforeAll(async () => {
   // Stage by stage, as `docker build` would: the dependencies installed in the first stage from
   // the manifests alone, then only what the last stage copies from it.
   await stageImage(app)
+  chmodAll('a+rX,a-w', app)
+  // The pods' writable volumes (DATA_DIR of records and dynamic, the resolver's spool), the image's user's.
+  chmodAll('a+rwx', data)
   nats = await startNats({ jetstream: true })
 }, 60_000)
 
 afterAll(async () => {
   if (skip) return
   await nats?.stop()
+  chmodAll('u+w', app)
   rmSync(app, { recursive: true, force: true })
   rmSync(data, { recursive: true, force: true })
 })
@@ -59,6 +67,7 @@ async function startFromImage(name: ProcessName) {
   const ports = { PORT: await freePort(), SHORT_PORT: await freePort(), HEALTH_PORT: await freePort() }
   let log = ''
   const proc: Subprocess = Bun.spawn(['bun', 'run', 'deploy/entry.ts', name], {
+    ...asImageUser,
     cwd: app,
     env: podEnv(ports),
     stdout: 'pipe',
@@ -121,7 +130,7 @@ else
     it('issues the first key from inside the auth pod with bun run --silent admin', async () => {
       const auth = await startFromImage('auth')
       const exec = async (...args: string[]) => {
-        const proc = Bun.spawn(['bun', 'run', '--silent', 'admin', ...args], { cwd: app, env: podEnv(auth.ports), stdout: 'pipe', stderr: 'pipe' })
+        const proc = Bun.spawn(['bun', 'run', '--silent', 'admin', ...args], { ...asImageUser, cwd: app, env: podEnv(auth.ports), stdout: 'pipe', stderr: 'pipe' })
         const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
         return { code, stdout, stderr }
       }
