@@ -26,19 +26,26 @@ async function probe(check: () => Promise<boolean>): Promise<boolean> {
   }
 }
 
-/** /readyz's answer, in the gateway's shape: 200 only while every check passes, else 503. */
-export async function readiness(checks: HealthChecks): Promise<Response> {
-  const entries = await Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await probe(check)] as const))
+const probeAll = (checks: HealthChecks) => Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await probe(check)] as const))
+
+/**
+ * /readyz's answer, in the gateway's shape: 200 only while every check passes, else 503. An
+ * `optional` dependency (one the process goes on serving without) never makes it 503: those not
+ * answering are listed under `degraded`, present only where a process has optional ones.
+ */
+export async function readiness(checks: HealthChecks, optional: HealthChecks = {}): Promise<Response> {
+  const [entries, extra] = await Promise.all([probeAll(checks), probeAll(optional)])
   const ready = entries.every(([, ok]) => ok)
-  return json(ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(entries) })
+  const degraded = extra.length ? { degraded: extra.filter(([, ok]) => !ok).map(([name]) => name) } : {}
+  return json(ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(entries), ...degraded })
 }
 
 /**
  * The probe listener of a process without its own HTTP API (HEALTH_PORT): `/healthz` is 200
- * while the process lives, `/readyz` 200 while every check passes, `/metrics` the process's
- * Prometheus metrics. Port 0 picks a free port.
+ * while the process lives, `/readyz` 200 while every check passes (`optional` ones only listed
+ * under `degraded`), `/metrics` the process's Prometheus metrics. Port 0 picks a free port.
  */
-export function startHealthListener(port: number, checks: HealthChecks): HealthListener {
+export function startHealthListener(port: number, checks: HealthChecks, optional: HealthChecks = {}): HealthListener {
   const server = Bun.serve({
     port,
     hostname: '0.0.0.0',
@@ -46,7 +53,7 @@ export function startHealthListener(port: number, checks: HealthChecks): HealthL
       if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { error: 'method not allowed' })
       const path = requestUrlOf(request.url).pathname
       if (path === '/healthz') return json(200, { status: 'ok' })
-      if (path === '/readyz') return readiness(checks)
+      if (path === '/readyz') return readiness(checks, optional)
       if (path === '/metrics') return metricsResponse()
       return json(404, { error: 'not found' })
     },

@@ -63,3 +63,19 @@ describe('health listener', () => {
     expect((await get('/readyz', 'POST')).status).toBe(405)
   })
 })
+
+describe('health listener with an optional dependency', () => {
+  const optional = { nats: true }
+  const resolver = startHealthListener(0, {}, { nats: async () => optional.nats })
+  afterAll(() => resolver.stop())
+  const readyz = async () => {
+    const response = await fetch(`http://127.0.0.1:${resolver.port}/readyz`)
+    return [response.status, await response.json()]
+  }
+
+  it('stays 200 while it does not answer, listing it under degraded', async () => {
+    expect(await readyz()).toEqual([200, { status: 'ready', checks: {}, degraded: [] }])
+    optional.nats = false
+    expect(await readyz()).toEqual([200, { status: 'ready', checks: {}, degraded: ['nats'] }])
+  })
+})

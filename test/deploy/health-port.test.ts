@@ -48,6 +48,44 @@ else
     }, 30_000)
   })
 
+if (skip) describe.skip(`HEALTH_PORT of the resolver (${skip})`, () => it('stays ready without NATS', () => {}))
+else
+  describe('HEALTH_PORT of the resolver', () => {
+    // The kubelet takes a pod whose /readyz fails out of its Service: every resolver at once when
+    // the broker they share goes, although each still redirects the codes it has cached.
+    it('stays ready while NATS is gone, listing it under degraded, and goes on answering short links', async () => {
+      const nats = await startNats({ jetstream: true })
+      const [port, shortPort] = [await freePort(), await freePort()]
+      const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.resolver)], {
+        cwd: ROOT,
+        env: { ...Bun.env, TRANSPORT: 'nats', NATS_URL: nats.url, DATA_DIR: data, HEALTH_PORT: String(port), SHORT_PORT: String(shortPort), RESOLVER_THREADS: '0' },
+        stdout: 'ignore',
+        stderr: 'ignore',
+      })
+      const ready = async () => {
+        const response = await fetch(`http://127.0.0.1:${port}/readyz`)
+        return { code: response.status, body: (await response.json()) as { status: string; checks: object; degraded?: string[] } }
+      }
+      try {
+        await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200, 15_000, 'the resolver ready')
+        expect(await ready()).toEqual({ code: 200, body: { status: 'ready', checks: {}, degraded: [] } })
+
+        await nats.down()
+        await waitUntil(async () => (await ready()).body.degraded?.includes('nats') === true, 10_000, 'NATS listed as degraded')
+        expect(await ready()).toEqual({ code: 200, body: { status: 'ready', checks: {}, degraded: ['nats'] } })
+        const uncached = await fetch(`http://127.0.0.1:${shortPort}/Abcdefg1`, { redirect: 'manual' })
+        expect([uncached.status, uncached.headers.get('retry-after')]).toEqual([503, '1'])
+
+        await nats.up()
+        await waitUntil(async () => (await ready()).body.degraded?.length === 0, 10_000, 'NATS back')
+      } finally {
+        proc.kill('SIGKILL')
+        await proc.exited
+        await nats.stop().catch(() => undefined)
+      }
+    }, 40_000)
+  })
+
 const mongoSkip = skip ?? mongoSkipReason()
 if (mongoSkip) describe.skip(`HEALTH_PORT of a service process on MongoDB (${mongoSkip})`, () => it('serves the clock offset', () => {}))
 else

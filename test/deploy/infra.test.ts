@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
+import { LEASE_BUCKET } from '@lr/platform/ingest-lease'
+import { RECORD_EVENT_STREAM } from '@lr/platform/record-stream'
+import { SCAN_BATCH_STREAM, SCAN_STREAM } from '@lr/platform/scan-stream-config'
 import { ROOT } from './manifests'
 
 /** The values and resources deploy/README.md installs NATS, Redis and MongoDB with. */
@@ -42,5 +45,14 @@ describe('deploy/infra', () => {
     expect(redis.architecture).toBe('standalone')
     expect(redis.auth.enabled).toBe(true)
     expect(redis.master.persistence.enabled).toBe(true)
+  })
+})
+
+describe('deploy/README.md on a NATS cluster', () => {
+  // A stream or bucket left on one replica stops what needs it while its one server is away.
+  it('raises every stream the processes create, the ingest lease bucket included, to three replicas', async () => {
+    const readme = await Bun.file(join(ROOT, 'deploy/README.md')).text()
+    const raised = [...readme.matchAll(/nats stream edit (\S+) --replicas 3/g)].map(([, name]) => name).sort()
+    expect(raised).toEqual([SCAN_BATCH_STREAM, SCAN_STREAM, RECORD_EVENT_STREAM, `KV_${LEASE_BUCKET}`].sort())
   })
 })

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 
 /**
@@ -6,9 +7,9 @@ import { dirname, join } from 'node:path'
  * Why not `require('geoip-country')`: that copies both files (8 MB) onto the heap, loads the
  * whole countries-list JSON it merges into every answer, and allocates that merged object per
  * lookup; 25-29 MB of resident memory in all, in every process that resolves. Here the files are
- * mapped read-only (MAP_PRIVATE): only the pages a lookup touches become resident, they are the
- * page cache's (shared by every process on the host, dropped under memory pressure), and a lookup
- * allocates nothing but the two-letter answer.
+ * mapped (MAP_PRIVATE) where they can be (mappedOrRead): only the pages a lookup touches become
+ * resident, they are the page cache's (shared by every process on the host, dropped under memory
+ * pressure), and a lookup allocates nothing but the two-letter answer.
  *
  * File layout (geoip-country's own reader, `lib/geoip.js`): records sorted by range start.
  * IPv4, 10 bytes: start u32 BE, end u32 BE, country (2 ASCII bytes). IPv6, 18 bytes: the upper
@@ -26,9 +27,27 @@ const V6_RECORD = 18
 /** Where geoip-country keeps its data files: resolved, never loaded. */
 export const geoDataDir = (): string => join(dirname(Bun.resolveSync('geoip-country', import.meta.dir)), '..', 'data')
 
+/** What opening a file for writing answers where it cannot be written: its mode, its owner, a read-only mount. */
+const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS'])
+
+/**
+ * A data file's bytes: mapped where possible, else read into memory. Bun's mmap opens the file
+ * for writing even for a private mapping, which the image refuses: its files are root's, its
+ * user is not, and deploy/k8s mounts its root filesystem read-only. There the two files cost
+ * their 8 MB of memory in each thread that resolves, instead of failing the resolver's start.
+ */
+function mappedOrRead(path: string): Uint8Array {
+  try {
+    return Bun.mmap(path, { shared: false })
+  } catch (error) {
+    if (!UNWRITABLE.has((error as { code?: string }).code ?? '')) throw error
+    return readFileSync(path)
+  }
+}
+
 export function openGeoDatabase(dir = geoDataDir()): GeoDatabase {
-  const v4 = view(Bun.mmap(join(dir, 'geoip-country.dat'), { shared: false }))
-  const v6 = view(Bun.mmap(join(dir, 'geoip-country6.dat'), { shared: false }))
+  const v4 = view(mappedOrRead(join(dir, 'geoip-country.dat')))
+  const v6 = view(mappedOrRead(join(dir, 'geoip-country6.dat')))
   const v4Count = Math.floor(v4.byteLength / V4_RECORD)
   const v6Count = Math.floor(v6.byteLength / V6_RECORD)
   const code = (data: DataView, at: number) => String.fromCharCode(data.getUint8(at), data.getUint8(at + 1))

@@ -24,7 +24,11 @@ const { bus, scans, short, health } = await startOrExit('resolver', async () => 
   const spool = openScanSpool(config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
   const scans = createJetStreamScanPublisher(bus.connection, { spool })
   const short = await serveShortLinks({ config, bus, scans, resolver: () => createResolverFromConfig(bus, config, scans.publish) })
-  const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, { nats: () => bus.ping() })) : undefined
+  // NATS is optional to readiness (`degraded`, as Redis is to the gateway's): without it the
+  // resolver still redirects the codes it has cached and spools their scans, and an outage of the
+  // one broker every replica shares would otherwise empty the short-link Service at once.
+  const readyWithout = { nats: () => bus.ping() }
+  const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, {}, readyWithout)) : undefined
   return { bus, scans, short, health }
 })
 log().info(
