@@ -41,11 +41,18 @@ export const startLogging = (process: string, level: LogLevel): Logger => instal
 /** The logger main.ts installed (before that: an info-level default). */
 export const log = (): Logger => (installed ??= createLogger('library-records'))
 
-/** An error as log fields: its name, message and stack, which JSON.stringify would drop. */
+/**
+ * An error as log fields: its name, message and stack, which JSON.stringify would drop. A
+ * JetStream refusal's message is only its status (`503`), its reason is in `api_error`: that
+ * reason is added, so a broker whose store is full says `insufficient resources` in every
+ * line, not `503` (README "Scan events", sizing the broker's disk).
+ */
 export function errorFields(error: unknown): { err: { type: string; message: string; stack?: string } } {
   if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
     const { name, message, stack } = error as Error
-    return { err: { type: name ?? 'Error', message: String(message), ...(stack ? { stack } : {}) } }
+    const reason = (error as { api_error?: { description?: unknown } }).api_error?.description
+    const text = typeof reason === 'string' && reason && !String(message).includes(reason) ? `${message}: ${reason}` : String(message)
+    return { err: { type: name ?? 'Error', message: text, ...(stack ? { stack } : {}) } }
   }
   return { err: { type: typeof error, message: String(error) } }
 }

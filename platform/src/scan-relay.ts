@@ -87,13 +87,15 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
   const msgId = headers()
   let next = 0
   let failures = 0
+  /** Why the round's first refused scan was refused (JetStream's description), for the log. */
+  let refusal: string | undefined
   let onAnswer: (() => void) | undefined
   const replies = nc.subscribe(`${inbox}.*`, {
     callback: (error, msg) => {
       if (error) return
       const token = msg.subject.slice(inbox.length + 1)
       if (!awaiting.delete(token)) return // a late answer of a round given up
-      if (!stored(msg)) failures++
+      if (!stored(msg) && failures++ === 0) refusal = refusalOf(msg)
       if (awaiting.size === 0) onAnswer?.()
     },
   })
@@ -105,6 +107,20 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
    */
   const stored = (msg: Msg): boolean => msg.data.length > 10 && msg.data[2] === S && msg.data[8] === QUOTE
 
+  /**
+   * The reason of a refused publish: an error PubAck's description (`insufficient resources` when
+   * the broker's store is full, `maximum messages exceeded`...), or the status of an empty reply.
+   * Decoded once per failed round, not per scan.
+   */
+  const refusalOf = (msg: Msg): string => {
+    if (msg.data.length === 0) return msg.headers?.code === 503 ? 'no responders (no stream takes the subject)' : `status ${msg.headers?.code ?? 'unknown'}`
+    try {
+      return String((JSON.parse(msg.string()) as { error?: { description?: unknown } }).error?.description ?? msg.string())
+    } catch {
+      return msg.string()
+    }
+  }
+
   const recreateStream = streamRestorer(nc, SCAN_STREAM, ensureScanStream)
 
   /** Publishes the scans and resolves once SCANS stored every one; rejects (for a redelivery) otherwise. */
@@ -113,6 +129,7 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
     if (scans.length < events.length) log().warn({ dropped: events.length - scans.length }, 'malformed scans in a batch: not relayed')
     for (let from = 0; from < scans.length; from += maxInFlight) {
       failures = 0
+      refusal = undefined
       const answered = new Promise<void>((resolve) => (onAnswer = resolve))
       for (const scan of scans.slice(from, from + maxInFlight)) {
         const token = String(++next)
@@ -129,7 +146,7 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
         const missing = awaiting.size + failures
         awaiting.clear()
         recreateStream()
-        throw new Error(`${missing} scans not stored in ${SCAN_STREAM}`)
+        throw new Error(`${missing} scans not stored in ${SCAN_STREAM}: ${refusal ?? `no answer in ${timeoutMs} ms`}`)
       }
     }
   }

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { connect, type NatsConnection } from 'nats'
+import { connect, DiscardPolicy, type NatsConnection } from 'nats'
 import { streamRestorer } from '@lr/platform/jetstream-faults'
+import { durableStream } from '@lr/platform/jetstream-streams'
+import { errorFields } from '@lr/platform/log'
 import { type NatsServer, startNats } from '../../test/harness/nats'
 import { skipReason } from '../../test/harness/servers'
 import { waitUntil } from '../../test/harness/ports'
 import { captureLog } from './log-capture'
+import { useScanStreams } from './scan-streams.fixture'
 
 const skip = skipReason('nats-server')
 if (skip) console.warn(`skipping the JetStream faults suite: ${skip}`)
@@ -30,5 +33,18 @@ describe.skipIf(Boolean(skip))('streamRestorer on a NATS server without JetStrea
     } finally {
       log.restore()
     }
+  })
+})
+
+describe.skipIf(Boolean(skip))('a JetStream refusal in the log (real nats-server -js)', () => {
+  const streams = useScanStreams()
+
+  it('names the broker\'s reason, not only its status (a full store: `insufficient resources`)', async () => {
+    await streams.jsm.streams.add({ ...durableStream('FULL', ['full.>']), max_msgs: 1, discard: DiscardPolicy.New })
+    const js = streams.nc.jetstream()
+    await js.publish('full.a', 'first')
+    const refused = await js.publish('full.a', 'second').catch((error: unknown) => error)
+    expect(errorFields(refused).err.message).toBe('503: maximum messages exceeded')
+    expect(errorFields(new Error('plain')).err.message).toBe('plain')
   })
 })

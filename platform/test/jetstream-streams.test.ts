@@ -48,6 +48,14 @@ else
       expect(info.config.duplicate_window).toBe(wanted.duplicate_window!)
     })
 
+    it('keeps a max_bytes the operator set when it puts its own age and window back (README "Retention and the broker\'s disk")', async () => {
+      const wanted = durableStream('BOUNDED', ['bounded.>'])
+      await jsm.streams.add({ ...wanted, max_age: 3_600_000_000_000, max_bytes: 1_000_000 })
+      expect(await ensureStream(jsm, wanted)).toBe(false)
+      const { config } = await jsm.streams.info('BOUNDED')
+      expect([config.max_age, config.max_bytes]).toEqual([wanted.max_age!, 1_000_000])
+    })
+
     it('still fails when a stream of another name holds the subjects', async () => {
       const refused = await ensureStream(jsm, durableStream('THIRD', ['held.>'])).catch((error) => error)
       expect(isSubjectOverlap(refused)).toBe(true)

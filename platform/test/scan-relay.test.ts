@@ -117,21 +117,24 @@ else
       publisher.close()
     }, 20_000)
 
-    it('relays a batch again while SCANS refuses some of its scans (an error PubAck), until every one is stored', async () => {
+    it('relays a batch again while SCANS refuses some of its scans (an error PubAck), until every one is stored, and logs JetStream\'s reason', async () => {
       const { config } = await jsm.streams.info(SCAN_STREAM)
       await jsm.streams.update(SCAN_STREAM, { ...config, max_msgs: 2, discard: DiscardPolicy.New })
       const relay = createScanRelay(nc, { timeoutMs: 500, retryMs: 100 })
+      const { lines, restore } = captureLog()
       await relay.start()
       const publisher = createJetStreamScanPublisher(nc)
       for (const e of range(1, 5)) publisher.publish(e)
       await publisher.flush()
-      await waitUntil(async () => (await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')).num_redelivered > 0, 10_000, 'the batch delivered again')
+      await waitUntil(async () => (await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')).num_redelivered > 0, 10_000, 'the batch delivered again').finally(restore)
       expect(await relayedCount()).toBe(2)
       await jsm.streams.update(SCAN_STREAM, { ...config, max_msgs: -1, discard: DiscardPolicy.Old })
       await waitUntil(async () => (await relayedCount()) === 5, 10_000, 'all five once SCANS takes them')
       await relay.stop()
       expect(ids(await relayed())).toEqual(ids(range(1, 5).map((scan) => ({ scan }))))
       publisher.close()
+      // The reason, as a full store would say `insufficient resources`: not a bare count of scans.
+      expect(lines.find((l) => l.msg === 'scans not applied, redelivering')?.err.message).toBe('3 scans not stored in SCANS: maximum messages exceeded')
     }, 20_000)
 
     it('acknowledges a malformed batch without relaying it, and goes on with the next', async () => {
