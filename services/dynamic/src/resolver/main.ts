@@ -24,7 +24,9 @@ const { bus, scans, short, health } = await startOrExit('resolver', async () => 
   const spool = openScanSpool(config.SCAN_SPOOL_DIR ?? `${config.DATA_DIR}/scan-spool`, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
   const scans = createJetStreamScanPublisher(bus.connection, { spool })
   const short = await serveShortLinks({ config, bus, scans, resolver: () => createResolverFromConfig(bus, config, scans.publish) })
-  const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, { nats: () => bus.ping() })) : undefined
+  // Not ready while its spool refuses writes: scans then wait in memory only (README "A broker outage costs no scan").
+  const checks = { nats: () => bus.ping(), scans: async () => scans.keepsScans() }
+  const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, checks)) : undefined
   return { bus, scans, short, health }
 })
 log().info(
