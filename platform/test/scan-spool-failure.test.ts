@@ -45,7 +45,7 @@ else
       const failures = lines.filter((line) => line.msg === SPOOL_FAILED)
       expect(failures.length).toBeGreaterThanOrEqual(1)
       expect(failures.length).toBeLessThan(10)
-      expect(failures.every((line) => line.level === 'error' && line.process === 'resolver' && line.err.message.includes('EFBIG'))).toBe(true)
+      expect(failures.every((line) => line.level === 'error' && line.process === 'resolver' && line.err.type === 'Error' && line.err.code === 'EFBIG')).toBe(true)
       expect(failures.reduce((sum, line) => sum + line.lost, 0)).toBe(settled.lost)
       expect(failures.at(-1).lost_total).toBe(settled.lost)
     }, 40_000)

@@ -84,9 +84,9 @@ describe('a store that cannot be reached', () => {
         [true, 'unavailable', 503, 1],
         [true, 'unavailable', 503, 1],
       ])
-      expect(log.lines.map((line) => [line.msg, line.err.message])).toEqual([
-        ['store unreachable', 'attempt to write a readonly database'],
-        ['store unreachable', 'attempt to write a readonly database'],
+      expect(log.lines.map((line) => [line.msg, line.err.type, line.err.code])).toEqual([
+        ['store unreachable', 'SQLiteError', 'SQLITE_READONLY'],
+        ['store unreachable', 'SQLiteError', 'SQLITE_READONLY_DBMOVED'],
       ])
       // What was committed before stays: the failed write changed nothing.
       expect(readOnly.query('SELECT id FROM things').all()).toEqual([{ id: 'a' }])
