@@ -79,6 +79,7 @@ export const scansBuffered = new Gauge({
   },
 })
 export const scansDropped = new Counter({ name: 'lr_scans_dropped_total', help: 'Scans the resolver had to drop because its buffer was full' })
+export const scansLost = new Counter({ name: 'lr_scans_lost_total', help: 'Scans the resolver lost because its spool on disk failed (a write refused: a full disk, a directory it may not write)' })
 export const consumerPending = new Gauge({
   name: 'lr_jetstream_consumer_pending',
   help: 'Messages of a JetStream consumer not yet delivered (lag), by stream and consumer',

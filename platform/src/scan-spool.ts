@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ScanBatch, ScanEvent } from '@lr/proto'
 
@@ -40,6 +40,13 @@ export interface Spool<T> {
   flush(): void
   /** Writes out what is buffered and closes the current file. */
   close(): void
+  /**
+   * Writes a file of one write buffer's size into the spool's directory (made again if it was
+   * removed) and removes it: throws where the spool's own writes would (its disk full, a
+   * directory it may not write, a file in its place). How a caller whose writes failed learns
+   * that the spool takes them again, without risking a scan on it.
+   */
+  probe(): void
 }
 
 export type ScanSpool = Spool<ScanEvent>
@@ -252,9 +259,10 @@ function openSpool<T>(dir: string, opts: ScanSpoolOptions, format: LineFormat<T>
     dropOldest() {
       const segment = segments.shift()
       if (!segment) return
-      unlinkSync(segment.path)
+      // Off the count first: a file that cannot be removed is no longer this spool's either.
       total -= segment.bytes
       scans -= segment.scans
+      unlinkSync(segment.path)
     },
 
     size: () => scans,
@@ -262,6 +270,16 @@ function openSpool<T>(dir: string, opts: ScanSpoolOptions, format: LineFormat<T>
     flush,
     close() {
       finishSegment()
+    },
+    probe() {
+      mkdirSync(dir, { recursive: true })
+      // Not `.jsonl`: no process ever adopts it.
+      const path = join(dir, `.probe-${process.pid}`)
+      try {
+        writeFileSync(path, Buffer.alloc(WRITE_BUFFER_BYTES))
+      } finally {
+        rmSync(path, { force: true })
+      }
     },
   }
 }

@@ -1,6 +1,7 @@
 import { Events, headers as natsHeaders, type MsgHdrs, type NatsConnection } from 'nats'
 import { Fifo } from './fifo'
 import type { ScanSpool } from './scan-spool'
+import { type GuardedSpoolOptions, scanSpoolGuard } from './scan-spool-guard'
 import { errorFields, log } from './log'
 import { countScanPublished, scansDropped, trackBufferedScans } from './metrics'
 import type { ScanEvent, ScanPublisher } from '@lr/proto'
@@ -27,6 +28,7 @@ export interface JetStreamPublisherOptions {
    * wait in memory, and a full buffer drops its oldest scan.
    */
   spool?: ScanSpool
+  spoolGuard?: GuardedSpoolOptions // how its failures are probed and reported (scan-spool-guard.ts)
 }
 
 /** Scans sent as one message; `id` is its Nats-Msg-Id, kept when the batch is re-sent. */
@@ -62,8 +64,9 @@ const encoder = new TextEncoder()
  * when full, new scans go to the spool, or without one the oldest queued scan is dropped (one in
  * a batch already sent cannot be taken back), counted in `dropped()` and logged.
  */
-export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStreamPublisherOptions = {}): ScanPublisher & { dropped(): number } {
-  const { maxBuffer = 10_000, maxInFlight = 4, maxBatch = 500, maxBatchBytes = 256 * 1024, timeoutMs = 2000, retryMs = 250, spool } = opts
+export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStreamPublisherOptions = {}): ScanPublisher & { dropped(): number; keepsScans(): boolean } {
+  const { maxBuffer = 10_000, maxInFlight = 4, maxBatch = 500, maxBatchBytes = 256 * 1024, timeoutMs = 2000, retryMs = 250 } = opts
+  const spool = opts.spool && scanSpoolGuard(opts.spool, opts.spoolGuard) // a failed write costs its scans, never the process
   const js = nc.jetstream({ timeout: timeoutMs })
   const origin = `${process.pid}-${crypto.randomUUID().slice(0, 8)}`
   let sequence = 0
@@ -119,10 +122,11 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
    * Adds a scan. During an outage, or with a full buffer, new scans go to the spool, and keep
    * going there while the spool holds any (so they leave in order); a full spool, or a full
    * buffer without one, drops a scan: without a spool the oldest queued (or this one, when none
-   * is queued), else this one.
+   * is queued), else this one. A spool whose write failed counts as none until it takes writes
+   * again (checked last: a healthy publisher's path is as it was).
    */
   function hold(event: ScanEvent): void {
-    if (spool && (spool.size() > 0 || inMemory() >= maxBuffer || outage())) {
+    if (spool && (spool.size() > 0 || inMemory() >= maxBuffer || outage()) && spool.writable()) {
       if (spool.append(event)) return
       return drop()
     }
@@ -138,7 +142,8 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     dropped++
     unreported++
     scansDropped.inc()
-    if (droppedThisOutage++ === 0) log().error({ max_buffer: maxBuffer, spool_bytes: spool?.bytes() ?? null }, 'scan buffer full (JetStream unreachable or too slow): dropping scans')
+    // Once per outage, and not again while a count is due: drops that start again at every turn (a full buffer, its spool failing) are that count's.
+    if (droppedThisOutage++ === 0 && report === undefined) log().error({ max_buffer: maxBuffer, spool_bytes: spool?.bytes() ?? null, spool_writable: spool?.writable() ?? null }, 'scan buffer full (JetStream unreachable or too slow): dropping scans')
     report ??= setTimeout(reportDropped, 5000)
   }
 
@@ -148,7 +153,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
    * while the spool is empty: a queue refilled from it is older than what it still holds.
    */
   function spillQueue(): void {
-    if (!spool || spool.size() > 0) return
+    if (!spool || spool.size() > 0 || !spool.writable()) return
     while (queue.length > 0) if (!spool.append(queue.shift()!)) drop()
     spool.flush()
   }
@@ -217,7 +222,9 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   function pump(): void {
     // Spooled scans come back a segment at a time, once the buffer has room and the broker answers.
     while (spool && spool.size() > 0 && healthy && connected && !retry && !closed && queue.length < maxBuffer / 2) {
+      const left = spool.size()
       for (const event of spool.take()) queue.push(event)
+      if (spool.size() >= left) break // a file it could not close: the next turn tries again
     }
     const limit = healthy ? maxInFlight : 1
     while (!closed && connected && !retry && batchesInFlight < limit) {
@@ -269,6 +276,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     flush: () => (pending() === 0 || closed ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
     pending,
     dropped: () => dropped,
+    keepsScans: () => spool?.writable() ?? true, // the resolver's /readyz: false while its spool fails
     close() {
       if (closed) return
       closed = true
@@ -282,6 +290,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
         while (queue.length > 0) if (!spool.append(queue.shift()!)) drop()
       }
       spool?.close()
+      spool?.stop()
       if (pending() > 0) log()[spool ? 'warn' : 'error']({ pending: pending(), spooled: spool?.size() ?? 0 }, 'closing with scans not published')
       reportDropped()
       untrack()

@@ -8,7 +8,7 @@ import { log } from './log'
  * is locked, full or gone, so a SQLite store's readiness asks the file itself.
  */
 export interface StoreHealth {
-  /** A call failed because the store could not be used (locked, disk full, I/O): not ready until shown otherwise. */
+  /** A call failed because the store could not be used (locked, disk full, I/O, read-only): not ready until shown otherwise. */
   unusable(): void
   /** True while the store can take writes; cheap enough for every probe, never throws. */
   ready(): boolean
@@ -53,11 +53,13 @@ export interface SqliteHealthOptions {
  *   nothing else fails (the ingestion Worker's checkpoints go on too, through a connection to
  *   the same open file). Logged once, as an `error` naming the file, until it is back;
  * - another connection holds the write lock past PROBE_BUSY_TIMEOUT_MS (BEGIN IMMEDIATE; ROLLBACK);
- * - a call failed as unusable (`unusable()`: a full disk, an I/O error, a lock) and no probe has
- *   since found FREE_BYTES_AFTER_FAILURE free and committed a write of its own (taking the lock
- *   alone succeeds on a full disk, a read-only or failing one). The write sets the header's
- *   user_version to the value it has (one page, no schema of its own), and is made only while
- *   marked, so a healthy store's probe writes nothing.
+ * - a call failed as unusable (`unusable()`: a full disk, an I/O error, a lock, a file it may not
+ *   write) and no probe has since found FREE_BYTES_AFTER_FAILURE free and committed a write of its
+ *   own (taking the lock alone succeeds on a full disk, a read-only or failing one). The write sets
+ *   the header's user_version to the value it has (one page, no schema of its own), and is made
+ *   only while marked, so a healthy store's probe writes nothing. A connection SQLite opened
+ *   read-only (the file not writable for this process when it started) stays read-only: its
+ *   store is ready again only after a restart, once the file may be written.
  */
 export function createSqliteHealth(db: Database, path: string, options: SqliteHealthOptions = {}): StoreHealth {
   const { lockProbe = true, freeBytesAfterFailure = FREE_BYTES_AFTER_FAILURE } = options

@@ -10,8 +10,13 @@ const UNREACHABLE_MONGO = new Set([
   'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongooseServerSelectionError',
   'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoPoolClearedError', 'MongoPoolClosedError', 'PoolClearedOnNetworkError',
 ])
-/** SQLite's codes of a file it cannot use now: locked past the busy timeout, a full or failing disk. */
-const UNUSABLE_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN)/
+/**
+ * SQLite's codes of a file it cannot use now: locked past the busy timeout, a full or failing
+ * disk, or one it may not write (READONLY and its extended codes: a file SQLite opened read-only
+ * because this process could not open it for writing, one removed under a rollback-journal
+ * connection, _DBMOVED). A read-only file had been a 500 on every write, with /readyz still 200.
+ */
+const UNUSABLE_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY)/
 
 /**
  * One store's `store unreachable` lines: the first failure of an outage with its cause, then at

@@ -6,8 +6,9 @@ import { join } from 'node:path'
 import { loadConfig } from '@lr/proto'
 import type { Logger } from '@lr/proto'
 import { installLogger, log } from '@lr/platform/log'
-import { REPLACED, type SqliteHealthOptions } from '@lr/platform/sqlite-health'
+import { createSqliteHealth, REPLACED, type SqliteHealthOptions } from '@lr/platform/sqlite-health'
 import { openServiceStore } from '@lr/platform/store'
+import { withStoreMetrics } from '@lr/platform/store-metrics'
 
 /** A store over one table, opened as every service opens its own (openServiceStore), at `${dir}/things.sqlite`. */
 async function openThings(dir: string, sqliteHealth?: SqliteHealthOptions) {
@@ -118,6 +119,24 @@ describe('the readiness of a SQLite store', () => {
     expect([await store.ping(), await store.ping()]).toEqual([false, false])
     // It does not even try its write.
     expect(version()).toBe(before)
+  })
+
+  it('is not ready once a write failed because its file may not be written (SQLITE_READONLY), though its probe takes the write lock; what was committed stays', async () => {
+    const { path } = await fresh()
+    other(path).exec("INSERT INTO things (id) VALUES ('kept')")
+    // SQLite opens the file read-only when this process may not open it for writing (its mode, an
+    // immutable file, a read-only mount): the lock is taken, every write fails.
+    const db = new Database(path, { readonly: true })
+    cleanups.push(() => db.close())
+    const store = withStoreMetrics('things', {
+      ping: async () => db.query('SELECT 1 AS ok').get() !== null,
+      insert: async (id: string) => void db.query('INSERT INTO things (id) VALUES (?)').run(id),
+    }, createSqliteHealth(db, path))
+    expect(await store.ping()).toBe(true)
+    await expect(store.insert('new')).rejects.toMatchObject({ code: 'unavailable', status: 503 })
+    // Its probe's own write fails too, so it stays not ready (until a restart opens the file for writing).
+    expect([await store.ping(), await store.ping()]).toEqual([false, false])
+    expect(db.query('SELECT id FROM things').all()).toEqual([{ id: 'kept' }])
   })
 
   const replacedLine = (path: string) => ({ level: 'error', file: path, msg: REPLACED })

@@ -65,6 +65,39 @@ describe('a store that cannot be reached', () => {
     }
   }, 30_000)
 
+  it('SQLite that may not write its file: unavailable too, for SQLITE_READONLY (a file opened read-only) and its extended codes (SQLITE_READONLY_DBMOVED: the file removed under a rollback-journal connection)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-store-errors-'))
+    const path = join(dir, 'things.sqlite')
+    const writer = new Database(path)
+    writer.exec("CREATE TABLE things (id TEXT PRIMARY KEY); INSERT INTO things (id) VALUES ('a')")
+    writer.close()
+    // What SQLite does when this process may not open the file for writing: it opens it read-only.
+    const readOnly = new Database(path, { readonly: true })
+    const moved = new Database(join(dir, 'moved.sqlite'))
+    moved.exec('PRAGMA journal_mode = DELETE; CREATE TABLE things (id TEXT PRIMARY KEY)')
+    rmSync(join(dir, 'moved.sqlite'))
+    const insertInto = (db: Database) => withStoreMetrics('things', { insert: async (id: string) => void db.query('INSERT INTO things (id) VALUES (?)').run(id) })
+    const log = captureLog()
+    try {
+      const failures = [await failure(insertInto(readOnly).insert('b')), await failure(insertInto(moved).insert('b'))]
+      expect(failures.map((error) => [error instanceof AppError, (error as AppError).code, (error as AppError).status, (error as AppError).details?.retryAfter])).toEqual([
+        [true, 'unavailable', 503, 1],
+        [true, 'unavailable', 503, 1],
+      ])
+      expect(log.lines.map((line) => [line.msg, line.err.type, line.err.code])).toEqual([
+        ['store unreachable', 'SQLiteError', 'SQLITE_READONLY'],
+        ['store unreachable', 'SQLiteError', 'SQLITE_READONLY_DBMOVED'],
+      ])
+      // What was committed before stays: the failed write changed nothing.
+      expect(readOnly.query('SELECT id FROM things').all()).toEqual([{ id: 'a' }])
+    } finally {
+      log.restore()
+      readOnly.close()
+      moved.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('SQLite locked past its busy timeout: unavailable too, logged once per 10 s while it lasts; a constraint error passes as it is', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lr-store-errors-'))
     try {

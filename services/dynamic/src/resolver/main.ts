@@ -26,9 +26,12 @@ const { bus, scans, short, health } = await startOrExit('resolver', async () => 
   const short = await serveShortLinks({ config, bus, scans, resolver: () => createResolverFromConfig(bus, config, scans.publish) })
   // NATS is optional to readiness (`degraded`, as Redis is to the gateway's): without it the
   // resolver still redirects the codes it has cached and spools their scans, and an outage of the
-  // one broker every replica shares would otherwise empty the short-link Service at once.
+  // one broker every replica shares would otherwise empty the short-link Service at once. Not
+  // ready while its own spool refuses writes: scans then wait in memory only (README "A broker
+  // outage costs no scan").
+  const checks = { scans: async () => scans.keepsScans() }
   const readyWithout = { nats: () => bus.ping() }
-  const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, {}, readyWithout)) : undefined
+  const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, checks, readyWithout)) : undefined
   return { bus, scans, short, health }
 })
 log().info(

@@ -8,7 +8,7 @@
 import { AppError, type ErrorCode } from '@lr/proto/app-error'
 import { scanBatchOf } from '@lr/proto/scan-batch'
 import type { Logger, ResolveReply, ResolverEntry, ScanEvent } from '@lr/proto'
-import { installLogger } from '@lr/platform/log'
+import { errorFields, installLogger } from '@lr/platform/log'
 import { takeTallies } from '@lr/platform/tally'
 import { createResolver, type ResolverFeed } from './resolver'
 import { observeResolver } from './observe'
@@ -124,6 +124,6 @@ self.onmessage = ({ data: message }: MessageEvent<ToThread>) => {
       metricsWaiting.delete(message.id)
       return
     case 'stop':
-      void (stop?.() ?? Promise.resolve()).catch((error) => post({ t: 'log', level: 'error', fields: { err: { message: String((error as Error)?.message ?? error) } }, message: 'resolver thread did not stop cleanly' })).then(() => post({ t: 'stopped' }))
+      void (stop?.() ?? Promise.resolve()).catch((error) => post({ t: 'log', level: 'error', fields: errorFields(error), message: 'resolver thread did not stop cleanly' })).then(() => post({ t: 'stopped' }))
   }
 }
