@@ -68,11 +68,11 @@ else
       }
       try {
         await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200, 15_000, 'the resolver ready')
-        expect(await ready()).toEqual({ code: 200, body: { status: 'ready', checks: {}, degraded: [] } })
+        expect(await ready()).toEqual({ code: 200, body: { status: 'ready', checks: { scans: true }, degraded: [] } })
 
         await nats.down()
         await waitUntil(async () => (await ready()).body.degraded?.includes('nats') === true, 10_000, 'NATS listed as degraded')
-        expect(await ready()).toEqual({ code: 200, body: { status: 'ready', checks: {}, degraded: ['nats'] } })
+        expect(await ready()).toEqual({ code: 200, body: { status: 'ready', checks: { scans: true }, degraded: ['nats'] } })
         const uncached = await fetch(`http://127.0.0.1:${shortPort}/Abcdefg1`, { redirect: 'manual' })
         expect([uncached.status, uncached.headers.get('retry-after')]).toEqual([503, '1'])
 
