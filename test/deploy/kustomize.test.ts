@@ -94,7 +94,9 @@ function checkBuild(dir: string) {
       expect((d.spec.template.spec.volumes ?? []).map((v: { name: string }) => v.name)).not.toContain(mount.name)
       const claim = d.spec.volumeClaimTemplates.find((c: K8sObject) => c.metadata.name === mount.name)
       expect(claim).toBeDefined()
-      expect(quantity(claim.spec.resources.requests.storage)).toBeGreaterThan(Number(settings.get('SCAN_SPOOL_MAX_MB')) * 1024 * 1024)
+      // Room for the bound as the pod's user sees it: ext4 keeps 5 % for root, and its journal and
+      // inode tables take more (922 MiB of a 1 GiB volume were writable to uid 1000, against 900 MiB).
+      expect(Number(settings.get('SCAN_SPOOL_MAX_MB')) * 1024 * 1024).toBeLessThanOrEqual(quantity(claim.spec.resources.requests.storage) * 0.85)
       expect(d.spec.persistentVolumeClaimRetentionPolicy).toEqual({ whenScaled: 'Retain', whenDeleted: 'Retain' })
       const pod = d.spec.template.spec
       expect(pod.securityContext.fsGroup).toBe(pod.securityContext.runAsGroup)
@@ -116,7 +118,7 @@ function checkBuild(dir: string) {
     const claim = (d.spec.volumeClaimTemplates ?? []).find((c: K8sObject) => c.metadata.name === mounts[0].name)
     // An emptyDir past its sizeLimit gets the pod evicted, and the held events go with it.
     const size = volume ? volume.emptyDir?.sizeLimit : claim?.spec.resources.requests.storage
-    expect(quantity(size ?? 0)).toBeGreaterThan(bound)
+    expect(bound).toBeLessThanOrEqual(quantity(size ?? 0) * 0.85) // as above: the spool's files are not all of a volume
   }))
 
   it('runs as a non-root user, read-only, without capabilities', eachDeployment((d) => {
