@@ -23,7 +23,7 @@ export function limitsSuite(stack: () => Stack) {
       expect(res.headers.get('x-ratelimit-limit')).toBe('1000')
       expect(res.headers.get('x-ratelimit-remaining')).toBe('999')
       expect(Number(res.headers.get('x-ratelimit-reset'))).toBe(nextMidnight())
-      expect(res.headers.get('ratelimit-policy')).toBe('"burst";q=3;w=1, "daily";q=1000;w=86400')
+      expect(res.headers.get('ratelimit-policy')).toBe('"burst";q=3;w=3, "daily";q=1000;w=86400')
       expect(res.headers.get('ratelimit')).toMatch(/^"burst";r=2;t=1, "daily";r=999;t=\d+$/)
       expect(res.headers.get('retry-after')).toBeNull()
     })
