@@ -98,6 +98,12 @@ export function dynamicSuite(stack: () => Stack) {
         }
       })
 
+      it('creates every item of a business key\'s batch as a draft of the team library, by the key\'s owner', async () => {
+        const res = await api('POST', '/v1/dynqrcodes/batch', lib.teamAdmin.key, { dynqrcodes: [item('t1'), item('t2')] })
+        expect(res.status).toBe(201)
+        expect(res.body.created.map((r: any) => [r.status, r.team_id, r.created_by])).toEqual([1, 2].map(() => ['draft', lib.team_id, lib.teamAdmin.account_id]))
+      })
+
       it('names every failing item by index and creates nothing; the fixed retry creates each once', async () => {
         const own = await freshMember(stack())
         const res = await api('POST', '/v1/dynqrcodes/batch', own.key, [item(1), { destination_url: 'nope', name: 'x' }, item(3), { destination_url: 'https://ok.example' }])
@@ -122,6 +128,15 @@ export function dynamicSuite(stack: () => Stack) {
           cursor = res.body.next_cursor
         } while (cursor)
         expect(seen).toEqual(made.map((r: any) => r.code))
+      })
+
+      it('answers 100 codes a page when no limit is given', async () => {
+        const own = await freshMember(stack())
+        for (const size of [50, 50, 1]) expect((await api('POST', '/v1/dynqrcodes/batch', own.key, Array.from({ length: size }, (_, i) => item(i)))).status).toBe(201)
+        const first = await api('GET', '/v1/dynqrcodes', own.key)
+        expect([first.status, first.body.dynqrcodes.length, typeof first.body.next_cursor]).toEqual([200, 100, 'string'])
+        const rest = await api('GET', `/v1/dynqrcodes?cursor=${first.body.next_cursor}`, own.key)
+        expect([rest.body.dynqrcodes.length, rest.body.next_cursor]).toEqual([1, null])
       })
 
       it('filters by status and by updated_since', async () => {
@@ -207,8 +222,18 @@ export function dynamicSuite(stack: () => Stack) {
             const res = await api(method, `/v1/dynqrcodes/${code}`, key, body)
             expect([res.status, res.body], `${method} ${code}`).toEqual([404, { error: expect.any(String) }])
           }
+          // Its scan history too: the breakdown and the scan export.
+          for (const path of [`/v1/dynqrcodes/${code}/analytics`, `/v1/dynqrcodes/${code}/analytics/export`]) {
+            const res = await api('GET', path, key)
+            expect([res.status, res.body], path).toEqual([404, { error: expect.any(String) }])
+          }
         }
         expect((await api('GET', `/v1/dynqrcodes/${team.code}`, lib.teamAdmin.key)).body).toEqual(team)
+        for (const [code, key] of [[personal.code, lib.alice.key], [team.code, lib.teamAdmin.key]]) {
+          expect((await api('GET', `/v1/dynqrcodes/${code}/analytics`, key!)).body).toMatchObject({ code, total_scans: 0 })
+        }
+        const summaries = await Promise.all([lib.teamAdmin, lib.alice, lib.adminPersonal].map(async (member) => (await api('GET', '/v1/dynqrcodes/analytics', member.key)).body.analytics.map((a: any) => a.code)))
+        expect(summaries.map((codes) => [codes.includes(personal.code), codes.includes(team.code)])).toEqual([[false, true], [true, false], [false, false]])
       })
 
       it('never lists or exports another library\'s codes, and shares the team library', async () => {

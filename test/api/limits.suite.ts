@@ -23,7 +23,7 @@ export function limitsSuite(stack: () => Stack) {
       expect(res.headers.get('x-ratelimit-limit')).toBe('1000')
       expect(res.headers.get('x-ratelimit-remaining')).toBe('999')
       expect(Number(res.headers.get('x-ratelimit-reset'))).toBe(nextMidnight())
-      expect(res.headers.get('ratelimit-policy')).toBe('"burst";q=3;w=1, "daily";q=1000;w=86400')
+      expect(res.headers.get('ratelimit-policy')).toBe('"burst";q=3;w=3, "daily";q=1000;w=86400')
       expect(res.headers.get('ratelimit')).toMatch(/^"burst";r=2;t=1, "daily";r=999;t=\d+$/)
       expect(res.headers.get('retry-after')).toBeNull()
     })
@@ -45,6 +45,32 @@ export function limitsSuite(stack: () => Stack) {
       expect(refused.headers.get('x-ratelimit-remaining')).toBe('997')
     })
 
+    // docs/decisions.md §8: key (403), then rate limit (429), then route and body.
+    it('refuses past the burst with 429 before it looks at the route or the body: an unknown route, a bad query, method or body', async () => {
+      const { key } = await freshMember(stack())
+      for (let i = 0; i < 3; i++) expect((await list(key)).status).toBe(200)
+      const json = { 'content-type': 'application/json' }
+      // At once, so that no token comes back (one a second) while they are answered.
+      const answers = await Promise.all([
+        call(stack(), 'GET', '/v1/nothing', { key }),
+        call(stack(), 'GET', '/v1/qrcodes?limit=0', { key }),
+        call(stack(), 'PUT', '/v1/qrcodes', { key }),
+        call(stack(), 'GET', '/v1/dynqrcodes/Nope1234', { key }),
+        call(stack(), 'POST', '/v1/qrcodes', { key, raw: '{"url": ', headers: json }),
+        call(stack(), 'POST', '/v1/qrcodes', { key, raw: '{}', headers: { 'content-type': 'text/plain' } }),
+        call(stack(), 'POST', '/v1/qrcodes/batch', { key, raw: JSON.stringify({ qrcodes: [{ url: 'https://example.com/', name: 'x'.repeat(1024 * 1024) }] }), headers: json }),
+      ])
+      expect(answers.map((res) => [res.status, res.body.error])).toEqual(answers.map(() => [429, expect.stringContaining('rate limit')]))
+    })
+
+    it('counts a batch as one request, however many records it creates', async () => {
+      const { key } = await freshMember(stack())
+      const statics = await call(stack(), 'POST', '/v1/qrcodes/batch', { key, body: { qrcodes: Array.from({ length: 50 }, (_, i) => ({ url: `https://example.com/${i}`, name: `S${i}` })) } })
+      expect([statics.status, statics.body.created?.length, statics.headers.get('x-ratelimit-remaining')]).toEqual([201, 50, '999'])
+      const dynamics = await call(stack(), 'POST', '/v1/dynqrcodes/batch', { key, body: Array.from({ length: 50 }, (_, i) => ({ destination_url: `https://example.com/${i}`, name: `D${i}` })) })
+      expect([dynamics.status, dynamics.body.created?.length, dynamics.headers.get('x-ratelimit-remaining')]).toEqual([201, 50, '998'])
+    })
+
     it('lets a refused request consume nothing', async () => {
       const { key } = await freshMember(stack())
       for (let i = 0; i < 3; i++) await list(key)
@@ -62,6 +88,8 @@ export function limitsSuite(stack: () => Stack) {
       const statuses = []
       for (let i = 0; i < 5; i++) statuses.push(await list(key))
       expect(statuses.map((r) => r.status)).toEqual([200, 200, 200, 200, 429])
+      // A business key's own limits (LIMITS_ENV): 100/s with a burst of 50, 4 a day.
+      expect([statuses[0]!.headers.get('x-ratelimit-limit'), statuses[0]!.headers.get('ratelimit-policy')]).toEqual(['4', '"burst";q=50;w=1, "daily";q=4;w=86400'])
       expect(statuses[4]!.body.error).toContain('daily quota')
       expect(statuses[4]!.headers.get('x-ratelimit-remaining')).toBe('0')
       const retryAfter = Number(statuses[4]!.headers.get('retry-after'))

@@ -81,6 +81,12 @@ export function staticSuite(stack: () => Stack) {
         }
       })
 
+      it('creates every item of a business key\'s batch as a draft of the team library, by the key\'s owner', async () => {
+        const res = await api('POST', '/v1/qrcodes/batch', lib.teamWriter.key, { qrcodes: [item('t1'), item('t2')] })
+        expect(res.status).toBe(201)
+        expect(res.body.created.map((r: any) => [r.status, r.team_id, r.created_by])).toEqual([1, 2].map(() => ['draft', lib.team_id, lib.teamWriter.account_id]))
+      })
+
       it('names every failing item by index and creates nothing', async () => {
         const before = (await listAll(lib.bob.key)).length
         const res = await api('POST', '/v1/qrcodes/batch', lib.bob.key, {
@@ -124,6 +130,15 @@ export function staticSuite(stack: () => Stack) {
         } while (cursor)
         expect(seen).toEqual(made.map((r: any) => r.qr_id))
         expect(pages).toBe(3)
+      })
+
+      it('answers 100 records a page when no limit is given', async () => {
+        const own = await freshMember(stack())
+        for (const size of [50, 50, 1]) expect((await api('POST', '/v1/qrcodes/batch', own.key, { qrcodes: Array.from({ length: size }, (_, i) => item(i)) })).status).toBe(201)
+        const first = await api('GET', '/v1/qrcodes', own.key)
+        expect([first.status, first.body.qrcodes.length, typeof first.body.next_cursor]).toEqual([200, 100, 'string'])
+        const rest = await api('GET', `/v1/qrcodes?cursor=${first.body.next_cursor}`, own.key)
+        expect([rest.body.qrcodes.length, rest.body.next_cursor]).toEqual([1, null])
       })
 
       it('filters by updated_since', async () => {

@@ -66,6 +66,28 @@ export function urlRulesSuite(stack: () => Stack) {
         expect(listed.filter((r) => r[kind.urlField]!.includes('\\'))).toEqual([])
       })
 
+      // docs/decisions.md §3: a URL of at most 2048 characters, a style of at most 8 KiB as JSON.
+      it(`${kind.name}: takes a URL of 2048 characters and a style of 8192 bytes, and refuses one more of either on create, batch and PATCH`, async () => {
+        const url = (length: number) => `https://example.com/${'u'.repeat(length - 20)}`
+        const style = (bytes: number) => ({ s: 'x'.repeat(bytes - 8) }) // {"s":"…"} is 8 bytes around the text
+        const urlError = `${kind.urlField} must be at most 2048 characters`
+        const styleError = 'style must be at most 8192 bytes as JSON'
+        const created = await send('POST', kind.path, { ...item(url(2048)), style: style(8192) })
+        expect([created.status, created.body.created?.[0][kind.urlField].length, JSON.stringify(created.body.created?.[0].style).length]).toEqual([201, 2048, 8192])
+        const record = created.body.created[0]
+        const before = await count()
+        for (const [body, error] of [[item(url(2049)), urlError], [{ ...item('https://example.com/s'), style: style(8193) }, styleError]] as const) {
+          expect(await send('POST', kind.path, body).then((r) => [r.status, r.body])).toEqual([400, { error }])
+          const batch = await send('POST', `${kind.path}/batch`, kind.batch([item('https://example.com/fine'), body]))
+          expect([batch.status, batch.body]).toEqual([400, { errors: [{ index: 1, error }] }])
+          const { name: _name, ...change } = body as Record<string, unknown>
+          const patched = await send('PATCH', `${kind.path}/${record[kind.idField]}`, change)
+          expect([patched.status, patched.body]).toEqual([400, { error }])
+        }
+        expect(await count()).toBe(before)
+        expect((await send('GET', `${kind.path}/${record[kind.idField]}`, undefined)).body).toEqual(record)
+      })
+
       it(`${kind.name}: counts a name in characters, so 200 emoji pass and 201 do not`, async () => {
         const created = await send('POST', kind.path, item('https://example.com/e', EMOJI.repeat(200)))
         expect([created.status, created.body.created?.[0].name]).toEqual([201, EMOJI.repeat(200)])

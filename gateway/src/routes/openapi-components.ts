@@ -16,7 +16,7 @@ export const headers = {
   'X-RateLimit-Limit': { description: 'The daily quota of the key.', schema: integer, example: 2000 },
   'X-RateLimit-Remaining': { description: 'Requests left in today\'s quota.', schema: integer, example: 1999 },
   'X-RateLimit-Reset': { description: 'When the daily quota is whole again: the next 00:00 UTC, epoch seconds.', schema: integer, example: 1735776000 },
-  'RateLimit-Policy': { description: 'IETF draft: both policies of the key, `"burst"` (a token bucket, q = its size, refilled at the per-second rate) and `"daily"`.', schema: text, example: '"burst";q=10;w=1, "daily";q=2000;w=86400' },
+  'RateLimit-Policy': { description: 'IETF draft: both policies of the key, `"burst"` (a token bucket: q requests at once, refilled in w seconds at the per-second rate) and `"daily"`.', schema: text, example: '"burst";q=10;w=2, "daily";q=2000;w=86400' },
   RateLimit: { description: 'IETF draft: what is left of each policy (r) and the seconds until it is whole again (t).', schema: text, example: '"burst";r=9;t=1, "daily";r=1999;t=43200' },
   'Retry-After': { description: 'Whole seconds to wait before retrying (at least 1).', schema: { type: 'integer', minimum: 1 }, example: 1 },
   ETag: { description: 'The version of the record: send it back in If-None-Match (GET) or If-Match (PATCH).', schema: text, example: '"3f2a9c1e"' },

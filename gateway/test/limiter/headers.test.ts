@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { type LimitDecision, type LimitPolicy, limitMessage, rateLimitHeaders } from '../../src/limiter'
+import { createMemoryLimiter, type LimitDecision, type LimitPolicy, limitMessage, rateLimitHeaders } from '../../src/limiter'
 
 const POLICY: LimitPolicy = { daily: 2000, perSecond: 5, burst: 10 }
 
@@ -25,9 +25,26 @@ describe('rate limit headers', () => {
 
   it('describes both policies in the IETF structured-field form', () => {
     const headers = rateLimitHeaders(decision(), POLICY)
-    expect(headers['RateLimit-Policy']).toBe('"burst";q=10;w=1, "daily";q=2000;w=86400')
+    expect(headers['RateLimit-Policy']).toBe('"burst";q=10;w=2, "daily";q=2000;w=86400')
     expect(headers.RateLimit).toBe('"burst";r=4;t=2, "daily";r=1500;t=3600')
   })
+
+  // The spec's two key types, the API suite's small limits, and rates that do not divide the burst.
+  for (const [perSecond, burst, policy] of [[5, 10, 'q=10;w=2'], [10, 20, 'q=20;w=2'], [1, 3, 'q=3;w=3'], [100, 50, 'q=50;w=1'], [3, 10, 'q=10;w=4'], [2, 1, 'q=1;w=1']] as const) {
+    it(`states ${perSecond}/s with a burst of ${burst} as "burst";${policy}, and a client sending q at once every w seconds is never refused`, async () => {
+      const limits: LimitPolicy = { daily: 1_000_000, perSecond, burst }
+      const clock = { ms: Date.UTC(2025, 0, 15, 12) }
+      const limiter = createMemoryLimiter({ now: () => clock.ms })
+      const stated = rateLimitHeaders(decision(), limits)['RateLimit-Policy']!
+      expect(stated).toBe(`"burst";${policy}, "daily";q=1000000;w=86400`)
+      const [, q, w] = stated.match(/^"burst";q=(\d+);w=(\d+)/)!.map(Number)
+      const refused = []
+      for (let window = 0; window < 10; window++, clock.ms += w! * 1000) {
+        for (let i = 0; i < q!; i++) if (!(await limiter.consume('client', limits)).allowed) refused.push([window, i])
+      }
+      expect(refused).toEqual([])
+    })
+  }
 })
 
 describe('limit message', () => {

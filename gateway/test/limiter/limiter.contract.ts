@@ -126,7 +126,7 @@ export function limiterContract(make: MakeLimiter) {
         'X-RateLimit-Limit': '2000',
         'X-RateLimit-Remaining': '1999',
         'X-RateLimit-Reset': String(NEXT_MIDNIGHT_S),
-        'RateLimit-Policy': '"burst";q=10;w=1, "daily";q=2000;w=86400',
+        'RateLimit-Policy': '"burst";q=10;w=2, "daily";q=2000;w=86400',
         RateLimit: '"burst";r=9;t=1, "daily";r=1999;t=43200',
       })
     })
@@ -138,7 +138,7 @@ export function limiterContract(make: MakeLimiter) {
         'X-RateLimit-Limit': '2000',
         'X-RateLimit-Remaining': '1990',
         'X-RateLimit-Reset': String(NEXT_MIDNIGHT_S),
-        'RateLimit-Policy': '"burst";q=10;w=1, "daily";q=2000;w=86400',
+        'RateLimit-Policy': '"burst";q=10;w=2, "daily";q=2000;w=86400',
         RateLimit: '"burst";r=0;t=2, "daily";r=1990;t=43200',
         'Retry-After': '1',
       })
