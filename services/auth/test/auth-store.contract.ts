@@ -129,6 +129,16 @@ export function authStoreContract(name: string, makeStore: () => Promise<AuthSto
       expect(await store.revokeKey('key_1', 4000)).toEqual(key(1, { revoked_at: 3000 }))
     })
 
+    it('lists keys made in one second in the order they were made (a key rotated by a script: revoke, then create)', async () => {
+      // Ids sort against the order made: the store may not break the tie by id.
+      await store.insertKey(key(9, { created_at: 3000, active_at: 3000 }))
+      await store.revokeKey('key_9', 3000)
+      await store.insertKey(key(8, { created_at: 3000, active_at: 3000 }))
+      await store.revokeKey('key_8', 3000)
+      await store.insertKey(key(7, { created_at: 3000, active_at: 3000 }))
+      expect((await store.listKeys('acct_1')).map((k) => k.key_id)).toEqual(['key_9', 'key_8', 'key_7'])
+    })
+
     it('returns null when revoking a key that does not exist', async () => {
       expect(await store.revokeKey('key_none', 3000)).toBeNull()
     })

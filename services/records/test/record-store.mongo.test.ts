@@ -4,8 +4,10 @@ import type { RecordStore } from '../src/ports'
 import { receiptContract } from '@lr/platform/testing/receipts'
 import { libraryStoreContract } from '@lr/library-records/testing/store-contract'
 import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
+import { concurrentWritesContract } from '@lr/library-records/testing/concurrent-writes'
 import { connectMongo } from '@lr/platform/mongo'
 import { runOnce } from '@lr/library-records/mongo'
+import { CLAIM_GRACE_MS } from '@lr/library-records/mongo-version-claims'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { A, record, staticFixture } from './record-store.fixtures'
 
@@ -58,6 +60,22 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
     }
   })
 
+  it("takes over the claim of a version whose writer died before writing, once CLAIM_GRACE_MS has passed", async () => {
+    const db = await freshDatabase(url(), 'lr_records_claims')
+    try {
+      const store = await createMongoRecordStore(db.conn)
+      await store.insertMany(A, [record(1)])
+      const { rev } = (await store.get(A, record(1).qr_id))!
+      // A writer killed between its claim and its write (mongo-version-claims.ts), long ago.
+      await db.conn.db!.collection('static_records_claims').insertOne({ _id: `${A}\n${record(1).qr_id}\n${rev}` as never, at: Date.now() - CLAIM_GRACE_MS - 1000 })
+      expect(await store.update(A, record(1).qr_id, { name: 'After' }, 1_800_000_000, rev)).toEqual(record(1, { name: 'After', updated_at: 1_800_000_000 }))
+      // Released once written: no claim is left behind.
+      expect(await db.conn.db!.collection('static_records_claims').countDocuments({})).toBe(0)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
   it('looks for documents without rev only until one open has placed them all (a marker in migrations)', async () => {
     const db = await freshDatabase(url(), 'lr_records_marker')
     try {
@@ -104,6 +122,24 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB, several replicas', () =>
         const { items, next } = await reader.list(A, { after, limit })
         return { ids: items.map((r) => r.qr_id), next }
       },
+      async cleanup() {
+        await bases[0]!.useDb(name, { useCache: false }).dropDatabase()
+        await Promise.all(bases.map((base) => base.close()))
+      },
+    }
+  })
+})
+
+describe.skipIf(Boolean(skip))('RecordStore on MongoDB, replicas writing one record', () => {
+  const url = useMongoServer()
+  concurrentWritesContract(staticFixture, async (replicas) => {
+    const name = `lr_records_writes_${crypto.randomUUID().slice(0, 8)}`
+    // One connection per replica, as separate processes would have.
+    const bases = await Promise.all(Array.from({ length: replicas }, () => connectMongo(url())))
+    const stores: RecordStore[] = []
+    for (const base of bases) stores.push(await createMongoRecordStore(base.useDb(name, { useCache: false })))
+    return {
+      stores: stores as never,
       async cleanup() {
         await bases[0]!.useDb(name, { useCache: false }).dropDatabase()
         await Promise.all(bases.map((base) => base.close()))

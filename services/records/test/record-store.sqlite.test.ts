@@ -6,6 +6,7 @@ import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteRecordStore } from '../src/adapters/record-store.sqlite'
 import { receiptContract } from '@lr/platform/testing/receipts'
 import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
+import { concurrentWritesContract } from '@lr/library-records/testing/concurrent-writes'
 import { libraryStoreContract } from '@lr/library-records/testing/store-contract'
 import { A, record, staticFixture } from './record-store.fixtures'
 
@@ -57,6 +58,20 @@ describe('RecordStore on SQLite, several connections to one file', () => {
         const { items, next } = await reader.list(A, { after, limit })
         return { ids: items.map((r) => r.qr_id), next }
       },
+      async cleanup() {
+        for (const db of dbs) db.close()
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  })
+})
+
+describe('RecordStore on SQLite, several connections writing one record', () => {
+  concurrentWritesContract(staticFixture, async (replicas) => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-records-writes-'))
+    const dbs = Array.from({ length: replicas }, () => openSqlite(join(dir, 'records.sqlite')))
+    return {
+      stores: dbs.map(createSqliteRecordStore) as never,
       async cleanup() {
         for (const db of dbs) db.close()
         rmSync(dir, { recursive: true, force: true })

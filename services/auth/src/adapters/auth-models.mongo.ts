@@ -34,6 +34,12 @@ export interface KeyDoc {
   live?: true
   /** liveSlot(account, scope) while unrevoked, revokedSlot(id) after: its unique index allows one live key per account and scope. */
   slot: string
+  /**
+   * The order keys were made in, where created_at (whole seconds) ties: the server's clock in ms,
+   * times 1000 plus a count (auth-store.mongo.ts). Absent on keys stored before it: those of one
+   * second keep their order by id.
+   */
+  seq?: number
 }
 
 /**
@@ -77,6 +83,7 @@ const keys = new Schema<KeyDoc>(
     last_used_at: nullableNumber,
     live: { type: Boolean },
     slot: { type: String, required: true },
+    seq: { type: Number },
   },
   { ...options, collection: 'auth_keys' },
 )

@@ -10,7 +10,7 @@ import { authModels, type KeyDoc, liveSlot, revokedSlot } from './auth-models.mo
  */
 const isDuplicateKey = (error: unknown) => (error as { code?: unknown })?.code === 11000
 
-const toKey = ({ _id, live: _live, slot: _slot, ...rest }: KeyDoc): StoredKey => ({ key_id: _id, ...rest, name: rest.name ?? null })
+const toKey = ({ _id, live: _live, slot: _slot, seq: _seq, ...rest }: KeyDoc): StoredKey => ({ key_id: _id, ...rest, name: rest.name ?? null })
 const toAccount = (d: { _id: string; email: string; tier: Account['tier']; api_grant_until: number | null; created_at: number }): Account => ({
   account_id: d._id,
   email: d.email,
@@ -39,6 +39,9 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
   await fillMissingSlots(Keys)
   await Promise.all([Accounts, Teams, Members, Keys].map((model) => model.createIndexes()))
   const now = await databaseNow(conn)
+  let last = 0
+  // Increasing within this process; across replicas ordered by the server's clock (ms).
+  const nextSeq = () => (last = Math.max(last + 1, now() * 1000))
 
   return {
     async insertAccount({ account_id, ...rest }) {
@@ -102,7 +105,7 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
     async insertKey({ key_id, ...rest }) {
       try {
         const live = rest.revoked_at === null
-        await Keys.create({ _id: key_id, ...rest, ...(live ? { live: true } : {}), slot: live ? liveSlot(rest.account_id, rest.scope) : revokedSlot(key_id) })
+        await Keys.create({ _id: key_id, ...rest, ...(live ? { live: true } : {}), slot: live ? liveSlot(rest.account_id, rest.scope) : revokedSlot(key_id), seq: nextSeq() })
       } catch (error) {
         if (!isDuplicateKey(error)) throw error
         if (rest.revoked_at === null && (await Keys.exists({ slot: liveSlot(rest.account_id, rest.scope), _id: { $ne: key_id } }))) {
@@ -115,7 +118,8 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
     getKey: async (keyId) => nullable(await Keys.findById(keyId).lean()),
     findKeyByHash: async (hash) => nullable(await Keys.findOne({ hash }).lean()),
     findLiveKey: async (accountId, scope: KeyScope) => nullable(await Keys.findOne({ account_id: accountId, scope, live: true }).lean()),
-    listKeys: async (accountId) => (await Keys.find({ account_id: accountId }).sort({ created_at: 1, _id: 1 }).lean()).map(toKey),
+    // Oldest first: keys of one second in the order made (seq), as SQLite's rowid orders them; not by their random ids.
+    listKeys: async (accountId) => (await Keys.find({ account_id: accountId }).sort({ created_at: 1, seq: 1, _id: 1 }).lean()).map(toKey),
     async revokeKey(keyId, at) {
       await Keys.updateOne({ _id: keyId, live: true }, { $set: { revoked_at: at, slot: revokedSlot(keyId) }, $unset: { live: 1 } })
       return nullable(await Keys.findById(keyId).lean())

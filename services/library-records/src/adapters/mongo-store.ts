@@ -8,6 +8,7 @@ import { type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from 
 import { recordsAt } from './change-times'
 import { filterConditions, LIST_INDEXES, placeTags, sortedPage } from './mongo-list'
 import { createReceiptedChange } from './mongo-receipted-change'
+import { mongoVersionClaims } from './mongo-version-claims'
 
 /** Where one kind of record lives in MongoDB. */
 export interface MongoKind {
@@ -137,8 +138,9 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
   const toItem = (doc: LibraryDoc): R | Tombstone => (doc.deleted_at == null ? toRecord(doc) : tombstoneOf(idField, doc))
   // `deleted_at: null` also matches a document without the field. With `expectedRev`, a compare-and-set (LibraryStore.update).
   const live = (library: string, id: string, expectedRev?: number) => ({ library, [idField]: id, deleted_at: null, ...(expectedRev !== undefined && { rev: expectedRev }) })
+  const claims = mongoVersionClaims(conn, kind.collection, atomic.now)
   /** Gives one document a new change position while `set` applies: the block stays open (holding readers back) until written. */
-  async function change(filter: QueryFilter<LibraryDoc>, set: Record<string, unknown>): Promise<LibraryDoc | null> {
+  async function write(filter: QueryFilter<LibraryDoc>, set: Record<string, unknown>): Promise<LibraryDoc | null> {
     const block = await atomic.positions.allocate(1, set.updated_at as number)
     // No earlier than the change before it (change-times.ts); a delete's two times alike.
     const times = block.time === set.updated_at ? {} : { updated_at: block.time, ...(set.deleted_at !== undefined && { deleted_at: block.time }) }
@@ -146,6 +148,21 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
       return await Model.findOneAndUpdate(filter, { $set: { ...set, ...times, rev: block.first } }, { returnDocument: 'after' }).lean<LibraryDoc>()
     } finally {
       await block.release()
+    }
+  }
+  /**
+   * A change of one document, by the one writer of the version it changes (mongo-version-claims.ts).
+   * With `rev` in `filter` a compare-and-set of that version: null when another writer had it.
+   * Without, of the version read here, again until it lands or the document is gone.
+   */
+  async function change(filter: QueryFilter<LibraryDoc>, set: Record<string, unknown>): Promise<LibraryDoc | null> {
+    const id = filter[idField] as string
+    for (;;) {
+      const rev = filter.rev ?? (await Model.findOne(filter, { rev: 1 }).lean<Pick<LibraryDoc, 'rev'>>())?.rev
+      if (rev === undefined) return null
+      const claim = await claims.take(filter.library as string, id, rev as number)
+      const doc = claim && await write({ ...filter, rev }, set).finally(() => claim.release())
+      if (doc || filter.rev !== undefined) return doc ?? null
     }
   }
   async function page(library: string, options: ListOptions, by: 'position' | 'rev', filter: QueryFilter<LibraryDoc>) {
