@@ -80,6 +80,11 @@ export const scansBuffered = new Gauge({
 })
 export const scansDropped = new Counter({ name: 'lr_scans_dropped_total', help: 'Scans the resolver had to drop because its buffer was full' })
 export const scansLost = new Counter({ name: 'lr_scans_lost_total', help: 'Scans the resolver lost because its spool on disk failed (a write refused: a full disk, a directory it may not write)' })
+export const recordEventsLost = new Counter({
+  name: 'lr_record_events_lost_total',
+  help: 'Record events of stored writes that records or dynamic held while JetStream was away and lost, by cause (spool_full: past SCAN_SPOOL_MAX_MB; held_max: past the batches held in memory; unreadable: in a spool file that could not be read back)',
+  labelNames: ['cause'] as const,
+})
 export const consumerPending = new Gauge({
   name: 'lr_jetstream_consumer_pending',
   help: 'Messages of a JetStream consumer not yet delivered (lag), by stream and consumer',

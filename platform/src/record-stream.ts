@@ -6,7 +6,10 @@ import { createTurnBatcher } from './turn-batch'
 import { errorFields, log } from './log'
 import { accessSync, constants } from 'node:fs'
 import { join } from 'node:path'
-import { openJsonSpool, type Spool } from './scan-spool'
+import { openJsonSpool } from './scan-spool'
+import { createHeldEvents, type HeldEvents, type HeldEventsOptions, heldEventsWeight } from './record-event-hold'
+
+export type { HeldEvents } from './record-event-hold'
 
 /**
  * Record events with TRANSPORT=nats (docs/decisions.md "Webhooks"): the JetStream stream
@@ -25,7 +28,8 @@ export const RECORD_EVENT_BATCH_MAX_BYTES = 256 * 1024
  * The sink of services/records and services/dynamic with TRANSPORT=nats: publishes the events and
  * resolves on their PubAck (stored by the stream), before the API answers. The stream is made on
  * first use, so a process starts even while JetStream is away. A batch whose publish fails is
- * held, in `spool` on disk when given (else in memory, up to HELD_MAX batches), and published
+ * held (record-event-hold.ts), in `spool` on disk when given (in memory without one or while it
+ * refuses writes, up to HELD_MAX batches), and published
  * again every `retryMs` until JetStream takes it: the write it follows is stored, so its events
  * must not be lost with the broker (they were logged and dropped, and a client's retry replayed
  * the answer with no event ever sent). The webhooks worker stores a message once per event id,
@@ -38,7 +42,7 @@ export const RECORD_EVENT_BATCH_MAX_BYTES = 256 * 1024
  * The webhooks worker reads both shapes (`recordEventsOf`). Run the webhooks worker of this
  * version before records and dynamic: an older one drops an array as malformed.
  */
-export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutMs?: number; maxBatchBytes?: number; spool?: Spool<HeldEvents>; retryMs?: number } = {}): RecordEventSink {
+export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutMs?: number; maxBatchBytes?: number } & Partial<HeldEventsOptions> = {}): RecordEventSink {
   const js = nc.jetstream({ timeout: opts.timeoutMs ?? 5000 })
   const maxBytes = Math.min(opts.maxBatchBytes ?? RECORD_EVENT_BATCH_MAX_BYTES, (nc.info?.max_payload ?? 1024 * 1024) - 1024)
   let ready: Promise<unknown> | undefined
@@ -61,7 +65,7 @@ export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutM
       await publish()
     }
   }
-  const held = createHeldEvents(publishOnce, opts.spool, opts.retryMs ?? 1000)
+  const held = createHeldEvents(publishOnce, { ...opts, retryMs: opts.retryMs ?? 1000 })
   const publishBatch = (type: RecordEventType, events: { id: string; json: string }[]) =>
     publishOnce({ type, events }).catch((error) => held.hold({ type, events }, error))
   const batchers = new Map<RecordEventType, ReturnType<typeof createTurnBatcher<{ id: string; json: string }>>>()
@@ -83,9 +87,9 @@ export const recordEventSpoolDir = (dataDir: string, service: string): string =>
  */
 export function processRecordEvents(nc: NatsConnection, config: Config, service: string): RecordEventSink {
   const dir = recordEventSpoolDir(config.DATA_DIR, service)
-  let spool: Spool<HeldEvents> | undefined
+  let spool: HeldEventsOptions['spool']
   try {
-    spool = openJsonSpool<HeldEvents>(dir, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 })
+    spool = openJsonSpool<HeldEvents>(dir, { maxBytes: config.SCAN_SPOOL_MAX_MB * 1024 * 1024 }, heldEventsWeight)
     // A directory that exists but is not ours to write (left by another user) opens all the
     // same; its first held batch would then fail. Found out now, it is the same one line.
     accessSync(dir, constants.W_OK)
@@ -94,80 +98,6 @@ export function processRecordEvents(nc: NatsConnection, config: Config, service:
     log().warn({ dir, ...errorFields(error) }, 'record events held while JetStream is away stay in memory: their spool directory cannot be written')
   }
   return createJetStreamRecordEvents(nc, { spool })
-}
-
-/** A batch of record events of one type as published: each event's id and JSON text. */
-export interface HeldEvents {
-  type: RecordEventType
-  events: { id: string; json: string }[]
-}
-
-/** Batches held in memory at most (no spool): beyond, the oldest is dropped, with an error line. */
-const HELD_MAX = 10_000
-
-/**
- * Record event batches whose publish failed, published again in order every `retryMs` until
- * JetStream takes them; on disk when a spool is given (what a stopped process left there goes at
- * start), else in memory.
- */
-function createHeldEvents(publish: (batch: HeldEvents) => Promise<void>, spool: Spool<HeldEvents> | undefined, retryMs: number) {
-  let memory: HeldEvents[] = []
-  let timer: Timer | undefined
-  let failing = false
-  const size = () => memory.length + (spool?.size() ?? 0)
-  const schedule = (ms = retryMs) => void (timer ??= setTimeout(drain, ms))
-
-  /**
-   * Publishes the oldest held batches in order; they leave the spool (or memory) only once all of
-   * them are published, so a process killed meanwhile, or a broker still away, loses none (some
-   * may go twice). Batches held meanwhile come after them.
-   */
-  async function drain(): Promise<void> {
-    timer = undefined
-    const batches = spool ? spool.peek() : memory.slice()
-    for (const batch of batches) {
-      try {
-        await publish(batch)
-      } catch {
-        return schedule() // still away
-      }
-    }
-    if (spool) spool.dropOldest()
-    else {
-      // Not by count: a batch held meanwhile past HELD_MAX shifted the oldest out.
-      const published = new Set(batches)
-      memory = memory.filter((batch) => !published.has(batch))
-    }
-    failing = size() > 0
-    if (failing) return schedule(0)
-    log().info({ held: 0 }, 'JetStream takes record events again: every held one is published')
-  }
-
-  function keep(batch: HeldEvents): void {
-    if (spool) {
-      if (!spool.append(batch)) log().error({ events: batch.events.length, type: batch.type }, 'record events dropped: their spool is full')
-      return
-    }
-    memory.push(batch)
-    if (memory.length > HELD_MAX) {
-      const dropped = memory.shift()!
-      log().error({ events: dropped.events.length, type: dropped.type, held_max: HELD_MAX }, 'record events dropped: too many held while JetStream is away')
-    }
-  }
-
-  if (spool && spool.size() > 0) {
-    failing = true
-    schedule()
-  }
-  return {
-    hold(batch: HeldEvents, error: unknown): void {
-      if (!failing) log().warn({ events: batch.events.length, type: batch.type, ...errorFields(error) }, 'could not publish record events: holding them and publishing again until JetStream takes them')
-      failing = true
-      keep(batch)
-      spool?.flush()
-      schedule()
-    },
-  }
 }
 
 /** What consume() reports when its consumer or stream is not there any more. */

@@ -1,4 +1,5 @@
 import { createInbox, headers, type JetStreamManager, type Msg, type NatsConnection } from 'nats'
+import { FOREIGN, REFUSED, scansAnswerOf } from './scan-puback'
 import { scanSubject } from '@lr/proto'
 import { createJetStreamScanSource, type JetStreamSourceOptions } from './scan-stream-source'
 import { ensureScanStream, SCAN_BATCH_STREAM, SCAN_STREAM } from './scan-stream-config'
@@ -34,8 +35,6 @@ export interface ScanRelay {
 }
 
 const encoder = new TextEncoder()
-const S = 's'.charCodeAt(0)
-const QUOTE = '"'.charCodeAt(0)
 const isScan = (event: unknown): event is { scan_id: string; code: string } =>
   typeof (event as { scan_id?: unknown } | null)?.scan_id === 'string' && typeof (event as { code?: unknown }).code === 'string'
 
@@ -47,7 +46,8 @@ const isScan = (event: unknown): event is { scan_id: string; code: string } =>
  *
  * The publishes are plain core publishes with a reply subject on one inbox, not `js.publish`:
  * the PubAcks come back on one subscription, with no promise and timer per scan; measured on
- * 2 cores that stores ~70k scans/s against ~22k/s (bench/ANALYSIS.md, "Fifth session").
+ * 2 cores that stores ~70k scans/s against ~22k/s (bench/ANALYSIS.md, "Fifth session"). Only
+ * JetStream's answers count there (scansAnswerOf): any subscriber of scans.> may answer too.
  * Runs on every analytics replica (their relays share the durable consumer).
  */
 /**
@@ -93,33 +93,25 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
   const replies = nc.subscribe(`${inbox}.*`, {
     callback: (error, msg) => {
       if (error) return
+      const answer = scansAnswerOf(msg)
+      // Not JetStream's: a core subscriber of scans.> answering the message. SCANS's own answer
+      // (or none, and the round's timeout) decides; taken as a PubAck, it had acknowledged a
+      // batch whose scans SCANS never stored.
+      if (answer === FOREIGN) return
       const token = msg.subject.slice(inbox.length + 1)
       if (!awaiting.delete(token)) return // a late answer of a round given up
-      if (!stored(msg) && failures++ === 0) refusal = refusalOf(msg)
+      if (answer === REFUSED && failures++ === 0) refusal = refusalOf(msg)
       if (awaiting.size === 0) onAnswer?.()
     },
   })
 
   /**
-   * A PubAck is `{"stream":"SCANS","seq":N...}` (also for a duplicate); anything else failed: an
-   * error `{"error":...}`, or an empty status message ("no responders": no stream on the subject).
-   * Read from its first bytes, not decoded: one arrives per scan.
+   * The reason of a refused publish (scansAnswerOf: REFUSED): an error PubAck's description
+   * (`insufficient resources` when the broker's store is full, `maximum messages exceeded`...),
+   * or "no responders" for the server's empty 503. Decoded once per failed round, not per scan.
    */
-  const stored = (msg: Msg): boolean => msg.data.length > 10 && msg.data[2] === S && msg.data[8] === QUOTE
-
-  /**
-   * The reason of a refused publish: an error PubAck's description (`insufficient resources` when
-   * the broker's store is full, `maximum messages exceeded`...), or the status of an empty reply.
-   * Decoded once per failed round, not per scan.
-   */
-  const refusalOf = (msg: Msg): string => {
-    if (msg.data.length === 0) return msg.headers?.code === 503 ? 'no responders (no stream takes the subject)' : `status ${msg.headers?.code ?? 'unknown'}`
-    try {
-      return String((JSON.parse(msg.string()) as { error?: { description?: unknown } }).error?.description ?? msg.string())
-    } catch {
-      return msg.string()
-    }
-  }
+  const refusalOf = (msg: Msg): string =>
+    msg.data.length === 0 ? 'no responders (no stream takes the subject)' : String((JSON.parse(msg.string()) as { error: { description?: unknown } }).error.description ?? msg.string())
 
   const recreateStream = streamRestorer(nc, SCAN_STREAM, ensureScanStream)
 

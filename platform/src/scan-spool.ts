@@ -90,19 +90,22 @@ const isAlive = (pid: number) => {
   }
 }
 
-/** One JSON item a line, each counted as one. */
-const jsonLines = <T>(): LineFormat<T> => ({
-  encode: (item) => JSON.stringify(item),
-  decode(line) {
+/** One JSON item a line, each counted as one, or as `weight` says (a written line is then read to weigh it). */
+function jsonLines<T>(weight?: (item: T) => number): LineFormat<T> {
+  const decode = (line: string) => {
     try {
       return JSON.parse(line) as T
     } catch {
       return undefined
     }
-  },
-  weight: () => 1,
-  lineWeight: () => 1,
-})
+  }
+  if (!weight) return { encode: (item) => JSON.stringify(item), decode, weight: () => 1, lineWeight: () => 1 }
+  const lineWeight = (line: string) => {
+    const item = decode(line)
+    return item === undefined ? 0 : weight(item)
+  }
+  return { encode: (item) => JSON.stringify(item), decode, weight, lineWeight }
+}
 
 const SCAN_LINES = jsonLines<ScanEvent>()
 
@@ -129,8 +132,12 @@ export const openScanSpool = (dir: string, opts: ScanSpoolOptions): ScanSpool =>
 /** A spool of scan batches: a one-process scan source's, past its buffer (scan-source.ts). */
 export const openScanBatchSpool = (dir: string, opts: ScanSpoolOptions): ScanBatchSpool => openSpool(dir, opts, BATCH_LINES)
 
-/** Any JSON item a line, each counted as one (`size`): record events held while JetStream is away (record-stream.ts). */
-export const openJsonSpool = <T>(dir: string, opts: ScanSpoolOptions): Spool<T> => openSpool<T>(dir, opts, jsonLines<T>())
+/**
+ * Any JSON item a line: record events held while JetStream is away (record-event-hold.ts). `size`
+ * counts each item as one, or as `weight` says (the events of a batch); with `weight`, the lines a
+ * stopped process left are parsed at open to weigh them.
+ */
+export const openJsonSpool = <T>(dir: string, opts: ScanSpoolOptions, weight?: (item: T) => number): Spool<T> => openSpool<T>(dir, opts, jsonLines<T>(weight))
 
 /** The lines of a file that were written whole: a last line without its newline was cut by a crash. */
 function wholeLines(text: string): string[] {

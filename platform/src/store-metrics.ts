@@ -47,6 +47,18 @@ function asStoreError(store: string, operation: string, error: unknown, logUnrea
 }
 
 /**
+ * How a store's failed calls are taken (asStoreError): an unreachable or unusable store's error
+ * becomes the 503 AppError, logged as unreachableLines says, and `health` is told; any other error
+ * is returned as it was. withStoreMetrics applies it to the port's calls; calls to the same store
+ * made elsewhere apply it to their own errors (OpenedStore.failed): analytics' ingestion Worker
+ * writes on a connection of its own, and its SQLITE_FULL had left /readyz at 200.
+ */
+export function storeFailures(store: string, health?: StoreHealth): (operation: string, error: unknown) => unknown {
+  const logUnreachable = unreachableLines(store)
+  return (operation, error) => asStoreError(store, operation, error, logUnreachable, health)
+}
+
+/**
  * The store with every asynchronous port method timed into lr_store_operation_duration_seconds
  * (store, operation, outcome), and an unreachable store's error made a 503 (asStoreError), logged
  * as unreachableLines says.
@@ -54,9 +66,8 @@ function asStoreError(store: string, operation: string, error: unknown, logUnrea
  * methods pass through untouched. With `health` (the driver's view of its file), each unreachable
  * error is reported to it and `ping` answers true only while it is ready too.
  */
-export function withStoreMetrics<S extends object>(store: string, target: S, health?: StoreHealth): S {
+export function withStoreMetrics<S extends object>(store: string, target: S, health?: StoreHealth, failed = storeFailures(store, health)): S {
   const wrapped = new Map<PropertyKey, unknown>()
-  const logUnreachable = unreachableLines(store)
   return new Proxy(target, {
     get(obj, prop, receiver) {
       const value = Reflect.get(obj, prop, receiver)
@@ -75,7 +86,7 @@ export function withStoreMetrics<S extends object>(store: string, target: S, hea
             },
             (error) => {
               storeDuration.observe({ store, operation: prop, outcome: 'error' }, secondsSince(started))
-              throw asStoreError(store, prop, error, logUnreachable, health)
+              throw failed(prop, error)
             },
           )
         }

@@ -4,12 +4,18 @@ import type { Config } from '@lr/proto'
 import { sqlitePathOf } from './sqlite'
 import { openSqliteAtStart } from './sqlite-startup'
 import { createSqliteHealth, type SqliteHealthOptions, type StoreHealth } from './sqlite-health'
-import { withStoreMetrics } from './store-metrics'
+import { storeFailures, withStoreMetrics } from './store-metrics'
 
 /** A store a service opened, and how to release what the opening acquired. */
 export interface OpenedStore<S> {
   store: S
   close(): Promise<void>
+  /**
+   * What a call to this store made elsewhere than through `store` (another thread's connection
+   * to its file) failed with, taken as the store's own calls' errors are (storeFailures): an
+   * unusable store's a 503, logged, and its readiness false until it takes writes again.
+   */
+  failed(operation: string, error: unknown): unknown
 }
 
 /** How one service builds its store on each driver. */
@@ -35,10 +41,11 @@ export interface Pingable {
  */
 export async function openServiceStore<S extends Pingable>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S>> {
   const opened = await openStore(config, mongo, adapters)
-  return { store: withStoreMetrics(adapters.name, opened.store, opened.health), close: opened.close }
+  const failed = storeFailures(adapters.name, opened.health)
+  return { store: withStoreMetrics(adapters.name, opened.store, opened.health, failed), close: opened.close, failed }
 }
 
-async function openStore<S extends Pingable>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<OpenedStore<S> & { health?: StoreHealth }> {
+async function openStore<S extends Pingable>(config: Config, mongo: Connection | undefined, adapters: StoreAdapters<S>): Promise<Omit<OpenedStore<S>, 'failed'> & { health?: StoreHealth }> {
   if (config.STORE === 'sqlite') {
     const path = sqlitePathOf(config.DATA_DIR, adapters.name)
     return openSqliteAtStart(path, (db) => ({

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RecordEvent } from '@lr/proto'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
+import { storedEventIds as eventIdsIn } from './record-event-stream.fixture'
 import { ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_CODES_HEADER, SCAN_CODES_HEADER_MAX, scanCodesOf, scansOfBatch } from '@lr/platform/scan-stream-config'
 
 const event = (n: number): RecordEvent => ({ id: `evt_${n}`, type: 'record.created', library: 'acct_1', timestamp: new Date(1_736_510_400_000 + n).toISOString(), data: { n } })
@@ -94,13 +95,7 @@ else
       expect(seen).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5', 'evt_6', 'evt_7', 'evt_8'])
     })
 
-    /** The ids of the events the stream holds, in order. */
-    async function storedEventIds(): Promise<string[]> {
-      const { first_seq, last_seq, messages } = (await jsm.streams.info(RECORD_EVENT_STREAM)).state
-      const ids: string[] = []
-      for (let seq = first_seq; messages > 0 && seq <= last_seq; seq++) ids.push(...recordEventsOf(await jsm.streams.getMessage(RECORD_EVENT_STREAM, { seq })).map((e) => (e as RecordEvent).id))
-      return ids
-    }
+    const storedEventIds = () => eventIdsIn(jsm)
 
     it('holds the events of a failed publish in its spool and publishes them once JetStream answers again; a sink started later sends what an earlier one left', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'lr-event-spool-'))

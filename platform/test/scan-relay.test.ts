@@ -137,6 +137,48 @@ else
       expect(lines.find((l) => l.msg === 'scans not applied, redelivering')?.err.message).toBe('3 scans not stored in SCANS: maximum messages exceeded')
     }, 20_000)
 
+    // A core subscriber of scans.> answering what it reads (msg.respond) answers on the relay's
+    // reply subject too, often before JetStream does.
+    const answering = (reply: string) => nc.subscribe('scans.>', { callback: (_error, msg) => void msg.respond(reply) })
+
+    it('takes no answer but JetStream\'s as stored: with SCANS gone and a core subscriber answering {"status":"ok"}, the batch is not acknowledged, and its scans reach SCANS once it is made again', async () => {
+      const relay = createScanRelay(nc, { timeoutMs: 300, retryMs: 100 })
+      await relay.start()
+      await jsm.streams.delete(SCAN_STREAM) // after the start, which made it: only the subscriber answers now
+      const subscriber = answering('{"status":"ok"}')
+      const publisher = createJetStreamScanPublisher(nc)
+      try {
+        for (const e of range(1, 5)) publisher.publish(e)
+        await publisher.flush()
+        // Before, the five answers were taken as PubAcks: the batch was acknowledged, SCANS never made again, the scans lost.
+        await waitUntil(async () => (await relayedCount().catch(() => 0)) === 5, 10_000, 'the five scans in a SCANS made again')
+        expect(ids(await relayed())).toEqual(ids(range(1, 5).map((scan) => ({ scan }))))
+      } finally {
+        subscriber.unsubscribe()
+        await relay.stop()
+        publisher.close()
+      }
+    }, 20_000)
+
+    it('takes no other answer as a refusal either: with a core subscriber answering an error of its own, every batch is relayed at once, none delivered again', async () => {
+      const subscriber = answering('{"error":"not mine"}')
+      const relay = createScanRelay(nc, { timeoutMs: 2_000, retryMs: 100 })
+      await relay.start()
+      const publisher = createJetStreamScanPublisher(nc)
+      try {
+        for (const e of range(1, 500)) publisher.publish(e)
+        await publisher.flush()
+        await waitUntil(async () => (await relayedCount()) === 500, 10_000, 'every scan in SCANS')
+        await waitUntil(async () => (await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')).num_ack_pending === 0, 5_000, 'every batch acknowledged')
+        const info = await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')
+        expect([info.num_pending, info.num_redelivered]).toEqual([0, 0])
+      } finally {
+        subscriber.unsubscribe()
+        await relay.stop()
+        publisher.close()
+      }
+    })
+
     it('acknowledges a malformed batch without relaying it, and goes on with the next', async () => {
       const js = nc.jetstream()
       await js.publish(SCAN_BATCH_SUBJECT, new TextEncoder().encode('{not json'))

@@ -11,7 +11,9 @@ import { ANALYTICS_STORE } from './ports'
  * far cheaper than 1000 objects, and the in-process bus's batches arrive as text already.
  */
 export interface IngestRequest { type: 'ingest'; id: number; texts: readonly string[] }
-export type IngestReply = ({ id: number } & IngestResult) | { id: number; error: string }
+export type IngestReply = ({ id: number } & IngestResult) | { id: number; error: IngestError }
+/** A failed batch's error: an Error does not cross threads whole, and its class and code are what tell an unusable store (SQLITE_FULL). */
+export interface IngestError { name: string; message: string; code?: string }
 export type WorkerControl = { type: 'open'; dataDir: string } | { type: 'close' }
 /** The files whose checkpoints this thread handed over (platform/src/sqlite.ts): no answer. */
 export interface CheckpointRequest { type: 'checkpoint'; paths: readonly string[] }
@@ -21,6 +23,19 @@ export interface CheckpointFailed { type: 'checkpoint-failed'; failures: Checkpo
 
 /** A file's failing checkpoints are logged at most once in this long (each is counted). */
 export const CHECKPOINT_FAILURE_LOG_EVERY_MS = 60_000
+
+export interface IngestInWorkerOptions {
+  /**
+   * What a batch the Worker could not write rejects with: the analytics store's OpenedStore.failed,
+   * so a Worker's SQLITE_FULL, _IOERR, _READONLY, _BUSY is a 503, logged as the store's, and marks
+   * the store unready as the same error on this thread does (platform/src/store-metrics.ts).
+   * Default: the error itself.
+   */
+  failed?: (error: Error) => unknown
+}
+
+/** The Worker's error again as an Error of its class and code (errorFields names both in log lines). */
+const errorOf = ({ name, message, code }: IngestError): Error => Object.assign(new Error(`scan ingestion failed: ${message}`), { name }, code === undefined ? {} : { code })
 
 /**
  * One-process mode: scan batches are applied by a Worker, so the SQLite writes of ingestion run
@@ -33,7 +48,8 @@ export const CHECKPOINT_FAILURE_LOG_EVERY_MS = 60_000
  * platform/src/sqlite.ts, which `bun start` calls): it has a core and SQLite loaded already, where
  * a Worker of their own would add a VM (about 5 MiB) to the product's memory.
  */
-export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplyScans; applyTexts: ApplyScanTexts; close(): Promise<void> }> {
+export async function ingestInWorker(dataDir: string, opts: IngestInWorkerOptions = {}): Promise<{ apply: ApplyScans; applyTexts: ApplyScanTexts; close(): Promise<void> }> {
+  const failed = opts.failed ?? ((error: Error) => error)
   const worker = new Worker(new URL('./ingest-worker.ts', import.meta.url).href)
   const waiting = new Map<number, { resolve(): void; reject(error: Error): void }>()
   let next = 0
@@ -43,7 +59,7 @@ export async function ingestInWorker(dataDir: string): Promise<{ apply: ApplySca
     if ('type' in data) return data.type === 'checkpoint-failed' ? reportCheckpointFailures(data.failures) : control?.(data)
     const pending = waiting.get(data.id)
     waiting.delete(data.id)
-    if ('error' in data) return pending?.reject(new Error(`scan ingestion failed: ${data.error}`))
+    if ('error' in data) return pending?.reject(failed(errorOf(data.error)) as Error)
     if (data.malformed > 0) log().error({ dropped: data.malformed }, MALFORMED_DROPPED)
     pending?.resolve()
   }

@@ -6,7 +6,7 @@ import { createSqliteFallbacks } from './adapters/analytics-fallbacks.sqlite'
 import { createAgentCache } from './enrich'
 import { createScanIngest } from './ingest'
 import { ANALYTICS_STORE } from './ports'
-import type { CheckpointFailed, CheckpointRequest, IngestReply, IngestRequest, WorkerControl, WorkerControlReply } from './ingest-in-worker'
+import type { CheckpointFailed, CheckpointRequest, IngestError, IngestReply, IngestRequest, WorkerControl, WorkerControlReply } from './ingest-in-worker'
 
 /**
  * Worker side of ingestInWorker: its own connection to the analytics SQLite file (WAL lets the
@@ -35,6 +35,12 @@ const control = (message: WorkerControl): WorkerControlReply => {
   return { type: message.type === 'open' ? 'opened' : 'closed' }
 }
 
+/** A failed batch's error as it can cross: its class and code with its message (SQLITE_FULL tells the main thread the store is unusable). */
+function crossing(error: unknown): IngestError {
+  const { name, code, message } = (error ?? {}) as { name?: unknown; code?: unknown; message?: unknown }
+  return { name: typeof name === 'string' ? name : 'Error', message: typeof message === 'string' ? message : String(error), ...(typeof code === 'string' ? { code } : {}) }
+}
+
 self.onmessage = async ({ data }: MessageEvent<IngestRequest | WorkerControl | CheckpointRequest>) => {
   if (data.type === 'checkpoint') {
     const failures = checkpointer.checkpoint(data.paths)
@@ -54,7 +60,7 @@ self.onmessage = async ({ data }: MessageEvent<IngestRequest | WorkerControl | C
   try {
     reply = { id: data.id, ...(await ingest!(scansOfTexts(data.texts))) }
   } catch (error) {
-    reply = { id: data.id, error: (error as Error)?.message ?? String(error) }
+    reply = { id: data.id, error: crossing(error) }
   }
   self.postMessage(reply)
 }

@@ -40,11 +40,12 @@ export interface AnalyticsOptions {
  * stays in the stream), then the subjects, then closes the store.
  */
 export async function startAnalytics(ctx: ServiceContext, opts: AnalyticsOptions): Promise<RunningService> {
-  const { store, close } = await openAnalyticsStore(ctx.config, ctx.mongo, opts.ingest === 'worker')
+  const { store, close, failed } = await openAnalyticsStore(ctx.config, ctx.mongo, opts.ingest === 'worker')
   const directory = opts.directory ?? createBusCodeDirectory(ctx.bus)
   const service = createAnalyticsService({ store, directory })
   const { source } = opts
-  const worker = opts.ingest === 'worker' ? await ingestInWorker(ctx.config.DATA_DIR) : undefined
+  // The Worker's write errors count as this store's own (its readiness included).
+  const worker = opts.ingest === 'worker' ? await ingestInWorker(ctx.config.DATA_DIR, { failed: (error) => failed('applyScans', error) }) : undefined
   try {
     await source.start(worker?.apply ?? ((events) => service.ingest(events).then(() => undefined)), undefined, worker?.applyTexts)
   } catch (error) {

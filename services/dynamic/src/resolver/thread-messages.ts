@@ -25,7 +25,8 @@ export type ToThread =
 
 export type FromThread =
   | { t: 'listening'; port: number }
-  | { t: 'failed'; message: string; code?: string }
+  /** The thread's start threw: the error's class (`type`), code and message (ThreadError). */
+  | { t: 'failed'; error: ThreadError }
   /** A log line of the thread, written by this thread's logger (one writer of stdout, no pino there). */
   | { t: 'log'; level: 'error' | 'warn' | 'info' | 'debug'; fields: object; message: string }
   | { t: 'lookup'; id: number; code: string }
@@ -38,3 +39,10 @@ export type FromThread =
   | { t: 'applied'; id: number }
   | { t: 'metrics'; id: number }
   | { t: 'stopped' }
+
+/** An error of a thread as it crosses to the main thread: an Error does not cross whole. */
+export interface ThreadError {
+  type: string
+  code?: string | number
+  message: string
+}

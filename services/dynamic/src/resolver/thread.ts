@@ -80,19 +80,28 @@ function publishScan(event: ScanEvent): void {
 
 let stop: (() => Promise<void>) | undefined
 
+/**
+ * A start that throws (the resolver's: its GeoIP files unreadable; the listener's: its port taken)
+ * is posted as `failed` with the error's class, code and message. Uncaught, it reached the main
+ * thread only as Bun prints an error, source lines first ("25 | ..."): the start-up line showed
+ * that frame, not the error (an ErrorEvent across threads carries no error object).
+ */
 function start(message: Extract<ToThread, { t: 'start' }>): void {
-  for (const block of message.blocks) shared.addBlock(block)
-  const resolver = createResolver({ ...message.settings, feed, publishScan, counts: shared.counts })
+  let resolver: ReturnType<typeof createResolver> | undefined
   let server: ReturnType<typeof Bun.serve>
   try {
+    for (const block of message.blocks) shared.addBlock(block)
+    resolver = createResolver({ ...message.settings, feed, publishScan, counts: shared.counts })
     server = Bun.serve({ port: message.port, hostname: '0.0.0.0', reusePort: true, ...observeResolver(resolver.fetch, message.answerMetrics ? askMetrics : undefined) })
   } catch (error) {
-    resolver.stop()
-    return post({ t: 'failed', message: (error as Error)?.message ?? String(error), code: (error as { code?: string })?.code })
+    resolver?.stop()
+    const { type, code, message } = errorFields(error).err
+    return post({ t: 'failed', error: { type, code, message } })
   }
+  const running = resolver
   stop = async () => {
     await server.stop()
-    resolver.stop()
+    running.stop()
     sendHeld()
   }
   post({ t: 'listening', port: server.port! })

@@ -8,6 +8,7 @@ import { createBusFeed } from './bus-feed'
 import type { ResolverSettings } from './resolver'
 import { createCountSlots } from './shared-counts'
 import type { FromThread, ToThread } from './thread-messages'
+import { printedErrorLine, threadErrorLine } from './thread-errors'
 
 export interface ResolverThreadsOptions {
   /** Threads to start (at least 1). */
@@ -113,8 +114,9 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
       worker.onmessage = ({ data: message }: MessageEvent<FromThread>) => {
         if (message.t === 'listening') return void ((up = true), resolve(message.port))
         if (message.t === 'failed') {
-          const error = message.code === 'EADDRINUSE' ? new StartupError(`port ${port} (SHORT_PORT) is already in use`) : new Error(message.message)
-          return reject(error)
+          const { code } = message.error
+          if (code === 'EADDRINUSE') return reject(new StartupError(`port ${port} (SHORT_PORT) is already in use`))
+          return reject(Object.assign(new Error(`resolver thread ${index + 1} failed to start: ${threadErrorLine(message.error)}`), code === undefined ? {} : { code }))
         }
         serve(worker, message)
       }
@@ -123,7 +125,7 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
         if (!up) reject(error)
         else if (!stopping) options.failed(error)
       }
-      worker.addEventListener('error', (event) => died(`failed: ${(event as ErrorEvent).message}`))
+      worker.addEventListener('error', (event) => died(`failed: ${printedErrorLine((event as ErrorEvent).message)}`))
       worker.addEventListener('close', () => {
         ended.add(worker)
         died('ended')
