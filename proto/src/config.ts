@@ -8,6 +8,13 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
 const port = (value: number) => T.Integer({ minimum: 0, maximum: 65535, default: value })
 const count = (value: number) => T.Integer({ minimum: 1, default: value })
 
+/**
+ * VISITOR_HASH_KEY when unset: public (it is in this repository), so a visitor id made with it
+ * can be reversed by trying every IPv4 address with the scan's user agent. A process that makes
+ * visitor ids says so at start (the resolver's serveShortLinks).
+ */
+export const DEV_VISITOR_HASH_KEY = 'dev-only-visitor-hash-key-change-me'
+
 /** Every setting of docs/decisions.md §1, with its default. Read once, in a process's main.ts. */
 export const ConfigSchema = T.Object({
   PORT: port(3000),
@@ -50,8 +57,8 @@ export const ConfigSchema = T.Object({
    * scheme://host[:port], no path) separated by commas; empty: no CORS header at all.
    */
   CORS_ORIGINS: T.String({ pattern: '^(\\*|https?://[^/\\s,*]+(\\s*,\\s*https?://[^/\\s,*]+)*)?$', default: '', 'x-error': 'must be *, or origins (scheme://host[:port], no path) separated by commas' }),
-  /** Secret for the pseudonymous visitor id of a scan (keyed hash). */
-  VISITOR_HASH_KEY: T.String({ minLength: 16, default: 'dev-only-visitor-hash-key-change-me' }),
+  /** Secret for the pseudonymous visitor id of a scan (keyed hash); unset, the public DEV_VISITOR_HASH_KEY. */
+  VISITOR_HASH_KEY: T.String({ minLength: 16, default: DEV_VISITOR_HASH_KEY }),
   /**
    * Key of the list cursors (HMAC-SHA256, platform/src/cursor.ts). Unset: a random key per
    * process with TRANSPORT=memory; with TRANSPORT=nats every replica must share one, so unset

@@ -1,4 +1,4 @@
-import type { Bus, Config, ScanPublisher } from '@lr/proto'
+import { type Bus, type Config, DEV_VISITOR_HASH_KEY, type ScanPublisher } from '@lr/proto'
 import { usableCpus } from '@lr/platform/cpus'
 import { errorFields, log } from '@lr/platform/log'
 import { metricsResponse } from '@lr/platform/metrics'
@@ -37,6 +37,7 @@ export const defaultResolverThreads = (cpus = usableCpus()): number => (cpus > 1
  */
 export async function serveShortLinks(options: { config: Config; bus: Bus; scans: ScanPublisher; resolver: () => Resolver }): Promise<ShortLinks> {
   const { config } = options
+  warnOfPublicVisitorKey(config)
   const threads = config.RESOLVER_THREADS ?? defaultResolverThreads()
   const answerMetrics = config.HEALTH_PORT === 0
   if (threads === 0) {
@@ -65,4 +66,18 @@ export async function serveShortLinks(options: { config: Config; bus: Bus; scans
     },
   })
   return { port: running.port, threads, stop: running.stop }
+}
+
+/**
+ * One `warn` line at start when VISITOR_HASH_KEY is the public development value. A visitor id is
+ * HMAC-SHA256(key, address + user agent), and every scan event carries both (SCANS, `scan`
+ * webhooks, which go outside): under a public key, trying every IPv4 address with that user agent
+ * (1.5 million a second on one core here) gives the client's address back, which the id exists
+ * to withhold.
+ * Not a random key per start instead, as for cursors: visitor ids must stay the same across
+ * restarts, or every visitor counts again as unique.
+ */
+function warnOfPublicVisitorKey(config: Pick<Config, 'VISITOR_HASH_KEY'>): void {
+  if (config.VISITOR_HASH_KEY !== DEV_VISITOR_HASH_KEY) return
+  log().warn({ setting: 'VISITOR_HASH_KEY' }, 'VISITOR_HASH_KEY is not set: visitor ids use a public development key, so whoever reads a scan event (SCANS, a scan webhook: its visitor_id and user_agent) can recover the client\'s IPv4 address by trying them all; set VISITOR_HASH_KEY (openssl rand -hex 32), the same for every resolver, and keep it')
 }

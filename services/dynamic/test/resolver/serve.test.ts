@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { installLogger, log } from '@lr/platform/log'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { type HealthListener, startHealthListener } from '@lr/platform/health-listener'
 import { createBusScanPublisher } from '@lr/platform/scan-publisher'
-import { dynamicChangedSubject, loadConfig } from '@lr/proto'
+import { dynamicChangedSubject, loadConfig, type Logger } from '@lr/proto'
 import { freePort } from '../../../../test/harness/ports'
 import { sample } from '../../../../test/harness/metrics'
 import { serveDynamic } from '../../src/handlers'
@@ -22,7 +23,7 @@ afterEach(async () => {
 const RESOLVER_302 = 'lr_http_requests_total{server="resolver",route="/:code",method="GET",status="302"}'
 
 /** Short links over a real dynamic service on the local bus, with `env` as the process's settings; a probe listener as the resolver's main.ts starts it. */
-async function serve(env: Record<string, string>) {
+async function serve(env: Record<string, string | undefined>) {
   const config = loadConfig({ SHORT_PORT: '0', VISITOR_HASH_KEY: KEY, ...env })
   const bus = createLocalBus()
   const ctx = setup({ announce: (entry) => bus.publish(dynamicChangedSubject(entry.code), entry) })
@@ -72,3 +73,30 @@ for (const threads of ['0', '2'])
       expect(sample(after, notFound)).toBe((sample(before, notFound) ?? 0) + 16)
     })
   })
+
+describe('VISITOR_HASH_KEY', () => {
+  /** The `warn` lines written while short links start with `env`. */
+  async function warningsAt(env: Record<string, string | undefined>) {
+    const previous = log()
+    const warnings: Record<string, unknown>[] = []
+    const quiet = () => undefined
+    const logger = { warn: (fields: object, msg: string) => void warnings.push({ ...fields, msg }), error: quiet, info: quiet, debug: quiet, child: () => logger } as unknown as Logger
+    installLogger(logger)
+    try {
+      await serve({ RESOLVER_THREADS: '0', ...env })
+    } finally {
+      installLogger(previous)
+    }
+    return warnings.filter((line) => line.setting === 'VISITOR_HASH_KEY')
+  }
+
+  it('unset: one warn line at start, since its public development value lets a scan\'s address be recovered', async () => {
+    const lines = await warningsAt({ VISITOR_HASH_KEY: undefined })
+    expect(lines).toHaveLength(1)
+    expect(lines[0]!.msg).toStartWith('VISITOR_HASH_KEY is not set: visitor ids use a public development key')
+  })
+
+  it('set: no such line', async () => {
+    expect(await warningsAt({})).toEqual([])
+  })
+})
