@@ -157,6 +157,16 @@ else
       expect([code, lines]).toEqual([1, [`[resolver] cannot start: NATS at ${url} is unreachable (CONNECTION_REFUSED)`]])
     })
 
+    it('a MONGODB_URL whose password is not percent-encoded: one line saying so, without the password, exit 1; the admin command line alike', async () => {
+      const url = 'mongodb://library:pa/ss@127.0.0.1:1/lr'
+      const { code, lines } = await run(ENTRY_POINTS.auth, { TRANSPORT: 'nats', NATS_URL: nats.url, STORE: 'mongo', MONGODB_URL: url })
+      expect([code, lines]).toEqual([1, ['[auth] cannot start: the URL of MongoDB (mongodb://127.0.0.1:1/lr) cannot be read: Password contains unescaped characters (percent-encode the user and password)']])
+      const env = { ...Bun.env, TRANSPORT: 'memory', STORE: 'mongo', MONGODB_URL: url }
+      const admin = Bun.spawn(['bun', 'run', '--silent', 'admin', 'account', 'list'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+      const [out, err, exit] = await Promise.all([new Response(admin.stdout).text(), new Response(admin.stderr).text(), admin.exited])
+      expect({ exit, out, err: err.trim().split('\n') }).toEqual({ exit: 1, out: '', err: ['{"error":"Password contains unescaped characters"}'] })
+    })
+
     const mongoSkip = mongoSkipReason()
     describe.skipIf(Boolean(mongoSkip) || Boolean(Bun.env.MONGODB_URL))(`MongoDB that requires a password${mongoSkip ? ` (skipped: ${mongoSkip})` : Bun.env.MONGODB_URL ? ' (skipped: it starts a FerretDB of its own, and MONGODB_URL is set)' : ''}`, () => {
       // Characters a URL must percent-encode: MONGODB_URL carries them encoded.

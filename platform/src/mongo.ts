@@ -67,6 +67,13 @@ export function watchServerChecks(client: MonitoredClient, options: { stuckMs?: 
 /** One mongoose connection per process; every Mongo adapter of that process shares it. */
 export async function connectMongo(url: string): Promise<Connection> {
   const connection = mongoose.createConnection(url, { serverSelectionTimeoutMS: 5000, autoIndex: false })
+  // A URL the driver cannot parse (a password with an unescaped `/`) makes no client: its error
+  // is the connection's rejection. Watching the missing client had thrown `undefined is not an
+  // object (evaluating 'client.on')` instead, and left the driver's own error unhandled.
+  if (!connection.getClient()) {
+    await connection.asPromise()
+    throw new Error('MongoDB: no client was made for MONGODB_URL')
+  }
   const stop = watchServerChecks(connection.getClient())
   // The process's own close stops the watchdog. Not on the connection's 'close' event: the
   // watchdog's own reconnection closes the client too, and must go on watching.

@@ -44,6 +44,11 @@ export async function reaching<T>(what: string, url: string, connect: () => Prom
   try {
     return await connect()
   } catch (error) {
+    // A URL the driver cannot parse is no outage: say what is wrong with it (its message names
+    // no secret), not that the server is unreachable.
+    if ((error as Error)?.name === 'MongoParseError') {
+      throw new StartupError(`the URL of ${what} (${withoutCredentials(url)}) cannot be read: ${(error as Error).message} (percent-encode the user and password)`)
+    }
     const code = codeOf(error)
     const how = REFUSALS.get(code) ?? 'is unreachable'
     throw new StartupError(`${what} at ${withoutCredentials(url)} ${how} (${code})`)
