@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
+import type { Config } from '@lr/proto'
 import { sqliteStartupError } from '@lr/platform/sqlite-startup'
 import { StartupError } from '@lr/platform/startup'
 
@@ -13,7 +14,7 @@ export const DATA_DIR_LOCK = 'standalone.lock'
  * with its own cursor key (the other refused its cursors) and its own count of a capped code's
  * scans (the cap was exceeded); on MongoDB, where no store is under it, both had taken and
  * written the same scan spools. `setting` names the directory in that error: DATA_DIR, or
- * SCAN_SPOOL_DIR when the spools are elsewhere (main.ts holds that one too).
+ * SCAN_SPOOL_DIR when the spools are elsewhere (directoriesToHold).
  *
  * The lock is SQLite's exclusive lock on a file of its own, held by a connection in
  * `locking_mode = EXCLUSIVE`: an fcntl lock, which the system lets go when the process ends, so a
@@ -39,4 +40,21 @@ export function holdDataDir(dataDir: string, setting = 'DATA_DIR'): { release():
     }
     throw sqliteStartupError(path, error) ?? error
   }
+}
+
+/**
+ * The directories `bun start` writes, each with the setting that names it, to hold with
+ * holdDataDir: DATA_DIR for its SQLite stores and for the scan spools under it, and
+ * SCAN_SPOOL_DIR when that is elsewhere. On MongoDB with the spools elsewhere nothing is written
+ * under DATA_DIR, so it is not held: there it may be read-only or absent, as it could before the
+ * lock (a `bun start` that ran on such a DATA_DIR had refused to start after an upgrade).
+ */
+export function directoriesToHold(config: Pick<Config, 'STORE' | 'DATA_DIR' | 'SCAN_SPOOL_DIR'>): { dir: string; setting: string }[] {
+  const dataDir = resolve(config.DATA_DIR)
+  const spoolDir = config.SCAN_SPOOL_DIR && resolve(config.SCAN_SPOOL_DIR)
+  const spoolsElsewhere = spoolDir !== undefined && !`${spoolDir}/`.startsWith(`${dataDir}/`)
+  return [
+    ...(config.STORE === 'sqlite' || !spoolsElsewhere ? [{ dir: config.DATA_DIR, setting: 'DATA_DIR' }] : []),
+    ...(spoolsElsewhere ? [{ dir: spoolDir, setting: 'SCAN_SPOOL_DIR' }] : []),
+  ]
 }

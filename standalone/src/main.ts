@@ -3,8 +3,7 @@ import { listening, startOrExit } from '@lr/platform/startup'
 import { log, startLogging } from '@lr/platform/log'
 import { checkpointElsewhere } from '@lr/platform/sqlite'
 import { serveShortLinks } from '@lr/dynamic'
-import { resolve } from 'node:path'
-import { holdDataDir } from './data-dir-lock'
+import { directoriesToHold, holdDataDir } from './data-dir-lock'
 import { startStandalone } from './standalone'
 
 /**
@@ -22,11 +21,9 @@ startLogging('standalone', config.LOG_LEVEL)
 // ingestion Worker makes them (platform/src/sqlite.ts).
 if (config.STORE === 'sqlite') checkpointElsewhere()
 const { lock, product, server, short } = await startOrExit('standalone', async () => {
-  // One bun start per DATA_DIR (data-dir-lock.ts): its SQLite stores and, on either store, its
-  // scan spools; per SCAN_SPOOL_DIR too when that is elsewhere.
-  const locks = [holdDataDir(config.DATA_DIR)]
-  const spoolDir = config.SCAN_SPOOL_DIR && resolve(config.SCAN_SPOOL_DIR)
-  if (spoolDir && !`${spoolDir}/`.startsWith(`${resolve(config.DATA_DIR)}/`)) locks.push(holdDataDir(spoolDir, 'SCAN_SPOOL_DIR'))
+  // One bun start per directory it writes (data-dir-lock.ts): DATA_DIR for its SQLite stores and
+  // the scan spools under it; SCAN_SPOOL_DIR when that is elsewhere.
+  const locks = directoriesToHold(config).map(({ dir, setting }) => holdDataDir(dir, setting))
   const lock = { release: () => locks.forEach((held) => held.release()) }
   const product = await startStandalone(config)
   // Elysia shares the port by default (reusePort): a second product started on PORT would then

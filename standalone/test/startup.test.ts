@@ -131,6 +131,23 @@ describe('two bun start on one DATA_DIR', () => {
     }
   }, 60_000)
 
+  // b69aa43 started there (nothing of it is written there); the lock on DATA_DIR had made it refuse
+  // after an upgrade. A DATA_DIR under a regular file stands for one this process may not write.
+  it.skipIf(Boolean(mongoSkipReason()))('on MongoDB with SCAN_SPOOL_DIR elsewhere, a DATA_DIR it cannot write: it serves, holding SCAN_SPOOL_DIR', async () => {
+    const mongo = await startFerretDb()
+    const spools = `${dataDir}-mongo-spools`
+    writeFileSync(`${dataDir}-file`, '')
+    try {
+      const settings = { STORE: 'mongo', MONGODB_URL: `${mongo.url}lr_start_ro`, SCAN_SPOOL_DIR: spools, DATA_DIR: `${dataDir}-file/data` }
+      const { code, lines } = await secondBeside(settings, settings)
+      expect([code, lines]).toEqual([1, [`[standalone] cannot start: another bun start runs on SCAN_SPOOL_DIR (${spools}): it holds ${spools}/standalone.lock; stop it, or give this one a SCAN_SPOOL_DIR of its own`]])
+    } finally {
+      await mongo.stop()
+      rmSync(spools, { recursive: true, force: true })
+      rmSync(`${dataDir}-file`, { force: true })
+    }
+  }, 60_000)
+
   it('one SCAN_SPOOL_DIR outside two DATA_DIRs: the second is refused, naming SCAN_SPOOL_DIR, exit 1', async () => {
     const spools = join(dataDir, '..', `${basename(dataDir)}-spools`)
     try {
