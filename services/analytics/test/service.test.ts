@@ -50,6 +50,15 @@ describe('ingest', () => {
     const bad = [null, 'text', { ...event(9), visitor_id: '10.0.0.1' }, { ...event(10), scan_id: undefined }]
     expect(await service.ingest([...bad, event(11)])).toBe(1)
   })
+
+  // A time past 9999-12-31 has no YYYY-MM-DD day: it made no day the API could name, and past
+  // Date's range (8.64e15 ms) it failed the whole batch, so every later scan waited behind it.
+  it('drops scans dated after 9999-12-31 as malformed and applies the rest of the batch', async () => {
+    const { service } = setup()
+    const late = [event(1, { scanned_at: Date.UTC(10000, 0, 1) }), event(2, { scanned_at: 8.64e15 + 1 })]
+    expect(await service.ingest([...late, event(3, { scanned_at: Date.UTC(9999, 11, 31, 23, 59, 59, 999) }), event(4)])).toBe(2)
+    expect((await service.breakdown(alice, 'Code0001', {})).daily.map((d) => d.date)).toEqual(['2025-01-10', '9999-12-31'])
+  })
 })
 
 describe('summary', () => {
