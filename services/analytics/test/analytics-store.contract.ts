@@ -82,7 +82,7 @@ export function analyticsStoreContract(open: (options?: AnalyticsStoreOptions) =
       expect(await store.applyScans(browsers.map((browser, i) => scan(1000 + i, { browser, visitor_id: visitor(2) })))).toBe(120)
       const { total_scans, browsers: counted } = await store.breakdown('Code0001', ALL_TIME)
       expect([total_scans, counted.length, counted.every((b) => b.scans === 2)]).toEqual([240, 120, true])
-    }, 20_000)
+    }, 30_000)
 
     it('answers 0 for an empty call', async () => {
       expect(await store.applyScans([])).toBe(0)

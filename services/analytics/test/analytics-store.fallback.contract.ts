@@ -26,7 +26,7 @@ export function fallbackContract(store: () => AnalyticsStore) {
       expect(await store().applyFallbacks(many)).toBe(150)
       expect(await store().applyFallbacks(many)).toBe(0)
       expect(await store().fallbackCount(HISTORY_CODE, ALL_TIME)).toBe(150)
-    }, 20_000)
+    }, 30_000)
 
     it('leaves the scan totals and breakdown untouched', async () => {
       await store().applyFallbacks([fallback(1), fallback(2)])

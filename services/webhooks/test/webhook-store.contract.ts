@@ -142,7 +142,7 @@ export function webhookStoreContract(open: () => Promise<WebhookStoreHarness>) {
       await store.enqueue(many)
       await store.enqueue(many)
       expect(await store.due(2000, 1000)).toHaveLength(150)
-    }, 20_000)
+    }, 30_000)
 
     it('gives due messages of the endpoints not skipped only, earliest first, however many the skipped ones have', async () => {
       const backlog = Array.from({ length: 50 }, (_, i) => message(`a${i}`, 'wh_1', { next_attempt_at: 1000 + i }))
