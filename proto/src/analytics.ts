@@ -4,7 +4,7 @@ import { ListQuery } from './paging'
 
 /** Subjects of services/analytics (scan analytics of dynamic codes); queue group `analytics`. */
 export const ANALYTICS_SUBJECTS = {
-  /** SummaryRequest -> AnalyticsSummary: every live code of the library, zeros included. */
+  /** SummaryRequest -> SummaryPage: the totals of a page of the library's live codes, zeros included. */
   summary: 'analytics.v1.summary',
   /** BreakdownRequest -> CodeBreakdown; not_found when the code was never in this library. */
   breakdown: 'analytics.v1.breakdown',
@@ -16,7 +16,11 @@ export const ANALYTICS_SUBJECTS = {
 export const ANALYTICS_QUEUE = 'analytics'
 
 /** Envelopes the gateway sends; `query` is the query string as sent (`from`, `to`: YYYY-MM-DD, UTC, inclusive). */
-export const SummaryRequest = T.Object({ principal: Principal, query: ListQuery })
+/**
+ * `cursor`: null (or absent, as a gateway from before summary pages sends it) for the first page
+ * of the summary, a page's `next_cursor` for the next; opaque.
+ */
+export const SummaryRequest = T.Object({ principal: Principal, query: ListQuery, cursor: T.Optional(T.Union([T.String(), T.Null()])) })
 export type SummaryRequest = Static<typeof SummaryRequest>
 export const BreakdownRequest = T.Object({ principal: Principal, code: T.String(), query: ListQuery })
 export type BreakdownRequest = Static<typeof BreakdownRequest>
@@ -45,6 +49,9 @@ export const CodeSummary = T.Object({ code: T.String(), total_scans: Count, uniq
 export type CodeSummary = Static<typeof CodeSummary>
 export const AnalyticsSummary = T.Object({ analytics: T.Array(CodeSummary) })
 export type AnalyticsSummary = Static<typeof AnalyticsSummary>
+/** One page of AnalyticsSummary on the bus: the gateway joins the pages into one answer. */
+export const SummaryPage = T.Object({ analytics: T.Array(CodeSummary), next_cursor: T.Union([T.String(), T.Null()]) })
+export type SummaryPage = Static<typeof SummaryPage>
 
 export const DailyCount = T.Object({ date: Day, scans: Count, unique_scans: Count })
 export type DailyCount = Static<typeof DailyCount>

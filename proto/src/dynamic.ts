@@ -186,8 +186,11 @@ export type ResolverEntry = Static<typeof ResolverEntry>
 export const ResolveReply = T.Union([ResolverEntry, T.Null()])
 export type ResolveReply = Static<typeof ResolveReply>
 
-/** A page of a library's live codes; `cursor` null starts, a page's `next_cursor` continues. */
-export const CodesRequest = T.Object({ principal: Principal, cursor: T.Union([T.String(), T.Null()]) })
+/**
+ * A page of a library's live codes; `cursor` null starts, a page's `next_cursor` continues.
+ * `limit`: at most this many codes (the service's page size when larger or absent).
+ */
+export const CodesRequest = T.Object({ principal: Principal, cursor: T.Union([T.String(), T.Null()]), limit: T.Optional(T.Integer({ minimum: 1 })) })
 export type CodesRequest = Static<typeof CodesRequest>
 export const CodesPage = T.Object({ codes: T.Array(T.String()), next_cursor: T.Union([T.String(), T.Null()]) })
 export type CodesPage = Static<typeof CodesPage>

@@ -5,6 +5,9 @@ export const scanSubject = (code: string) => `scans.${code}`
 /** Pattern matching every scanSubject. */
 export const SCANS_ALL = 'scans.*'
 
+/** The last millisecond of 9999-12-31 UTC, the last day a `YYYY-MM-DD` names. */
+const LAST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
 /**
  * Event: one counted scan (a GET of an active code by a client that is not a bot), published by
  * the resolver after it answered. Raw parsing (device, OS, browser, GeoIP) is the consumer's job,
@@ -14,8 +17,11 @@ export const ScanEvent = T.Object({
   /** Unique id of this scan (a time-ordered UUIDv7); lets a consumer drop a redelivered event. */
   scan_id: T.String({ minLength: 1 }),
   code: T.String(),
-  /** When the resolver answered, in epoch milliseconds (UTC). The API reports epoch seconds. */
-  scanned_at: T.Integer({ minimum: 0 }),
+  /**
+   * When the resolver answered, in epoch milliseconds (UTC). The API reports epoch seconds. At
+   * most the last millisecond of 9999-12-31: a later time has no `YYYY-MM-DD` day to count it on.
+   */
+  scanned_at: T.Integer({ minimum: 0, maximum: LAST_MS }),
   /** The User-Agent header as sent; '' when absent. */
   user_agent: T.String(),
   /** Pseudonymous visitor: hex HMAC-SHA256 of address and user agent under VISITOR_HASH_KEY. */

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
-import { ANALYTICS_SUBJECTS as S, AnalyticsQuery, AnalyticsSummary, type Bus, CodeBreakdown, SCAN_EXPORT_COLUMNS } from '@lr/proto'
+import { ANALYTICS_SUBJECTS as S, AnalyticsQuery, AnalyticsSummary, type Bus, CodeBreakdown, SCAN_EXPORT_COLUMNS, type SummaryPage } from '@lr/proto'
 import { principalOf } from '../context'
+import { readyJson } from '../ready-json'
 import { csvResponse } from './csv-stream'
 import { doc, queryOf } from './openapi'
 import { examples } from './openapi-examples'
@@ -28,10 +29,27 @@ const docs = {
   }),
 }
 
+/**
+ * The summary joined from the analytics service's pages (SummaryPage): one bus reply holding
+ * every code of a large library exceeded BUS_MAX_PAYLOAD_BYTES. A library of one page answers as
+ * any route does; a larger one is kept as JSON text while the next page is asked, not as objects.
+ * `next_cursor` absent: an analytics service from before pages, which answers the whole summary.
+ */
+async function summaryOf(bus: Bus, payload: object): Promise<AnalyticsSummary | Response> {
+  let page = await bus.request<SummaryPage>(S.summary, { ...payload, cursor: null })
+  if (!page.next_cursor) return { analytics: page.analytics }
+  const parts: string[] = []
+  for (;;) {
+    if (page.analytics.length > 0) parts.push(JSON.stringify(page.analytics).slice(1, -1))
+    if (!page.next_cursor) return readyJson(new TextEncoder().encode(`{"analytics":[${parts.join(',')}]}`))
+    page = await bus.request<SummaryPage>(S.summary, { ...payload, cursor: page.next_cursor })
+  }
+}
+
 /** /v1/dynqrcodes analytics: each route forwards to services/analytics and returns its answer. */
 export const analyticsRoutes = (bus: Bus) =>
   new Elysia({ name: 'analytics-routes', prefix: '/v1/dynqrcodes' })
-    .get('/analytics', ({ request }) => bus.request(S.summary, { principal: principalOf(request), query: queryOf(request) }),
+    .get('/analytics', ({ request }) => summaryOf(bus, { principal: principalOf(request), query: queryOf(request) }),
       { detail: docs.summary })
     .get('/:code/analytics', ({ request, params }) =>
       bus.request(S.breakdown, { principal: principalOf(request), code: params.code, query: queryOf(request) }),

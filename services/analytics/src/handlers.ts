@@ -7,8 +7,8 @@ export function serveAnalytics(bus: Bus, service: AnalyticsService): () => void 
   const opts = { queue: ANALYTICS_QUEUE }
   const subscriptions = [
     bus.serve(ANALYTICS_SUBJECTS.summary, async (p) => {
-      const { principal, query } = decode(SummaryRequest, p)
-      return service.summary(principal, query)
+      const { principal, query, cursor = null } = decode(SummaryRequest, p)
+      return service.summary(principal, query, cursor)
     }, opts),
     bus.serve(ANALYTICS_SUBJECTS.breakdown, async (p) => {
       const { principal, code, query } = decode(BreakdownRequest, p)

@@ -1,4 +1,4 @@
-import type { Page, Principal } from '@lr/proto'
+import type { CodesPage, Page, Principal } from '@lr/proto'
 import type { CodeBreakdown, CodeSummary } from '@lr/proto'
 import type { DayRange } from './days'
 
@@ -71,8 +71,8 @@ export interface AnalyticsStore {
  * (createBusCodeDirectory). Rejections are the transport's AppError (unavailable, timeout).
  */
 export interface CodeDirectory {
-  /** Every live (not soft-deleted) code of the principal's library, oldest first. */
-  liveCodes(principal: Principal): Promise<string[]>
+  /** A page of the live (not soft-deleted) codes of the principal's library, oldest first: at most `limit`, after `cursor` (null: the first). */
+  liveCodes(principal: Principal, page: { cursor: string | null; limit: number }): Promise<CodesPage>
   /** The code when it is in the principal's library, soft-deleted or not; null otherwise. */
   find(principal: Principal, code: string): Promise<{ code: string; deleted: boolean } | null>
 }

@@ -1,6 +1,6 @@
 import { log } from '@lr/platform/log'
 import { AppError, isIssuableCode, type Principal } from '@lr/proto'
-import { type AnalyticsSummary, type CodeBreakdown, SCAN_EXPORT_COLUMNS, type ScanCount, type ScanRow } from '@lr/proto'
+import { type CodeBreakdown, SCAN_EXPORT_COLUMNS, type ScanCount, type ScanRow, type SummaryPage } from '@lr/proto'
 import { csvChunk } from '@lr/platform/csv'
 import type { ExportChunk } from '@lr/proto'
 import { parseDayRange } from './day-query'
@@ -12,6 +12,13 @@ import { decodeScanCursor } from './position'
 
 /** Rows per export chunk: large enough to be fast, small enough to keep memory flat. */
 export const EXPORT_PAGE_SIZE = 2000
+
+/**
+ * Codes per summary page. One reply holding every code of a library was refused by the bus
+ * beyond BUS_MAX_PAYLOAD_BYTES (about 150,000 codes at 8 MiB, 4,800 at 256 KiB: a 500); 2,000
+ * codes of 32 characters with 16-digit counts are about 210 KB, under the smallest bus (256 KiB).
+ */
+export const SUMMARY_PAGE_SIZE = 2000
 
 /**
  * What a scan row weighs besides its CSV, for the bulk collection (ChunkShape.rowBytes). A scan
@@ -29,6 +36,8 @@ export interface AnalyticsDeps {
   agentOf?: (userAgent: string) => Agent
   /** Rows per export chunk; default EXPORT_PAGE_SIZE. */
   exportPageSize?: number
+  /** Codes per summary page; default SUMMARY_PAGE_SIZE. */
+  summaryPageSize?: number
 }
 
 export type AnalyticsService = ReturnType<typeof createAnalyticsService>
@@ -38,7 +47,7 @@ const rowOf = ({ scanned_at, ...scan }: StoredScan): ScanRow => ({ ...scan, scan
 
 /** Scan ingestion and the analytics of a library's dynamic codes. */
 export function createAnalyticsService(deps: AnalyticsDeps) {
-  const { store, directory, agentOf = createAgentCache(), exportPageSize = EXPORT_PAGE_SIZE } = deps
+  const { store, directory, agentOf = createAgentCache(), exportPageSize = EXPORT_PAGE_SIZE, summaryPageSize = SUMMARY_PAGE_SIZE } = deps
   const ingestBatch = createScanIngest(store, agentOf)
 
   /** The code of this library, soft-deleted included (its history is kept); else 404. */
@@ -58,10 +67,11 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
       return applied
     },
 
-    /** Totals of every live code of the library over `from`/`to`, zeros included. */
-    async summary(principal: Principal, query: Record<string, string | string[]>): Promise<AnalyticsSummary> {
+    /** Totals over `from`/`to` of a page of the library's live codes, zeros included; `cursor` null starts, a page's `next_cursor` continues. */
+    async summary(principal: Principal, query: Record<string, string | string[]>, cursor: string | null): Promise<SummaryPage> {
       const range = parseDayRange(query)
-      return { analytics: await store.summary(await directory.liveCodes(principal), range) }
+      const page = await directory.liveCodes(principal, { cursor, limit: summaryPageSize })
+      return { analytics: await store.summary(page.codes, range), next_cursor: page.next_cursor }
     },
 
     /** The breakdown of one code of the library (also when soft-deleted); the query is checked first. */

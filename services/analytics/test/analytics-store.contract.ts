@@ -74,6 +74,16 @@ export function analyticsStoreContract(open: (options?: AnalyticsStoreOptions) =
       }
     })
 
+    // FerretDB v1.24 never answered an update command in which 100 statements matched a
+    // document, and then froze the whole database (README "MongoDB compatibility").
+    it('adds a second batch to 120 counters of one dimension', async () => {
+      const browsers = Array.from({ length: 120 }, (_, i) => `Browser ${i}`)
+      await store.applyScans(browsers.map((browser, i) => scan(i, { browser })))
+      expect(await store.applyScans(browsers.map((browser, i) => scan(1000 + i, { browser, visitor_id: visitor(2) })))).toBe(120)
+      const { total_scans, browsers: counted } = await store.breakdown('Code0001', ALL_TIME)
+      expect([total_scans, counted.length, counted.every((b) => b.scans === 2)]).toEqual([240, 120, true])
+    }, 30_000)
+
     it('answers 0 for an empty call', async () => {
       expect(await store.applyScans([])).toBe(0)
     })

@@ -21,6 +21,13 @@ export function fallbackContract(store: () => AnalyticsStore) {
       expect(await store().fallbackCount('Nothing1', ALL_TIME)).toBe(0)
     })
 
+    it('counts 150 fallback scans delivered again once', async () => {
+      const many = Array.from({ length: 150 }, (_, n) => fallback(n))
+      expect(await store().applyFallbacks(many)).toBe(150)
+      expect(await store().applyFallbacks(many)).toBe(0)
+      expect(await store().fallbackCount(HISTORY_CODE, ALL_TIME)).toBe(150)
+    }, 30_000)
+
     it('leaves the scan totals and breakdown untouched', async () => {
       await store().applyFallbacks([fallback(1), fallback(2)])
       expect(await store().summary([HISTORY_CODE], ALL_TIME)).toEqual([{ code: HISTORY_CODE, total_scans: 0, unique_scans: 0 }])

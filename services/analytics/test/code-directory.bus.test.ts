@@ -12,13 +12,14 @@ beforeEach(() => {
 afterEach(() => bus.close())
 
 describe('createBusCodeDirectory', () => {
-  it('walks every page of dynamic.v1.codes', async () => {
-    const pages: Record<string, { codes: string[]; next_cursor: string | null }> = {
-      start: { codes: ['Code0001', 'Code0002'], next_cursor: 'p2' },
-      p2: { codes: ['Code0003'], next_cursor: null },
-    }
-    bus.serve(DYNAMIC_SUBJECTS.codes, async (p) => pages[(p as { cursor: string | null }).cursor ?? 'start'])
-    expect(await createBusCodeDirectory(bus).liveCodes(alice)).toEqual(['Code0001', 'Code0002', 'Code0003'])
+  it('asks dynamic.v1.codes for one page of the size it wants', async () => {
+    const asked: unknown[] = []
+    bus.serve(DYNAMIC_SUBJECTS.codes, async (p) => {
+      asked.push(p)
+      return { codes: ['Code0003'], next_cursor: null }
+    })
+    expect(await createBusCodeDirectory(bus).liveCodes(alice, { cursor: 'p2', limit: 2 })).toEqual({ codes: ['Code0003'], next_cursor: null })
+    expect(asked).toEqual([{ principal: alice, cursor: 'p2', limit: 2 }])
   })
 
   it('answers the status of a code of the library, and null for a not_found', async () => {

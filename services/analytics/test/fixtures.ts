@@ -47,14 +47,16 @@ export const event = (n: number, over: Partial<ScanEvent> = {}): ScanEvent => ({
 export const alice: Principal = { account_id: 'acct_a', key_id: 'key_a', scope: 'personal', team_id: null, role: 'owner' }
 export const bob: Principal = { account_id: 'acct_b', key_id: 'key_b', scope: 'personal', team_id: null, role: 'owner' }
 
-/** A hand-written CodeDirectory: account id -> its codes, oldest first; `deleted` ones are soft-deleted. */
+/** A hand-written CodeDirectory: account id -> its codes, oldest first; `deleted` ones are soft-deleted. A page's cursor is its first code's index. */
 export function fakeDirectory(codes: Record<string, { code: string; deleted?: boolean }[]>): CodeDirectory & { asked: number } {
   const of = (p: Principal) => codes[p.account_id] ?? []
   const directory = {
     asked: 0,
-    async liveCodes(p: Principal) {
+    async liveCodes(p: Principal, { cursor, limit }: { cursor: string | null; limit: number }) {
       directory.asked++
-      return of(p).filter((c) => !c.deleted).map((c) => c.code)
+      const start = Number(cursor ?? 0)
+      const live = of(p).filter((c) => !c.deleted).map((c) => c.code)
+      return { codes: live.slice(start, start + limit), next_cursor: start + limit < live.length ? String(start + limit) : null }
     },
     async find(p: Principal, code: string) {
       directory.asked++

@@ -22,10 +22,10 @@ afterEach(async () => {
 })
 
 describe('analytics handlers over the bus', () => {
-  it('answers the summary', async () => {
-    expect(await bus.request(S.summary, { principal: alice, query: {} })).toEqual({
-      analytics: [{ code: 'Code0001', total_scans: 1, unique_scans: 1 }, { code: 'Code0002', total_scans: 0, unique_scans: 0 }],
-    })
+  it('answers the first page of the summary, also to a request without a cursor (a gateway from before pages)', async () => {
+    const page = { analytics: [{ code: 'Code0001', total_scans: 1, unique_scans: 1 }, { code: 'Code0002', total_scans: 0, unique_scans: 0 }], next_cursor: null }
+    expect(await bus.request(S.summary, { principal: alice, query: {}, cursor: null })).toEqual(page)
+    expect(await bus.request(S.summary, { principal: alice, query: {} })).toEqual(page)
   })
 
   it('answers the breakdown of one code', async () => {

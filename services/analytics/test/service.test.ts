@@ -35,14 +35,14 @@ describe('ingest', () => {
   it('does not count Googlebot or the Slack link preview', async () => {
     const { service } = setup()
     expect(await service.ingest([CLIENTS[4], CLIENTS[5]])).toBe(0)
-    expect((await service.summary(alice, {})).analytics[0]).toEqual({ code: 'Code0001', total_scans: 0, unique_scans: 0 })
+    expect((await service.summary(alice, {}, null)).analytics[0]).toEqual({ code: 'Code0001', total_scans: 0, unique_scans: 0 })
   })
 
   it('counts a redelivered scan once', async () => {
     const { service } = setup()
     await service.ingest(CLIENTS)
     expect(await service.ingest(CLIENTS)).toBe(0)
-    expect((await service.summary(alice, {})).analytics[0]).toEqual({ code: 'Code0001', total_scans: 4, unique_scans: 4 })
+    expect((await service.summary(alice, {}, null)).analytics[0]).toEqual({ code: 'Code0001', total_scans: 4, unique_scans: 4 })
   })
 
   it('drops malformed events and applies the rest of the batch', async () => {
@@ -50,35 +50,55 @@ describe('ingest', () => {
     const bad = [null, 'text', { ...event(9), visitor_id: '10.0.0.1' }, { ...event(10), scan_id: undefined }]
     expect(await service.ingest([...bad, event(11)])).toBe(1)
   })
+
+  // A time past 9999-12-31 has no YYYY-MM-DD day: it made no day the API could name, and past
+  // Date's range (8.64e15 ms) it failed the whole batch, so every later scan waited behind it.
+  it('drops scans dated after 9999-12-31 as malformed and applies the rest of the batch', async () => {
+    const { service } = setup()
+    const late = [event(1, { scanned_at: Date.UTC(10000, 0, 1) }), event(2, { scanned_at: 8.64e15 + 1 })]
+    expect(await service.ingest([...late, event(3, { scanned_at: Date.UTC(9999, 11, 31, 23, 59, 59, 999) }), event(4)])).toBe(2)
+    expect((await service.breakdown(alice, 'Code0001', {})).daily.map((d) => d.date)).toEqual(['2025-01-10', '9999-12-31'])
+  })
 })
 
 describe('summary', () => {
   it('answers every live code of the library in its order, zeros included, without deleted ones', async () => {
     const { service } = setup()
     await service.ingest([event(1), event(2, { visitor_id: visitor(2) }), event(3, { code: 'Gone0001' }), event(4, { code: 'Bobs0001' })])
-    expect(await service.summary(alice, {})).toEqual({
+    expect(await service.summary(alice, {}, null)).toEqual({
       analytics: [
         { code: 'Code0001', total_scans: 2, unique_scans: 2 },
         { code: 'Code0002', total_scans: 0, unique_scans: 0 },
       ],
+      next_cursor: null,
     })
   })
 
   it('answers only the codes of the key\'s own library', async () => {
     const { service } = setup()
     await service.ingest([event(1, { code: 'Bobs0001' })])
-    expect(await service.summary(bob, {})).toEqual({ analytics: [{ code: 'Bobs0001', total_scans: 1, unique_scans: 1 }] })
+    expect(await service.summary(bob, {}, null)).toEqual({ analytics: [{ code: 'Bobs0001', total_scans: 1, unique_scans: 1 }], next_cursor: null })
   })
 
   it('counts only the days of from and to', async () => {
     const { service } = setup()
     await service.ingest(CLIENTS)
-    expect((await service.summary(alice, { from: '2025-01-11', to: '2025-01-11' })).analytics[0]).toEqual({ code: 'Code0001', total_scans: 2, unique_scans: 2 })
+    expect((await service.summary(alice, { from: '2025-01-11', to: '2025-01-11' }, null)).analytics[0]).toEqual({ code: 'Code0001', total_scans: 2, unique_scans: 2 })
+  })
+
+  it('answers the library page by page, each page\'s codes over the range', async () => {
+    const { service } = setup({ summaryPageSize: 1 })
+    await service.ingest(CLIENTS.map((scan) => ({ ...scan, code: 'Code0002' })))
+    const first = await service.summary(alice, { from: '2025-01-11' }, null)
+    expect(first).toEqual({ analytics: [{ code: 'Code0001', total_scans: 0, unique_scans: 0 }], next_cursor: expect.any(String) })
+    expect(await service.summary(alice, { from: '2025-01-11' }, first.next_cursor)).toEqual({
+      analytics: [{ code: 'Code0002', total_scans: 2, unique_scans: 2 }], next_cursor: null,
+    })
   })
 
   it('rejects a bad date with 400', async () => {
     const { service } = setup()
-    expect(await failure(service.summary(alice, { from: '2025-13-01' }))).toEqual(badRequest('from must be a date YYYY-MM-DD (UTC)'))
+    expect(await failure(service.summary(alice, { from: '2025-13-01' }, null))).toEqual(badRequest('from must be a date YYYY-MM-DD (UTC)'))
   })
 })
 

@@ -12,8 +12,8 @@ export function serveDynamic(bus: Bus, service: DynamicService): () => void {
       return service.resolve(code)
     }, opts),
     bus.serve(DYNAMIC_SUBJECTS.codes, async (p) => {
-      const { principal, cursor } = decode(CodesRequest, p)
-      return service.codes(principal, cursor)
+      const { principal, cursor, limit } = decode(CodesRequest, p)
+      return service.codes(principal, cursor, limit)
     }, opts),
     bus.serve(DYNAMIC_SUBJECTS.library, async (p) => {
       const { code } = decode(ResolveRequest, p)

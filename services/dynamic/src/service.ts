@@ -46,10 +46,10 @@ export function createDynamicService(deps: DynamicDeps) {
       return entry
     },
 
-    /** Analytics' directory: one page of the library's live codes, oldest first. */
-    async codes(principal: Principal, cursor: string | null): Promise<CodesPage> {
+    /** Analytics' directory: one page of the library's live codes, oldest first; `limit` only lowers the page size. */
+    async codes(principal: Principal, cursor: string | null, limit = codesPageSize): Promise<CodesPage> {
       const after = cursor === null ? undefined : decodeCursor(cursor)
-      const page = await store.liveCodes(libraryOf(principal), { after, limit: codesPageSize })
+      const page = await store.liveCodes(libraryOf(principal), { after, limit: Math.min(limit, codesPageSize) })
       return { codes: page.items, next_cursor: nextCursor(page) }
     },
 

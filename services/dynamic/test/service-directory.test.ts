@@ -35,6 +35,14 @@ describe("analytics' directory: codes and find", () => {
     expect(second).toEqual({ codes: [expect.any(String)], next_cursor: null })
   })
 
+  it('answers a smaller page when asked, never a larger one', async () => {
+    const [a, b] = await created()
+    const one = await ctx.service.codes(personal, null, 1)
+    expect(one).toEqual({ codes: [a], next_cursor: expect.any(String) })
+    expect((await ctx.service.codes(personal, one.next_cursor, 1)).codes).toEqual([b])
+    expect((await ctx.service.codes(personal, null, 50)).codes).toEqual([a, b])
+  })
+
   it('answers no codes for an empty library', async () => {
     expect(await ctx.service.codes(personal, null)).toEqual({ codes: [], next_cursor: null })
   })

@@ -47,6 +47,12 @@ describe('the webhooks worker\'s scan intake', () => {
     expect(asked.sort()).toEqual(['Hooked01', 'Quiet001'])
   })
 
+  it('drops a scan dated after 9999-12-31 (Date cannot name it) and stores the rest of the batch', async () => {
+    const { service, queued } = await worker()
+    await service.ingestScans([{ ...scan(1, 'Hooked01'), scanned_at: 8.64e15 + 1 }, scan(2, 'Hooked01')])
+    expect(await queued()).toEqual(['scan-2'])
+  })
+
   it('stores the deliveries of a whole batch of scans in one enqueue (one transaction), and a batch no endpoint wants in none', async () => {
     const { service, queued, enqueued } = await worker()
     const scans = Array.from({ length: 500 }, (_, i) => scan(i + 1, i % 2 ? 'Hooked01' : 'Quiet001'))

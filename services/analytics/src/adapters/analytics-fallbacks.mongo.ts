@@ -1,4 +1,5 @@
 import type { mongo } from 'mongoose'
+import { updateCommands } from '@lr/platform/mongo-bulk'
 import { dayOf } from '../days'
 import type { AnalyticsStore } from '../ports'
 
@@ -13,14 +14,13 @@ export async function createMongoFallbacks(db: mongo.Db): Promise<Pick<Analytics
   await fallbacks.createIndex({ code: 1, day: 1 })
   return {
     async applyFallbacks(scans) {
-      if (scans.length === 0) return 0
-      const result = await fallbacks.bulkWrite(
-        scans.map(({ scan_id, code, scanned_at }) => ({
-          updateOne: { filter: { _id: scan_id }, update: { $setOnInsert: { code, day: dayOf(scanned_at) } }, upsert: true },
-        })),
-        { ordered: true },
-      )
-      return result.upsertedCount
+      const ops = scans.map(({ scan_id, code, scanned_at }) => ({
+        updateOne: { filter: { _id: scan_id }, update: { $setOnInsert: { code, day: dayOf(scanned_at) } }, upsert: true },
+      }))
+      // In short commands: a batch delivered again matches every document (mongo-bulk.ts).
+      let fresh = 0
+      for (const command of updateCommands(ops)) fresh += (await fallbacks.bulkWrite(command, { ordered: true })).upsertedCount
+      return fresh
     },
     async fallbackCount(code, range) {
       const day: Record<string, string> = {}

@@ -1,4 +1,5 @@
 import type { mongo } from 'mongoose'
+import { updateCommands } from '@lr/platform/mongo-bulk'
 import { createTally } from '../aggregates'
 import { dayOf } from '../days'
 import type { StoredScan } from '../ports'
@@ -99,7 +100,8 @@ export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections, sket
         updateOne: { filter: { _id: op._id, batch: { $ne: entry.batch } }, update: { $inc: op.inc, $set: { batch: entry.batch }, $setOnInsert: op.fields }, upsert: true },
       }))
       // A counter already tagged with this batch fails its upsert on the _id: it was applied.
-      if (ops.length > 0) await (c[name] as mongo.Collection<any>).bulkWrite(ops, { ordered: false }).catch(onlyDuplicates)
+      // In short commands: a batch's counters are mostly documents that exist (mongo-bulk.ts).
+      for (const command of updateCommands(ops)) await (c[name] as mongo.Collection<any>).bulkWrite(command, { ordered: false }).catch(onlyDuplicates)
     }
     await journal.deleteOne({ _id: 'inflight', batch: entry.batch })
   }

@@ -5,16 +5,7 @@ import type { CodeDirectory } from '../ports'
 /** The CodeDirectory of the dynamic service, asked over the bus (dynamic.v1.codes / dynamic.v1.find). */
 export function createBusCodeDirectory(bus: Bus): CodeDirectory {
   return {
-    async liveCodes(principal) {
-      const codes: string[] = []
-      let cursor: string | null = null
-      do {
-        const page: CodesPage = await bus.request<CodesPage>(DYNAMIC_SUBJECTS.codes, { principal, cursor })
-        codes.push(...page.codes)
-        cursor = page.next_cursor
-      } while (cursor !== null)
-      return codes
-    },
+    liveCodes: (principal, { cursor, limit }) => bus.request<CodesPage>(DYNAMIC_SUBJECTS.codes, { principal, cursor, limit }),
     async find(principal, code) {
       try {
         return await bus.request<CodeStatus>(DYNAMIC_SUBJECTS.find, { principal, id: code })

@@ -2,6 +2,7 @@ import type { Connection } from 'mongoose'
 import type { WebhookAttempt } from '@lr/proto'
 import { mongoReceipts } from '@lr/platform/idempotency-mongo'
 import { databaseNow } from '@lr/platform/mongo-clock'
+import { updateCommands } from '@lr/platform/mongo-bulk'
 import { mongoEndpointPlaces } from './endpoint-places.mongo'
 import { EndpointLimitReached, type StoredAttempt, type StoredEndpoint, type StoredMessage, type WebhookStore } from '../ports'
 
@@ -125,9 +126,12 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       if (list.length === 0) return
       const ops = list.map(({ id, ...message }) => ({ updateOne: { filter: { _id: id }, update: { $setOnInsert: message }, upsert: true } }))
       // Two replicas upserting one message at once: the loser's duplicate key means it is stored.
-      await messages.bulkWrite(ops, { ordered: false }).catch((error) => {
-        if (!onlyDuplicates(error)) throw error
-      })
+      // In short commands: a redelivered batch of scans matches every message (mongo-bulk.ts).
+      for (const command of updateCommands(ops)) {
+        await messages.bulkWrite(command, { ordered: false }).catch((error) => {
+          if (!onlyDuplicates(error)) throw error
+        })
+      }
     },
     async due(now, limit, skip = []) {
       const filter = { state: 'pending' as const, next_attempt_at: { $lte: now }, ...(skip.length > 0 && { endpoint_id: { $nin: [...skip] } }) }
