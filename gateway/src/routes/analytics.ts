@@ -55,5 +55,5 @@ export const analyticsRoutes = (bus: Bus) =>
       bus.request(S.breakdown, { principal: principalOf(request), code: params.code, query: queryOf(request) }),
       { detail: docs.breakdown })
     .get('/:code/analytics/export', ({ request, params }) =>
-      csvResponse(bus, S.export, { principal: principalOf(request), code: params.code, query: queryOf(request) }, `${params.code}-scans.csv`),
+      csvResponse(bus, S.export, { principal: principalOf(request), code: params.code, query: queryOf(request) }, `${params.code}-scans.csv`, request),
       { detail: docs.export })

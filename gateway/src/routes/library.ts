@@ -79,7 +79,7 @@ export function libraryRoutes(bus: Bus, parts: LibraryParts) {
       set.status = 201
       return bus.request(S.batch, createRequest(request, body))
     }, { detail: docs.batch })
-    .get('/export', ({ request }) => (noQuery(request), csvResponse(bus, S.export, { principal: principalOf(request) }, parts.export.filename)),
+    .get('/export', ({ request }) => (noQuery(request), csvResponse(bus, S.export, { principal: principalOf(request) }, parts.export.filename, request)),
       { detail: docs.export })
     .get(one, ({ request, params, set }) => (noQuery(request), tagged(request, set, bus.request(S.get, { principal: principalOf(request), id: routeWord(params) }))),
       { detail: docs.get })

@@ -15,12 +15,16 @@ type Fetch = (request: Request, server?: any) => Response | Promise<Response>
  * any other that is no code: the resolver's 404, counted.
  */
 export function observeResolver(fetch: Fetch, metrics?: () => Promise<Response>): { routes: Record<string, () => Promise<Response>>; fetch: Fetch } {
-  const children = new Map<number, { count: { inc(): void }; time: { observe(v: number): void } }>()
+  // By status for GET and HEAD, the redirects' methods, without a string built per answer; any
+  // other method (a 405) by its name as well: one key per status had counted a PUT's 405 under
+  // the first method that thread answered 405 (POST). Bun answers only the methods it knows.
+  const children = new Map<number | string, { count: { inc(): void }; time: { observe(v: number): void } }>()
   const series = (request: Request, status: number) => {
-    const key = status * 2 + (request.method === 'HEAD' ? 1 : 0)
+    const method = request.method
+    const key = method === 'GET' ? status * 2 : method === 'HEAD' ? status * 2 + 1 : `${method} ${status}`
     let child = children.get(key)
     if (!child) {
-      const labels = { server: 'resolver', route: '/:code', method: request.method, status: String(status) }
+      const labels = { server: 'resolver', route: '/:code', method, status: String(status) }
       child = { count: httpRequests.labels(labels), time: httpDuration.labels(labels) }
       children.set(key, child)
     }

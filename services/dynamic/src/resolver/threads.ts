@@ -85,7 +85,12 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
       case 'log':
         log()[message.level](message.fields, message.message)
         return
-      case 'tallies':
+      case 'tallies': {
+        // A thread zeroes what it hands over: an answer that comes after its scrape stopped
+        // waiting (GATHER_TIMEOUT_MS) counts in the next scrape; dropped, it was lost for good.
+        const waiting = owed.get(message.id)
+        return waiting ? waiting(message) : addTallies(message.snapshot)
+      }
       case 'forgot':
         return owed.get(message.id)?.(message)
       case 'applied': {

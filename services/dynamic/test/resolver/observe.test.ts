@@ -5,11 +5,11 @@ import { observeResolver } from '../../src/resolver/observe'
 const redirect = () => new Response(null, { status: 302, headers: { location: 'https://example.com/' } })
 const request = () => new Request('http://short.test/AbCdEf12345')
 
-/** This process's count of resolver answers with `status` (lr_http_requests_total). */
-async function answered(status: number): Promise<number> {
+/** This process's count of resolver answers with `status` to `method` (lr_http_requests_total). */
+async function answered(status: number, method = 'GET'): Promise<number> {
   const { routes } = observeResolver(redirect, metricsResponse)
   const text = await (await routes['/metrics']!()).text()
-  const line = text.split('\n').find((l) => l.startsWith('lr_http_requests_total{') && l.includes('server="resolver"') && l.includes('method="GET"') && l.includes(`status="${status}"`))
+  const line = text.split('\n').find((l) => l.startsWith('lr_http_requests_total{') && l.includes('server="resolver"') && l.includes(`method="${method}"`) && l.includes(`status="${status}"`))
   return line ? Number(line.split(' ').at(-1)) : 0
 }
 
@@ -39,6 +39,14 @@ describe('observeResolver', () => {
     const answer = await fetch(new Request('http://short.test/metrics'))
     expect([answer.status, await answer.text()]).toEqual([404, 'Not found: no such short link.\n'])
     expect(await answered(404)).toBe(before + 1)
+  })
+
+  it('counts each method\'s 405 under its own method, whichever came first', async () => {
+    const notAllowed = () => new Response('Method not allowed.\n', { status: 405, headers: { allow: 'GET, HEAD' } })
+    const { fetch } = observeResolver(notAllowed)
+    const before = await Promise.all(['POST', 'PUT', 'DELETE'].map((method) => answered(405, method)))
+    for (const method of ['POST', 'PUT', 'PUT', 'DELETE', 'PUT']) await fetch(new Request('http://short.test/AbCdEf12345', { method }))
+    expect(await Promise.all(['POST', 'PUT', 'DELETE'].map((method) => answered(405, method)))).toEqual([before[0]! + 1, before[1]! + 3, before[2]! + 1])
   })
 
   for (const [how, fetch] of [

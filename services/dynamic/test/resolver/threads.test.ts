@@ -1,101 +1,22 @@
-import { afterEach, describe, expect, it, spyOn } from 'bun:test'
+import { afterEach, describe, expect, it } from 'bun:test'
 import { usableCpus } from '@lr/platform/cpus'
 import { defaultResolverThreads } from '../../src/resolver/serve'
 import { join } from 'node:path'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { httpRequests } from '@lr/platform/metrics'
 import { StartupError } from '@lr/platform/startup'
-import { AppError, type Bus, DYNAMIC_SUBJECTS, dynamicChangedSubject, type ResolverEntry, type ScanBatch, type ScanEvent } from '@lr/proto'
+import { AppError, DYNAMIC_SUBJECTS } from '@lr/proto'
 import { captureLog } from '@lr/platform/testing/log-capture'
 import { modulesLoadedBy } from '@lr/platform/testing/loaded-modules'
-import { serveDynamic } from '../../src/handlers'
-import { type ResolverThreads, startResolverThreads } from '../../src/resolver/threads'
-import { personal, setup } from '../fixtures'
-import { BROWSER, KEY, resumable } from './fixtures'
+import { startResolverThreads } from '../../src/resolver/threads'
+import { personal } from '../fixtures'
+import { BROWSER, KEY } from './fixtures'
+import { closeAll, created, DESTINATION, FALLBACK, type Running, start, until, watchPosts } from './threads-harness'
 
-// Resolver threads over a real dynamic service on the local bus: HTTP on a shared port, answered
-// by two threads, each with its own cache; this thread holds the bus and collects the scans.
-
-const DESTINATION = 'https://example.com/landing'
-const FALLBACK = 'https://example.com/over'
-
-interface Running {
-  bus: Bus
-  threads: ResolverThreads
-  scans: ScanEvent[]
-  /** The hand-overs as they came, each a ScanBatch. */
-  batches: ScanBatch[]
-  failures: Error[]
-  service: ReturnType<typeof setup>['service']
-  /** `missed`: the service's change events are dropped, as while a NATS connection was down. */
-  events: { missed: boolean }
-  /** Tells the bus's `resumed` listeners, as NATS does after a reconnect. */
-  resume(): void
-  get(code: string, init?: RequestInit): Promise<Response>
-  /** `n` GETs at once, each on a connection of its own, so the kernel spreads them over the threads. */
-  many(code: string, n: number): Promise<Response[]>
-  close(): Promise<void>
-}
-
-const running: Running[] = []
-afterEach(async () => {
-  for (const one of running.splice(0)) await one.close()
-})
-
-async function start(options: { threads?: number; analyticsCount?: number } = {}): Promise<Running> {
-  const bus = createLocalBus()
-  const resume = resumable(bus)
-  const events = { missed: false }
-  const announce = async (entry: ResolverEntry) => (events.missed ? undefined : bus.publish(dynamicChangedSubject(entry.code), entry))
-  const ctx = setup({ announce, countScans: async () => options.analyticsCount ?? 0 })
-  const stopServing = serveDynamic(bus, ctx.service)
-  const scans: ScanEvent[] = []
-  const batches: ScanBatch[] = []
-  const failures: Error[] = []
-  const threads = await startResolverThreads({
-    threads: options.threads ?? 2,
-    port: 0,
-    bus,
-    publishScans: (batch) => {
-      batches.push(batch)
-      scans.push(...(JSON.parse(batch.events) as ScanEvent[]))
-    },
-    settings: { trustProxy: 0, visitorHashKey: KEY },
-    answerMetrics: true,
-    failed: (error) => void failures.push(error),
-  })
-  const get = (code: string, init: RequestInit = {}) =>
-    fetch(`http://127.0.0.1:${threads.port}/${code}`, { redirect: 'manual', keepalive: false, headers: { 'user-agent': BROWSER }, ...init })
-  const one: Running = {
-    bus, threads, scans, batches, failures, service: ctx.service, events, resume, get,
-    many: (code, n) => Promise.all(Array.from({ length: n }, () => get(code))),
-    async close() {
-      await threads.stop()
-      stopServing()
-      await bus.close()
-      ctx.close()
-    },
-  }
-  running.push(one)
-  return one
-}
-
-const until = async (ok: () => boolean, what: string) => {
-  for (let i = 0; i < 400 && !ok(); i++) await Bun.sleep(5)
-  if (!ok()) throw new Error(`timed out waiting for ${what}`)
-}
-
-/** Sees every message of type `t` this thread posts to a Worker (each still sent); `mockRestore` ends it. */
-function watchPosts(t: string, seen: (message: unknown, worker: Worker) => void) {
-  const original = Worker.prototype.postMessage
-  return spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, message: unknown, ...rest: unknown[]) {
-    if ((message as { t?: string }).t === t) seen(message, this)
-    return original.call(this, message, ...(rest as []))
-  } as Worker['postMessage'])
-}
-
-const created = async (r: Running, extra: Record<string, unknown> = {}) =>
-  (await r.service.create(personal, { destination_url: DESTINATION, name: 'Code', ...extra })).created[0]!.code
+// Resolver threads over a real dynamic service on the local bus (./threads-harness.ts): HTTP on a
+// shared port, answered by two threads, each with its own cache; this thread holds the bus and
+// collects the scans.
+afterEach(closeAll)
 
 describe('resolver threads', () => {
   it('answer a code from every thread and hand each counted scan over once, with its fields', async () => {
