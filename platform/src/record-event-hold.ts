@@ -3,6 +3,7 @@ import { errorFields, log } from './log'
 import { atMostEvery, dropReport } from './log-throttle'
 import { recordEventsLost } from './metrics'
 import type { Spool } from './scan-spool'
+import { spoolProbes } from './spool-probe'
 
 /** A batch of record events of one type as published: each event's id and JSON text. */
 export interface HeldEvents {
@@ -60,7 +61,6 @@ export function createHeldEvents(publish: (batch: HeldEvents) => Promise<void>, 
   let timer: Timer | undefined
   let failing = false
   let spoolWritable = spool !== undefined
-  let probing: Timer | undefined
   let lostTotal = 0
   let lastLoss: { cause: LostCause; error?: unknown } = { cause: 'spool_full' }
   const size = () => memory.length + (spool?.size() ?? 0)
@@ -75,27 +75,20 @@ export function createHeldEvents(publish: (batch: HeldEvents) => Promise<void>, 
     report.add(events)
   }
 
-  function spoolFailed(error: unknown): void {
-    spoolFailedLine((repeated) => log().error({ repeated, spool_events: spool!.size(), ...errorFields(error) }, EVENT_SPOOL_FAILED))
-    if (!spoolWritable) return
-    spoolWritable = false
-    probing = setInterval(probe, probeMs)
-    probing.unref?.()
-  }
-
-  function probe(): void {
-    try {
-      spool!.probe()
-    } catch {
-      return // still failing: the next probe tries again
-    }
-    clearInterval(probing)
-    probing = undefined
+  // Once the spool takes writes again, the batches memory holds go to it, in the order held.
+  const probes = spool && spoolProbes(spool, probeMs, () => {
     spoolWritable = true
     log().info({ in_memory: memory.length }, EVENT_SPOOL_BACK)
     const waiting = memory
     memory = []
     for (const batch of waiting) keep(batch)
+  })
+
+  function spoolFailed(error: unknown): void {
+    spoolFailedLine((repeated) => log().error({ repeated, spool_events: spool!.size(), ...errorFields(error) }, EVENT_SPOOL_FAILED))
+    if (!spoolWritable) return
+    spoolWritable = false
+    probes?.start()
   }
 
   /**

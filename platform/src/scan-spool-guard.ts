@@ -2,6 +2,7 @@ import type { ScanEvent } from '@lr/proto'
 import { errorFields, log } from './log'
 import { dropReport } from './log-throttle'
 import { scansLost } from './metrics'
+import { spoolProbes } from './spool-probe'
 import type { ScanSpool } from './scan-spool'
 
 /** The `error` line of a failed spool; the first failure's at once, then one per LOST_REPORT_MS at most. */
@@ -41,21 +42,12 @@ export function scanSpoolGuard(spool: ScanSpool, opts: GuardedSpoolOptions = {})
   let failing = false
   let lostTotal = 0
   let lastError: unknown
-  let probing: Timer | undefined
   const line = (lost: number) => log().error({ lost, lost_total: lostTotal, spool_bytes: spool.bytes(), ...errorFields(lastError) }, SPOOL_FAILED)
   const report = dropReport(line, reportMs)
-
-  function probe(): void {
-    try {
-      spool.probe()
-    } catch {
-      return // still failing: the next probe tries again
-    }
-    clearInterval(probing)
-    probing = undefined
+  const probes = spoolProbes(spool, probeMs, () => {
     failing = false
     log().info({ lost_total: lostTotal }, 'the scan spool on disk takes writes again')
-  }
+  })
 
   function failed(lost: number, error: unknown): void {
     lostTotal += lost
@@ -63,8 +55,7 @@ export function scanSpoolGuard(spool: ScanSpool, opts: GuardedSpoolOptions = {})
     scansLost.inc(lost)
     if (!failing) {
       failing = true
-      probing = setInterval(probe, probeMs)
-      probing.unref?.()
+      probes.start()
       // A failure that took no scan (a file that could not be closed) is in no count's line.
       if (lost === 0) line(0)
     }
@@ -119,8 +110,7 @@ export function scanSpoolGuard(spool: ScanSpool, opts: GuardedSpoolOptions = {})
     writable: () => !failing,
     lost: () => lostTotal,
     stop() {
-      clearInterval(probing)
-      probing = undefined
+      probes.stop()
       report.flush()
     },
   }
