@@ -18,7 +18,7 @@ const SPOOLING = ['resolver']
 const METRICS_ON_PUBLIC_PORT = ['gateway']
 /** Seconds between the process's own shutdown deadline (it logs and exits 1) and the kubelet's SIGKILL. */
 const SHUTDOWN_MARGIN_S = 5
-const KINDS = ['ConfigMap', 'Deployment', 'StatefulSet', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Ingress']
+const KINDS = ['ConfigMap', 'Deployment', 'StatefulSet', 'Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'Ingress', 'NetworkPolicy']
 
 const skip = kubectlSkipReason()
 
