@@ -35,13 +35,20 @@ async function fillMissingSlots(Keys: ReturnType<typeof authModels>['Keys']): Pr
  * collections and creates their unique indexes before it answers.
  */
 export async function createMongoAuthStore(conn: Connection): Promise<AuthStore> {
-  const { Accounts, Teams, Members, Keys } = authModels(conn)
+  const { Accounts, Teams, Members, Keys, KeyUses } = authModels(conn)
   await fillMissingSlots(Keys)
-  await Promise.all([Accounts, Teams, Members, Keys].map((model) => model.createIndexes()))
+  await Promise.all([Accounts, Teams, Members, Keys, KeyUses].map((model) => model.createIndexes()))
   const now = await databaseNow(conn)
   let last = 0
   // Increasing within this process; across replicas ordered by the server's clock (ms).
   const nextSeq = () => (last = Math.max(last + 1, now() * 1000))
+  /** Keys as stored, each with its last use (KeyUseDoc): the later of its own field and its auth_key_uses document. */
+  const withUses = async (docs: KeyDoc[]): Promise<StoredKey[]> => {
+    const uses = docs.length === 0 ? [] : await KeyUses.find({ _id: { $in: docs.map((d) => d._id) } }).lean()
+    const usedAt = new Map(uses.map((u) => [u._id, u.last_used_at]))
+    return docs.map((doc) => toKey({ ...doc, last_used_at: Math.max(doc.last_used_at ?? 0, usedAt.get(doc._id) ?? 0) || null }))
+  }
+  const withUse = async (doc: KeyDoc | null) => (doc ? (await withUses([doc]))[0]! : null)
 
   return {
     async insertAccount({ account_id, ...rest }) {
@@ -115,17 +122,21 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
         throw new StoreConflict('key_id', key_id)
       }
     },
-    getKey: async (keyId) => nullable(await Keys.findById(keyId).lean()),
-    findKeyByHash: async (hash) => nullable(await Keys.findOne({ hash }).lean()),
-    findLiveKey: async (accountId, scope: KeyScope) => nullable(await Keys.findOne({ account_id: accountId, scope, live: true }).lean()),
+    getKey: async (keyId) => withUse(await Keys.findById(keyId).lean()),
+    findKeyByHash: async (hash) => withUse(await Keys.findOne({ hash }).lean()),
+    findLiveKey: async (accountId, scope: KeyScope) => withUse(await Keys.findOne({ account_id: accountId, scope, live: true }).lean()),
     // Oldest first: keys of one second in the order made (seq), as SQLite's rowid orders them; not by their random ids.
-    listKeys: async (accountId) => (await Keys.find({ account_id: accountId }).sort({ created_at: 1, seq: 1, _id: 1 }).lean()).map(toKey),
+    listKeys: async (accountId) => withUses(await Keys.find({ account_id: accountId }).sort({ created_at: 1, seq: 1, _id: 1 }).lean()),
     async revokeKey(keyId, at) {
       await Keys.updateOne({ _id: keyId, live: true }, { $set: { revoked_at: at, slot: revokedSlot(keyId) }, $unset: { live: 1 } })
-      return nullable(await Keys.findById(keyId).lean())
+      return withUse(await Keys.findById(keyId).lean())
     },
     async touchKey(keyId, at) {
-      await Keys.updateOne({ _id: keyId, $or: [{ last_used_at: null }, { last_used_at: { $lt: at } }] }, { $set: { last_used_at: at } })
+      // Never the key's own document (KeyUseDoc). Where a later use is recorded, the filter misses
+      // and the upsert's insert meets the taken _id: nothing to do, never backwards.
+      await KeyUses.updateOne({ _id: keyId, last_used_at: { $lt: at } }, { $set: { last_used_at: at } }, { upsert: true }).catch((error) => {
+        if (!isDuplicateKey(error)) throw error
+      })
     },
 
     async ping() {
@@ -141,5 +152,3 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
     now,
   }
 }
-
-const nullable = (doc: KeyDoc | null) => (doc ? toKey(doc) : null)
