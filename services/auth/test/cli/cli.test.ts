@@ -228,6 +228,16 @@ describe('bun run admin, a bad command line', () => {
     expect(r.stderr).not.toContain('ops')
   })
 
+  it('names MongoDB and its URL, never its password, when it cannot be reached, within the driver\'s 5 s', async () => {
+    const port = await freePort()
+    const started = Date.now()
+    const r = await runCli(['account', 'list'], { STORE: 'mongo', MONGODB_URL: `mongodb://ops:s3cretpw@127.0.0.1:${port}/lr?authSource=lr` })
+    expect([r.code, r.stdout, r.stderr.trim().split('\n').length]).toEqual([1, '', 1])
+    expect(r.err.error).toStartWith(`MongoDB at mongodb://127.0.0.1:${port}/lr?authSource=lr is unreachable (`)
+    expect(r.stderr).not.toContain('s3cretpw')
+    expect(Date.now() - started).toBeLessThan(10_000)
+  }, 15_000)
+
   it('exits 2 for an unknown flag, and for account show with neither email nor id', async () => {
     expect(await usage('key', 'list', '--acount', 'acct_1')).toBe('unknown flag --acount; this command takes --account')
     expect(await usage('account', 'show')).toBe('account show needs --email or --account (one of them)')
