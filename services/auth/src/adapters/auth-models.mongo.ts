@@ -53,7 +53,7 @@ export interface KeyDoc {
  * write a key's document now.
  */
 export interface KeyUseDoc {
-  /** The key_id. */
+  /** The key's hash: verify reads it alongside the key, in parallel (findKeyByHash). */
   _id: string
   last_used_at: number
 }

@@ -2,7 +2,7 @@ import type { Connection } from 'mongoose'
 import { databaseNow } from '@lr/platform/mongo-clock'
 import { type Account, type KeyScope, type Membership, StoreConflict, type Team } from '@lr/proto'
 import type { AccountChanges, AuthStore, StoredKey } from '../ports'
-import { authModels, type KeyDoc, liveSlot, revokedSlot } from './auth-models.mongo'
+import { authModels, type KeyDoc, type KeyUseDoc, liveSlot, revokedSlot } from './auth-models.mongo'
 
 /**
  * Whether a write failed on a unique index (11000). Which index is found by looking, not from
@@ -42,11 +42,12 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
   let last = 0
   // Increasing within this process; across replicas ordered by the server's clock (ms).
   const nextSeq = () => (last = Math.max(last + 1, now() * 1000))
-  /** Keys as stored, each with its last use (KeyUseDoc): the later of its own field and its auth_key_uses document. */
+  /** A key as stored with its last use (KeyUseDoc): the later of its own field and its auth_key_uses document. */
+  const usedKey = (doc: KeyDoc, use: KeyUseDoc | null | undefined) => toKey({ ...doc, last_used_at: Math.max(doc.last_used_at ?? 0, use?.last_used_at ?? 0) || null })
   const withUses = async (docs: KeyDoc[]): Promise<StoredKey[]> => {
-    const uses = docs.length === 0 ? [] : await KeyUses.find({ _id: { $in: docs.map((d) => d._id) } }).lean()
-    const usedAt = new Map(uses.map((u) => [u._id, u.last_used_at]))
-    return docs.map((doc) => toKey({ ...doc, last_used_at: Math.max(doc.last_used_at ?? 0, usedAt.get(doc._id) ?? 0) || null }))
+    const uses = docs.length === 0 ? [] : await KeyUses.find({ _id: { $in: docs.map((d) => d.hash) } }).lean()
+    const byHash = new Map(uses.map((use) => [use._id, use]))
+    return docs.map((doc) => usedKey(doc, byHash.get(doc.hash)))
   }
   const withUse = async (doc: KeyDoc | null) => (doc ? (await withUses([doc]))[0]! : null)
 
@@ -123,7 +124,11 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
       }
     },
     getKey: async (keyId) => withUse(await Keys.findById(keyId).lean()),
-    findKeyByHash: async (hash) => withUse(await Keys.findOne({ hash }).lean()),
+    // Every request's read: the key and its use at once, no round trip more than before.
+    async findKeyByHash(hash) {
+      const [doc, use] = await Promise.all([Keys.findOne({ hash }).lean(), KeyUses.findById(hash).lean()])
+      return doc ? usedKey(doc, use) : null
+    },
     findLiveKey: async (accountId, scope: KeyScope) => withUse(await Keys.findOne({ account_id: accountId, scope, live: true }).lean()),
     // Oldest first: keys of one second in the order made (seq), as SQLite's rowid orders them; not by their random ids.
     listKeys: async (accountId) => withUses(await Keys.find({ account_id: accountId }).sort({ created_at: 1, seq: 1, _id: 1 }).lean()),
@@ -131,10 +136,10 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
       await Keys.updateOne({ _id: keyId, live: true }, { $set: { revoked_at: at, slot: revokedSlot(keyId) }, $unset: { live: 1 } })
       return withUse(await Keys.findById(keyId).lean())
     },
-    async touchKey(keyId, at) {
+    async touchKey({ hash }, at) {
       // Never the key's own document (KeyUseDoc). Where a later use is recorded, the filter misses
       // and the upsert's insert meets the taken _id: nothing to do, never backwards.
-      await KeyUses.updateOne({ _id: keyId, last_used_at: { $lt: at } }, { $set: { last_used_at: at } }, { upsert: true }).catch((error) => {
+      await KeyUses.updateOne({ _id: hash, last_used_at: { $lt: at } }, { $set: { last_used_at: at } }, { upsert: true }).catch((error) => {
         if (!isDuplicateKey(error)) throw error
       })
     },

@@ -32,7 +32,7 @@ describe.skipIf(Boolean(skip))('mongo adapter', () => {
       for (let i = 0; i < 60; i++) {
         const key_id = `key_race${i}`
         await revoker.insertKey({ key_id, account_id: `acct_${i}`, scope: 'personal', name: null, team_id: null, hash: `h${i}`, last_four: 'abcd', created_at: 1, active_at: 1, revoked_at: null, last_used_at: null })
-        await Promise.all([revoker.revokeKey(key_id, 100), user.touchKey(key_id, 200)])
+        await Promise.all([revoker.revokeKey(key_id, 100), user.touchKey({ key_id, hash: `h${i}` }, 200)])
         const key = await user.findKeyByHash(`h${i}`)
         if (key?.revoked_at !== 100) undone.push(key_id)
         if (key?.last_used_at !== 200) usesLost.push(key_id)
