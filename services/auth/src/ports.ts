@@ -73,8 +73,11 @@ export interface AuthStore {
    * Returns the key as stored afterwards; null when no key has this id.
    */
   revokeKey(keyId: string, at: number): Promise<StoredKey | null>
-  /** Sets last_used_at to `at`; never moves it backwards. Unknown ids are ignored. */
-  touchKey(keyId: string, at: number): Promise<void>
+  /**
+   * Sets last_used_at to `at`; never moves it backwards. Unknown ids are ignored. Given the key as
+   * read (its hash too), so a store may keep the use where it reads it with the key's hash.
+   */
+  touchKey(key: Pick<StoredKey, 'key_id' | 'hash'>, at: number): Promise<void>
 
   /**
    * Epoch milliseconds every replica sharing this store reads alike, where the store has such a

@@ -16,6 +16,13 @@ export const LAST_USED_EVERY_S = 60
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
+/**
+ * Control characters (Unicode Cc: C0, DEL, C1). Refused in what the admin command line prints as
+ * it was given (an email, a team or key name): a BEL, ESC or line break there would act on the
+ * operator's terminal or split a log line. Records' names keep them (README "Rules for every route").
+ */
+export const hasControlCharacters = (text: string) => /\p{Cc}/u.test(text)
+
 /** The email as stored (trimmed, lower case), or null when it is not an address. */
 export function normaliseEmail(email: string): string | null {
   const clean = email.trim().toLowerCase()
@@ -29,11 +36,17 @@ export function normaliseEmail(email: string): string | null {
  */
 export function newAccountEmail(email: string): string | null {
   const clean = normaliseEmail(email)
-  if (clean === null) return null
+  if (clean === null || hasControlCharacters(clean)) return null
   const bytes = Buffer.byteLength(clean)
   return bytes <= 254 && Buffer.byteLength(clean.slice(0, clean.lastIndexOf('@'))) <= 64 ? clean : null
 }
 
 /** Why newAccountEmail refused an email. */
 export const badEmail = (email: string) =>
-  `email ${JSON.stringify(email)} is not a valid address${normaliseEmail(email) === null ? '' : ' (at most 64 bytes before the @, 254 in all)'}`
+  `email ${JSON.stringify(email)} is not a valid address${whyNotAnAddress(email)}`
+
+const whyNotAnAddress = (email: string) => {
+  const clean = normaliseEmail(email)
+  if (clean === null) return ''
+  return hasControlCharacters(clean) ? ' (it holds a control character)' : ' (at most 64 bytes before the @, 254 in all)'
+}

@@ -153,8 +153,8 @@ export function authStoreContract(name: string, makeStore: () => Promise<AuthSto
 
     it('records the last use of a key and never moves it backwards', async () => {
       await store.insertKey(key(1))
-      await store.touchKey('key_1', 3000)
-      await store.touchKey('key_1', 2900)
+      await store.touchKey(key(1), 3000)
+      await store.touchKey(key(1), 2900)
       expect((await store.getKey('key_1'))?.last_used_at).toBe(3000)
     })
 

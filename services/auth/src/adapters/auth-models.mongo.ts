@@ -29,6 +29,10 @@ export interface KeyDoc {
   created_at: number
   active_at: number
   revoked_at: number | null
+  /**
+   * Written here only by keys stored before `auth_key_uses` existed (and by an insert): a key's
+   * use is recorded there, so that no write of it ever rewrites this document (KeyUseDoc).
+   */
   last_used_at: number | null
   /** true while unrevoked, unset once revoked. */
   live?: true
@@ -40,6 +44,18 @@ export interface KeyDoc {
    * second keep their order by id.
    */
   seq?: number
+}
+
+/**
+ * When a key was last used, apart from the key: FerretDB v1 applies an update by writing back the
+ * whole document it read, so a use recorded on the key's own document while it was revoked undid
+ * the revocation (95 of 200 tries in a probe), and the key worked again. Only inserts and a revoke
+ * write a key's document now.
+ */
+export interface KeyUseDoc {
+  /** The key's hash: verify reads it alongside the key, in parallel (findKeyByHash). */
+  _id: string
+  last_used_at: number
 }
 
 /**
@@ -91,6 +107,8 @@ keys.index({ hash: 1 }, { unique: true })
 keys.index({ slot: 1 }, { unique: true })
 keys.index({ account_id: 1, created_at: 1 })
 
+const keyUses = new Schema<KeyUseDoc>({ _id: String, last_used_at: { type: Number, required: true } }, { ...options, collection: 'auth_key_uses' })
+
 function model<T>(conn: Connection, name: string, schema: Schema<T>): Model<T> {
   return (conn.models[name] as Model<T> | undefined) ?? conn.model<T>(name, schema)
 }
@@ -102,5 +120,6 @@ export function authModels(conn: Connection) {
     Teams: model(conn, 'AuthTeam', teams),
     Members: model(conn, 'AuthMembership', members),
     Keys: model(conn, 'AuthKey', keys),
+    KeyUses: model(conn, 'AuthKeyUse', keyUses),
   }
 }

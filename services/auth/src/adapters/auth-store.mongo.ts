@@ -2,7 +2,7 @@ import type { Connection } from 'mongoose'
 import { databaseNow } from '@lr/platform/mongo-clock'
 import { type Account, type KeyScope, type Membership, StoreConflict, type Team } from '@lr/proto'
 import type { AccountChanges, AuthStore, StoredKey } from '../ports'
-import { authModels, type KeyDoc, liveSlot, revokedSlot } from './auth-models.mongo'
+import { authModels, type KeyDoc, type KeyUseDoc, liveSlot, revokedSlot } from './auth-models.mongo'
 
 /**
  * Whether a write failed on a unique index (11000). Which index is found by looking, not from
@@ -35,13 +35,21 @@ async function fillMissingSlots(Keys: ReturnType<typeof authModels>['Keys']): Pr
  * collections and creates their unique indexes before it answers.
  */
 export async function createMongoAuthStore(conn: Connection): Promise<AuthStore> {
-  const { Accounts, Teams, Members, Keys } = authModels(conn)
+  const { Accounts, Teams, Members, Keys, KeyUses } = authModels(conn)
   await fillMissingSlots(Keys)
-  await Promise.all([Accounts, Teams, Members, Keys].map((model) => model.createIndexes()))
+  await Promise.all([Accounts, Teams, Members, Keys, KeyUses].map((model) => model.createIndexes()))
   const now = await databaseNow(conn)
   let last = 0
   // Increasing within this process; across replicas ordered by the server's clock (ms).
   const nextSeq = () => (last = Math.max(last + 1, now() * 1000))
+  /** A key as stored with its last use (KeyUseDoc): the later of its own field and its auth_key_uses document. */
+  const usedKey = (doc: KeyDoc, use: KeyUseDoc | null | undefined) => toKey({ ...doc, last_used_at: Math.max(doc.last_used_at ?? 0, use?.last_used_at ?? 0) || null })
+  const withUses = async (docs: KeyDoc[]): Promise<StoredKey[]> => {
+    const uses = docs.length === 0 ? [] : await KeyUses.find({ _id: { $in: docs.map((d) => d.hash) } }).lean()
+    const byHash = new Map(uses.map((use) => [use._id, use]))
+    return docs.map((doc) => usedKey(doc, byHash.get(doc.hash)))
+  }
+  const withUse = async (doc: KeyDoc | null) => (doc ? (await withUses([doc]))[0]! : null)
 
   return {
     async insertAccount({ account_id, ...rest }) {
@@ -115,17 +123,25 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
         throw new StoreConflict('key_id', key_id)
       }
     },
-    getKey: async (keyId) => nullable(await Keys.findById(keyId).lean()),
-    findKeyByHash: async (hash) => nullable(await Keys.findOne({ hash }).lean()),
-    findLiveKey: async (accountId, scope: KeyScope) => nullable(await Keys.findOne({ account_id: accountId, scope, live: true }).lean()),
+    getKey: async (keyId) => withUse(await Keys.findById(keyId).lean()),
+    // Every request's read: the key and its use at once, no round trip more than before.
+    async findKeyByHash(hash) {
+      const [doc, use] = await Promise.all([Keys.findOne({ hash }).lean(), KeyUses.findById(hash).lean()])
+      return doc ? usedKey(doc, use) : null
+    },
+    findLiveKey: async (accountId, scope: KeyScope) => withUse(await Keys.findOne({ account_id: accountId, scope, live: true }).lean()),
     // Oldest first: keys of one second in the order made (seq), as SQLite's rowid orders them; not by their random ids.
-    listKeys: async (accountId) => (await Keys.find({ account_id: accountId }).sort({ created_at: 1, seq: 1, _id: 1 }).lean()).map(toKey),
+    listKeys: async (accountId) => withUses(await Keys.find({ account_id: accountId }).sort({ created_at: 1, seq: 1, _id: 1 }).lean()),
     async revokeKey(keyId, at) {
       await Keys.updateOne({ _id: keyId, live: true }, { $set: { revoked_at: at, slot: revokedSlot(keyId) }, $unset: { live: 1 } })
-      return nullable(await Keys.findById(keyId).lean())
+      return withUse(await Keys.findById(keyId).lean())
     },
-    async touchKey(keyId, at) {
-      await Keys.updateOne({ _id: keyId, $or: [{ last_used_at: null }, { last_used_at: { $lt: at } }] }, { $set: { last_used_at: at } })
+    async touchKey({ hash }, at) {
+      // Never the key's own document (KeyUseDoc). Where a later use is recorded, the filter misses
+      // and the upsert's insert meets the taken _id: nothing to do, never backwards.
+      await KeyUses.updateOne({ _id: hash, last_used_at: { $lt: at } }, { $set: { last_used_at: at } }, { upsert: true }).catch((error) => {
+        if (!isDuplicateKey(error)) throw error
+      })
     },
 
     async ping() {
@@ -141,5 +157,3 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
     now,
   }
 }
-
-const nullable = (doc: KeyDoc | null) => (doc ? toKey(doc) : null)

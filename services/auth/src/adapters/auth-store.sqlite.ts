@@ -127,7 +127,7 @@ export function createSqliteAuthStore(db: Database): AuthStore {
       q.revokeKey.run(at, keyId)
       return q.getKey.get(keyId)
     },
-    touchKey: async (keyId, at) => void q.touchKey.run({ key_id: keyId, at }),
+    touchKey: async ({ key_id }, at) => void q.touchKey.run({ key_id, at }),
 
     async ping() {
       try {

@@ -1,3 +1,5 @@
+import { hasControlCharacters } from '../rules'
+
 /**
  * A command line that cannot be run as typed: an unknown command, a missing, repeated or unknown
  * flag, a value the flag cannot take. The command line exits 2 with its message as {"error"};
@@ -60,8 +62,12 @@ export function integerIn(flag: string, value: string, min: number, max: number)
   throw usageError(`--${flag} must be a whole number from ${min} to ${max}`)
 }
 
-/** A name of 1 to `max` characters (code points) after trimming, as the service counts it; else a usage error (exit 2). */
+/**
+ * A name of 1 to `max` characters (code points) after trimming and without control characters,
+ * as the service takes it; else a usage error (exit 2).
+ */
 export function nameOf(flag: string, value: string, max: number): string {
-  if ([...value.trim()].length <= max) return value
-  throw usageError(`--${flag} must be 1 to ${max} characters`)
+  if ([...value.trim()].length > max) throw usageError(`--${flag} must be 1 to ${max} characters`)
+  if (hasControlCharacters(value.trim())) throw usageError(`--${flag} must not contain control characters`)
+  return value
 }

@@ -5,6 +5,7 @@ import { createLocalBus } from '@lr/platform/bus-local'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { sqlitePathOf } from '@lr/platform/sqlite'
 import { withoutCredentials } from '@lr/platform/startup'
+import { openMongoIfConfigured } from '@lr/platform/lifecycle'
 import { AUTH_STORE, startAuth } from '../start'
 
 export interface AdminConnection {
@@ -35,13 +36,20 @@ export async function connectAdmin(config: Config, opts: { createsStore: boolean
   const created = file !== undefined && !existsSync(file) ? file : undefined
   if (created && !opts.createsStore)
     throw new Error(`no auth database at ${created}: is DATA_DIR (${config.DATA_DIR}) the one the server runs with? Only account create starts a new one`)
+  // As every process opens it: an unreachable server is one line naming MongoDB and its URL
+  // (without user and password), not the driver's bare "Server selection timed out".
+  const mongo = await openMongoIfConfigured(config)
   const bus = createLocalBus({ maxPayload: config.BUS_MAX_PAYLOAD_BYTES })
-  const auth = await startAuth({ bus, config })
+  const auth = await startAuth({ bus, config, mongo }).catch(async (error) => {
+    await Promise.all([bus.close(), mongo?.close()])
+    throw error
+  })
   return {
     call: (subject, payload) => bus.request(subject, payload),
     async close() {
       await auth.stop()
       await bus.close()
+      await mongo?.close()
     },
     created,
   }

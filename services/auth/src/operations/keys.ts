@@ -1,7 +1,7 @@
 import { AppError, type CreatedKey, KEY_NAME_MAX, type KeyCreateRequest, type KeyList, type KeyListRequest, type KeyRevoked, type KeyRevokeRequest } from '@lr/proto'
 import type { StoredKey } from '../ports'
 import type { AuthDeps } from '../ports'
-import { canHoldBusinessKey, hasApiAccess } from '../rules'
+import { canHoldBusinessKey, hasApiAccess, hasControlCharacters } from '../rules'
 import { hashSecret, newId, newSecret } from '../secret'
 import { answeringConflicts, duplicateId, liveKeyExists } from '../conflicts'
 import { requireAccount, requireTeam } from './lookups'
@@ -56,7 +56,7 @@ function keyName(name: string | undefined): string | null {
   const clean = name.trim()
   const length = [...clean].length
   if (length < 1 || length > KEY_NAME_MAX) throw new AppError('bad_request', `a key name must be 1 to ${KEY_NAME_MAX} characters after trimming`)
-  if (/[\u0000-\u001f\u007f]/.test(clean)) throw new AppError('bad_request', 'a key name must not contain control characters')
+  if (hasControlCharacters(clean)) throw new AppError('bad_request', 'a key name must not contain control characters')
   return clean
 }
 

@@ -33,7 +33,7 @@ export async function verifyKey({ store, now }: AuthDeps, secret: string | null 
 
   if (key.last_used_at === null || at - key.last_used_at >= LAST_USED_EVERY_S) {
     // Best effort: a failed bookkeeping write must not refuse a valid key.
-    await store.touchKey(key.key_id, at).catch((error) => log().warn({ key_id: key.key_id, ...errorFields(error) }, 'could not record key use'))
+    await store.touchKey(key, at).catch((error) => log().warn({ key_id: key.key_id, ...errorFields(error) }, 'could not record key use'))
   }
   return { account_id: key.account_id, key_id: key.key_id, scope: key.scope, team_id: key.team_id, role }
 }

@@ -3,6 +3,7 @@ import mongoose from 'mongoose'
 import { authModels } from '../../src/adapters/auth-models.mongo'
 import { createMongoAuthStore } from '../../src/adapters/auth-store.mongo'
 import { authStoreContract } from '../auth-store.contract'
+import { connectMongo } from '@lr/platform/mongo'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../../test/harness/ferretdb'
 
 // FerretDB started by the harness, or MONGODB_URL; see README "MongoDB compatibility".
@@ -16,6 +17,32 @@ describe.skipIf(Boolean(skip))('mongo adapter', () => {
     const store = await createMongoAuthStore(db.conn)
     return { ...store, close: db.cleanup }
   })
+
+  // The CLI revokes on its own connection while the server records the key's use on another.
+  // FerretDB writes an update back as the whole document it read: a use recorded on the key's
+  // document undid a revoke that landed meanwhile (95 of 200), and the revoked key worked again.
+  it('keeps a revoke that races a use of the key, each on its own connection', async () => {
+    const db = await freshDatabase(url(), 'lr_auth_race')
+    const other = await connectMongo(url())
+    try {
+      const revoker = await createMongoAuthStore(db.conn)
+      const user = await createMongoAuthStore(other.useDb(db.conn.name, { useCache: false }))
+      const undone: string[] = []
+      const usesLost: string[] = []
+      for (let i = 0; i < 60; i++) {
+        const key_id = `key_race${i}`
+        await revoker.insertKey({ key_id, account_id: `acct_${i}`, scope: 'personal', name: null, team_id: null, hash: `h${i}`, last_four: 'abcd', created_at: 1, active_at: 1, revoked_at: null, last_used_at: null })
+        await Promise.all([revoker.revokeKey(key_id, 100), user.touchKey({ key_id, hash: `h${i}` }, 200)])
+        const key = await user.findKeyByHash(`h${i}`)
+        if (key?.revoked_at !== 100) undone.push(key_id)
+        if (key?.last_used_at !== 200) usesLost.push(key_id)
+      }
+      expect({ undone, usesLost }).toEqual({ undone: [], usesLost: [] })
+    } finally {
+      await other.close()
+      await db.cleanup()
+    }
+  }, 20_000)
 })
 
 // Runs without a server: autoIndex is off, so these declarations are all createIndexes builds.

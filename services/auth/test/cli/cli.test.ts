@@ -213,6 +213,12 @@ describe('bun run admin, a bad command line', () => {
     expect(await usage('key', 'create', '--account', 'acct_1', '--scope', 'personal', '--name', 'é'.repeat(101))).toBe('--name must be 1 to 100 characters')
   })
 
+  it('exits 2 for a control character in an email or a name, which it would print to the terminal', async () => {
+    expect(await usage('account', 'create', '--email', 'bel\u0007@example.com', '--tier', 'pro')).toBe('email "bel\\u0007@example.com" is not a valid address (it holds a control character)')
+    expect(await usage('team', 'create', '--name', 'Line\nbreak', '--admin', 'acct_1')).toBe('--name must not contain control characters')
+    expect(await usage('key', 'create', '--account', 'acct_1', '--scope', 'personal', '--name', 'a\tb')).toBe('--name must not contain control characters')
+  })
+
   it('exits 2 with the one line of a bad setting, as every process does', async () => {
     const r = await runCli(['account', 'list'], { DATA_DIR: dataDir, LOG_LEVEL: 'loud' })
     expect([r.code, r.stdout, r.stderr.trim().split('\n').length]).toEqual([2, '', 1])
@@ -227,6 +233,16 @@ describe('bun run admin, a bad command line', () => {
     expect(r.stderr).not.toContain('s3cretpw')
     expect(r.stderr).not.toContain('ops')
   })
+
+  it('names MongoDB and its URL, never its password, when it cannot be reached, within the driver\'s 5 s', async () => {
+    const port = await freePort()
+    const started = Date.now()
+    const r = await runCli(['account', 'list'], { STORE: 'mongo', MONGODB_URL: `mongodb://ops:s3cretpw@127.0.0.1:${port}/lr?authSource=lr` })
+    expect([r.code, r.stdout, r.stderr.trim().split('\n').length]).toEqual([1, '', 1])
+    expect(r.err.error).toStartWith(`MongoDB at mongodb://127.0.0.1:${port}/lr?authSource=lr is unreachable (`)
+    expect(r.stderr).not.toContain('s3cretpw')
+    expect(Date.now() - started).toBeLessThan(10_000)
+  }, 15_000)
 
   it('exits 2 for an unknown flag, and for account show with neither email nor id', async () => {
     expect(await usage('key', 'list', '--acount', 'acct_1')).toBe('unknown flag --acount; this command takes --account')

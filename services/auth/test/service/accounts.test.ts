@@ -12,6 +12,16 @@ describe('accounts', () => {
     expect([error.status, error.message]).toEqual([400, 'email "not-an-email" is not a valid address'])
   })
 
+  // The command line prints the email as given: a BEL or ESC in it would act on the terminal.
+  it('refuses an email with a control character, and creates nothing', async () => {
+    const w = world()
+    for (const email of ['a\u0001b@example.com', 'ops@exa\u001b[31mmple.com', 'ops\u0085@example.com']) {
+      const error = await rejection(w.service.accountCreate({ email, tier: 'pro' }))
+      expect([error.status, error.message]).toEqual([400, `email ${JSON.stringify(email)} is not a valid address (it holds a control character)`])
+    }
+    expect((await w.service.accountList({})).accounts).toEqual([])
+  })
+
   it('refuses a second account with the same email, whatever its case', async () => {
     const w = world()
     await w.service.accountCreate({ email: 'ada@example.com', tier: 'pro' })

@@ -24,6 +24,16 @@ describe('teams', () => {
     expect([error.status, error.message]).toEqual([400, 'team name must not be blank'])
   })
 
+  it('refuses a team name with a control character, as a key name, and creates no team', async () => {
+    const w = world()
+    const admin = await w.account('business')
+    for (const name of ['Te\u0007am', 'Line\nbreak', 'Red \u001b[31m']) {
+      const error = await rejection(w.service.teamCreate({ name, admin: admin.account_id }))
+      expect([error.status, error.message]).toEqual([400, 'a team name must not contain control characters'])
+    }
+    expect(await w.store.findTeamsByName('Te\u0007am')).toEqual([])
+  })
+
   it('answers 404 for a team admin that does not exist', async () => {
     const error = await rejection(world().service.teamCreate({ name: 'Team', admin: 'acct_nobody' }))
     expect([error.status, error.message]).toEqual([404, 'account acct_nobody not found'])
