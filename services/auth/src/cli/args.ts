@@ -2,8 +2,9 @@ import { hasControlCharacters } from '../rules'
 
 /**
  * A command line that cannot be run as typed: an unknown command, a missing, repeated or unknown
- * flag, a value the flag cannot take. The command line exits 2 with its message as {"error"};
- * everything the auth service refuses exits 1 (docs/decisions.md §2).
+ * flag, a value the flag cannot take. It is found before anything connects, so a typo never
+ * waits on NATS or MongoDB; like every failure, it exits 1 with its message as {"error"}
+ * (docs/decisions.md §2).
  */
 export class UsageError extends Error {
   override name = 'UsageError'
@@ -64,7 +65,7 @@ export function integerIn(flag: string, value: string, min: number, max: number)
 
 /**
  * A name of 1 to `max` characters (code points) after trimming and without control characters,
- * as the service takes it; else a usage error (exit 2).
+ * as the service takes it; else a usage error.
  */
 export function nameOf(flag: string, value: string, max: number): string {
   if ([...value.trim()].length > max) throw usageError(`--${flag} must be 1 to ${max} characters`)

@@ -47,7 +47,7 @@ export interface Command {
   createsStore?: true
 }
 
-/** A cursor `account list` printed, else a usage error (exit 2), as the service would refuse it. */
+/** A cursor `account list` printed, else a usage error, as the service would refuse it. */
 function accountCursor(cursor: string): string {
   if (emailOfAccountCursor(cursor) === null) throw usageError(BAD_ACCOUNT_CURSOR)
   return cursor
@@ -71,7 +71,7 @@ export const COMMANDS: Record<string, Command> = {
       { name: 'tier', value: 'TIER', help: `${TIERS.join('|')}; basic has no API access`, required: true },
     ],
     prints: Account,
-    // The service checks the address too; here a typo is a usage error (exit 2) before any store is made.
+    // The service checks the address too; here a typo is a usage error before any store is made.
     payload: (f) => ({ email: emailOf(f.email!), tier: oneOf('tier', f.tier!, TIERS) }),
     createsStore: true,
   },

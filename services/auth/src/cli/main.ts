@@ -1,13 +1,13 @@
-import { ConfigError, loadConfig } from '@lr/proto'
+import { loadConfig } from '@lr/proto'
 import { createLogger, installLogger } from '@lr/platform/log'
-import { UsageError } from './args'
 import { type AdminConnection, connectAdmin } from './connect'
 import { helpFor } from './help'
 import { runAdmin } from './run-admin'
 
 // `bun run --silent admin ...` (docs/decisions.md §2): stdout carries only the result (one JSON
-// object) or the help asked for; a failure is one {"error"} line on stderr, exit 2 for a command
-// line that cannot be run (a bad setting too), 1 for anything else. A command that made the SQLite store says where
+// object) or the help asked for; a failure is one {"error"} line on stderr and exit 1, whatever
+// failed (api-contract §2): a command line that cannot be run, a bad setting, a refusal of the
+// auth service, an unreachable deployment. A command that made the SQLite store says where
 // first, in one {"notice"} line on stderr, so a DATA_DIR with a typo does not go unseen.
 // The auth service this may run in-process logs nothing here: its lines would mix with the JSON.
 installLogger(createLogger('admin', 'silent'))
@@ -31,8 +31,9 @@ try {
     await Bun.write(Bun.stdout, `${JSON.stringify(result)}\n`)
   }
 } catch (error) {
-  // A bad setting stops the command line as it stops every process: exit 2 (README "Configuration").
-  code = error instanceof UsageError || error instanceof ConfigError ? 2 : 1
+  // Exit 1 for every failure, as the contract has it, though a process stopped by a bad setting
+  // exits 2 (README "Configuration"): a script tells the kinds apart by the message, not the code.
+  code = 1
   const message = error instanceof Error ? error.message : String(error)
   await Bun.write(Bun.stderr, `${JSON.stringify({ error: message })}\n`)
 } finally {

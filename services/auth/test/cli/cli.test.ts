@@ -65,9 +65,9 @@ describe('bun run admin, the whole flow on the embedded store', () => {
     expect([page.code, page.out.accounts.map((a: { email: string }) => a.email), page.out.next_cursor]).toEqual([0, ['basic@example.com', 'boss@example.com'], expect.stringMatching(/^ac1_/)])
     const rest = await admin('account', 'list', '--cursor', page.out.next_cursor)
     expect([rest.code, rest.out]).toEqual([0, { accounts: [shown.out], next_cursor: null }])
-    // A typed value is no place in the list: exit 2, not a partial listing.
+    // A typed value is no place in the list: exit 1, not a partial listing.
     const typed = await admin('account', 'list', '--cursor', 'boss@example.com')
-    expect([typed.code, typed.stdout, JSON.parse(typed.stderr).error]).toEqual([2, '', expect.stringContaining('not a next_cursor of account list')])
+    expect([typed.code, typed.stdout, JSON.parse(typed.stderr).error]).toEqual([1, '', expect.stringContaining('not a next_cursor of account list')])
   })
 
   it('exits 1 with {"error"} for an email no account has', async () => {
@@ -178,9 +178,9 @@ describe('bun run admin where DATA_DIR holds no database (STORE=sqlite)', () => 
     expect(r.err.error).toStartWith(`no auth database at ${join(root, 'relative', 'auth.sqlite')}: `)
   })
 
-  it('refuses a malformed email as a usage error (exit 2) before making the database', async () => {
+  it('refuses a malformed email as a usage error (exit 1) before making the database', async () => {
     const r = await adminIn(join(root, 'bad-email'), 'account', 'create', '--email', 'not-an-email', '--tier', 'pro')
-    expect([r.code, r.stdout, r.stderr.trim().split('\n').length, r.notice, r.err]).toEqual([2, '', 1, undefined, { error: 'email "not-an-email" is not a valid address' }])
+    expect([r.code, r.stdout, r.stderr.trim().split('\n').length, r.notice, r.err]).toEqual([1, '', 1, undefined, { error: 'email "not-an-email" is not a valid address' }])
     expect(existsSync(join(root, 'bad-email', 'auth.sqlite'))).toBe(false)
   })
 })
@@ -188,40 +188,40 @@ describe('bun run admin where DATA_DIR holds no database (STORE=sqlite)', () => 
 describe('bun run admin, a bad command line', () => {
   const usage = async (...args: string[]) => {
     const r = await admin(...args)
-    expect([r.code, r.stdout, r.stderr.trim().split('\n')]).toEqual([2, '', [expect.stringMatching(/^\{"error":".*"\}$/)]])
+    expect([r.code, r.stdout, r.stderr.trim().split('\n')]).toEqual([1, '', [expect.stringMatching(/^\{"error":".*"\}$/)]])
     return r.err.error as string
   }
 
-  it('exits 2 with one {"error"} line naming the unknown command', async () => {
+  it('exits 1 with one {"error"} line naming the unknown command', async () => {
     expect(await usage('key', 'destroy', '--key-id', 'key_x')).toStartWith('unknown command "key destroy"')
   })
 
-  it('exits 2 with the usage when no command is given', async () => {
+  it('exits 1 with the usage when no command is given', async () => {
     expect(await usage()).toStartWith('usage: bun run --silent admin <command> [flags]; commands: account create,')
   })
 
-  it('exits 2 naming a missing flag', async () => {
+  it('exits 1 naming a missing flag', async () => {
     expect(await usage('account', 'create', '--email', 'x@example.com')).toBe('missing --tier')
   })
 
-  it('exits 2 naming the allowed values of a bad one', async () => {
+  it('exits 1 naming the allowed values of a bad one', async () => {
     expect(await usage('account', 'create', '--email', 'x@example.com', '--tier', 'gold')).toBe('--tier must be one of basic, advanced, pro, business')
   })
 
-  it('exits 2 for a name the flag cannot take (too long), as for any other value', async () => {
+  it('exits 1 for a name the flag cannot take (too long), as for any other value', async () => {
     expect(await usage('team', 'create', '--name', 'x'.repeat(201), '--admin', 'acct_1')).toBe('--name must be 1 to 200 characters')
     expect(await usage('key', 'create', '--account', 'acct_1', '--scope', 'personal', '--name', 'é'.repeat(101))).toBe('--name must be 1 to 100 characters')
   })
 
-  it('exits 2 for a control character in an email or a name, which it would print to the terminal', async () => {
+  it('exits 1 for a control character in an email or a name, which it would print to the terminal', async () => {
     expect(await usage('account', 'create', '--email', 'bel\u0007@example.com', '--tier', 'pro')).toBe('email "bel\\u0007@example.com" is not a valid address (it holds a control character)')
     expect(await usage('team', 'create', '--name', 'Line\nbreak', '--admin', 'acct_1')).toBe('--name must not contain control characters')
     expect(await usage('key', 'create', '--account', 'acct_1', '--scope', 'personal', '--name', 'a\tb')).toBe('--name must not contain control characters')
   })
 
-  it('exits 2 with the one line of a bad setting, as every process does', async () => {
+  it('exits 1 with the one line of a bad setting (a server process exits 2 on it)', async () => {
     const r = await runCli(['account', 'list'], { DATA_DIR: dataDir, LOG_LEVEL: 'loud' })
-    expect([r.code, r.stdout, r.stderr.trim().split('\n').length]).toEqual([2, '', 1])
+    expect([r.code, r.stdout, r.stderr.trim().split('\n').length]).toEqual([1, '', 1])
     expect(r.err.error).toStartWith('invalid setting LOG_LEVEL="loud": must be one of')
   })
 
@@ -244,7 +244,7 @@ describe('bun run admin, a bad command line', () => {
     expect(Date.now() - started).toBeLessThan(10_000)
   }, 15_000)
 
-  it('exits 2 for an unknown flag, and for account show with neither email nor id', async () => {
+  it('exits 1 for an unknown flag, and for account show with neither email nor id', async () => {
     expect(await usage('key', 'list', '--acount', 'acct_1')).toBe('unknown flag --acount; this command takes --account')
     expect(await usage('account', 'show')).toBe('account show needs --email or --account (one of them)')
   })
@@ -271,8 +271,8 @@ describe('bun run admin --help', () => {
     expect([show.code, show.stdout.split('\n')[0]]).toEqual([0, 'usage: bun run --silent admin team show --team TEAM_ID|NAME'])
   })
 
-  it('exits 2 for the help of a command that does not exist', async () => {
+  it('exits 1 for the help of a command that does not exist', async () => {
     const r = await admin('key', 'destroy', '--help')
-    expect([r.code, r.stdout, r.err.error]).toEqual([2, '', expect.stringMatching(/^unknown command "key destroy"/)])
+    expect([r.code, r.stdout, r.err.error]).toEqual([1, '', expect.stringMatching(/^unknown command "key destroy"/)])
   })
 })
