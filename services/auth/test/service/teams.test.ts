@@ -24,6 +24,14 @@ describe('teams', () => {
     expect([error.status, error.message]).toEqual([400, 'team name must not be blank'])
   })
 
+  it('refuses a team name with a control character, naming it, and creates no team', async () => {
+    const w = world()
+    const admin = await w.account('business')
+    const error = await rejection(w.service.teamCreate({ name: 'Branch\nlibrary', admin: admin.account_id }))
+    expect([error.status, error.message]).toEqual([400, 'team name must hold no control characters (U+0000 to U+001F, U+007F to U+009F: tab, line break, ESC, ...); it has U+000A at character 7'])
+    expect(await w.store.findTeamsByName('Branch\nlibrary')).toEqual([])
+  })
+
   it('answers 404 for a team admin that does not exist', async () => {
     const error = await rejection(world().service.teamCreate({ name: 'Team', admin: 'acct_nobody' }))
     expect([error.status, error.message]).toEqual([404, 'account acct_nobody not found'])
