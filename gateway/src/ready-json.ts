@@ -1,12 +1,11 @@
+import { JSON_CONTENT_TYPE } from '@lr/proto'
+
 /**
  * An answer whose JSON a service already serialised (Bus.requestJson): the gateway sends those
  * bytes as they are instead of parsing and serialising a page of records again. The bytes are
  * remembered beside the Response so compression can read them at once.
  */
 const bodies = new WeakMap<Response, Uint8Array>()
-
-/** The content type Elysia gives the JSON it serialises itself, so both kinds of answer look alike. */
-const JSON_CONTENT_TYPE = 'application/json;charset=utf-8'
 
 /**
  * Bodies above this go out as a stream of pieces this size. Bun 1.4 sends a response that is

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { ANALYTICS_SUBJECTS as S, AppError, type CodeSummary } from '@lr/proto'
+import { ANALYTICS_SUBJECTS as S, AppError, type CodeSummary, JSON_CONTENT_TYPE } from '@lr/proto'
 import { createGateway } from '../src/app'
 import { GOOD_KEY, scriptedBus } from './fake-bus'
 
@@ -27,7 +27,7 @@ describe('GET /v1/dynqrcodes/analytics over summary pages', () => {
       p3: { analytics: [row('Code0002', 0), row('Code0003', 1)], next_cursor: null },
     })
     const res = await get(bus, '?from=2025-01-01')
-    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'application/json;charset=utf-8'])
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, JSON_CONTENT_TYPE])
     expect(await res.json()).toEqual({ analytics: [row('Code0001', 3), row('Code0002', 0), row('Code0003', 1)] })
     const asked = requests.filter((r) => r.subject === S.summary).map((r) => [r.payload.query, r.payload.cursor])
     expect(asked).toEqual([[{ from: '2025-01-01' }, null], [{ from: '2025-01-01' }, 'p2'], [{ from: '2025-01-01' }, 'p3']])

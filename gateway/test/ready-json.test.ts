@@ -8,7 +8,7 @@ describe('ready JSON answers', () => {
     it(`sends ${what} byte for byte, as JSON, and keeps its bytes for compression`, async () => {
       const body = json(size)
       const response = readyJson(body)
-      expect(response.headers.get('content-type')).toBe('application/json;charset=utf-8')
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8')
       expect(new Uint8Array(await response.arrayBuffer())).toEqual(body)
       expect(readyJsonBytes(response)).toBe(body)
     })

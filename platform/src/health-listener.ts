@@ -1,3 +1,4 @@
+import { JSON_CONTENT_TYPE } from '@lr/proto'
 import { metricsResponse } from './metrics'
 import { requestUrlOf } from './request-url'
 
@@ -14,7 +15,7 @@ export interface HealthListener {
 export const CHECK_TIMEOUT_MS = 2_000
 
 const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } })
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-store' } })
 
 async function probe(check: () => Promise<boolean>): Promise<boolean> {
   let timer: Timer | undefined

@@ -1,5 +1,6 @@
 import type { Connection, mongo } from 'mongoose'
 import { badCursor } from './cursor'
+import { bulkUpdate } from './mongo-bulk'
 import { databaseNow } from './mongo-clock'
 
 /**
@@ -269,7 +270,9 @@ export async function placeUnplaced(collection: mongo.Collection, positions: Mon
   if (unplaced.length === 0) return
   const block = await positions.allocate(unplaced.length)
   try {
-    await collection.bulkWrite(
+    // In short commands: every one of these updates matches a document (mongo-bulk.ts).
+    await bulkUpdate(
+      collection,
       unplaced.map(({ _id }, i) => ({ updateOne: { filter: { _id, position: { $exists: false } }, update: { $set: { position: block.first + i } } } })),
     )
   } finally {

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { startHealthListener } from '@lr/platform/health-listener'
+import { JSON_CONTENT_TYPE } from '@lr/proto'
 
 // Switches the fakes flip to stand for the service's ready() and the bus ping.
 const state = { store: true, nats: true, hang: false }
@@ -19,14 +20,14 @@ describe('health listener', () => {
   it('answers /healthz with 200 while the process lives', async () => {
     set({ store: false, nats: false })
     const response = await get('/healthz')
-    expect(response.status).toBe(200)
+    expect([response.status, response.headers.get('content-type')]).toEqual([200, JSON_CONTENT_TYPE])
     expect(await response.json()).toEqual({ status: 'ok' })
   })
 
   it('answers /readyz with 200 while the store and the bus answer', async () => {
     set({})
     const response = await get('/readyz')
-    expect(response.status).toBe(200)
+    expect([response.status, response.headers.get('content-type')]).toEqual([200, JSON_CONTENT_TYPE])
     expect(await response.json()).toEqual({ status: 'ready', checks: { store: true, nats: true } })
   })
 

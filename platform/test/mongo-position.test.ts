@@ -319,4 +319,20 @@ describe.skipIf(Boolean(skip))('Mongo list positions', () => {
       await db.cleanup()
     }
   })
+
+  // One update command of them all never came back from FerretDB v1.24, and froze the database (mongo-bulk.ts).
+  it('places 120 documents stored before positions existed, in ObjectId order', async () => {
+    const db = await freshDatabase(url(), 'lr_positions_test')
+    try {
+      const positions = await mongoPositions(db.conn, 'things')
+      const things = db.conn.db!.collection('things')
+      const ids = Array.from({ length: 120 }, (_, n) => mongo.ObjectId.createFromTime(1_700_000_000 + n))
+      await things.insertMany(ids.map((_id) => ({ _id })))
+      await placeUnplaced(things, positions)
+      const placed = await things.find().sort({ position: 1 }).toArray()
+      expect(placed.map((d) => [d._id.toHexString(), d.position])).toEqual(ids.map((id, i) => [id.toHexString(), 1 + i]))
+    } finally {
+      await db.cleanup()
+    }
+  }, 10_000)
 })

@@ -18,6 +18,14 @@ export type ErrorBody = Static<typeof ErrorBody>
 export const BatchErrorBody = T.Object({ errors: T.Array(BatchItemError, { minItems: 1 }) })
 export type BatchErrorBody = Static<typeof BatchErrorBody>
 
+/**
+ * The one content type of every JSON answer over HTTP (docs/decisions.md §8): the API's records,
+ * list pages, errors, /docs/json and probes, and the probe listeners of the service processes,
+ * compressed or not. Spelt as the CSV exports' `text/csv; charset=utf-8` and HTTP's own examples
+ * are; Bun's serialiser writes `application/json;charset=utf-8`, so the gateway sets it itself.
+ */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
 /** The JSON error body (docs/decisions.md §8): `{"error"}`, or `{"errors": [{index, error}]}` for a batch. */
 export function errorBody(error: AppError): ErrorBody | BatchErrorBody {
   return error.details?.items ? { errors: error.details.items } : { error: error.message }

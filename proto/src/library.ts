@@ -1,4 +1,5 @@
 import { type Static, Type as T } from '@sinclair/typebox'
+import { CONTROL_CHARACTERS_RULE } from './names'
 
 /**
  * What static and dynamic records share: one library-record lifecycle (docs/decisions.md,
@@ -49,7 +50,7 @@ export const RecordBodyFields = {
     // What the document can say of "after trimming": not blank. A client checking the schema then
     // refuses `"   "` as the API does (the length bounds are the trimmed name's, as README says).
     pattern: NOT_BLANK,
-    description: `trimmed; 1 to ${NAME_MAX} characters after trimming, counted as Unicode code points (as JSON Schema counts a string's length): 200 emoji are 200 characters`,
+    description: `trimmed; 1 to ${NAME_MAX} characters after trimming, counted as Unicode code points (as JSON Schema counts a string's length): 200 emoji are 200 characters; ${CONTROL_CHARACTERS_RULE}`,
   }),
   style: T.Optional(T.Record(T.String(), T.Unknown(), { description: `any JSON object, at most ${STYLE_MAX_BYTES} bytes as JSON` })),
   tags: T.Optional(T.Array(Tag, {

@@ -112,4 +112,47 @@ export function bodyFieldsSuite(stack: () => Stack) {
       })
     }
   })
+
+  // docs/decisions.md §3: a name is text for people; control characters would act where it is
+  // written (a CSV opened in a terminal, a log line), so they are refused, once the name is trimmed.
+  describe('control characters in names', () => {
+    let member: Member
+    const send = (method: string, path: string, body: unknown) =>
+      call(stack(), method, path, { key: member.key, raw: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+    beforeAll(async () => {
+      member = await freshMember(stack())
+    })
+    const refusal = (code: string, at: number) =>
+      `name must hold no control characters (U+0000 to U+001F, U+007F to U+009F: tab, line break, ESC, ...); it has U+${code} at character ${at}`
+
+    for (const kind of KINDS) {
+      const count = async () => (await call(stack(), 'GET', `${kind.path}?limit=1000`, { key: member.key })).body[kind.listKey].length
+      for (const [what, name, code, at] of [
+        ['a tab inside', 'Menu\tCard', '0009', 5],
+        ['a line break inside', 'Menu\nCard', '000A', 5],
+        ['ESC (a terminal colour)', '😀 \u001b[31mred', '001B', 3],
+        ['DEL', 'Menu\u007f', '007F', 5],
+        ['C1 CSI', 'Menu \u009b31m', '009B', 6],
+      ] as const) {
+        it(`${kind.name}: a name with ${what} is a 400 naming the field and the character on create, batch item and PATCH, storing nothing`, async () => {
+          const bad = { ...kind.item, name }
+          const before = await count()
+          const created = await send('POST', kind.path, bad)
+          expect([created.status, created.body]).toEqual([400, { error: refusal(code, at) }])
+          const batch = await send('POST', `${kind.path}/batch`, JSON.parse(kind.batch([JSON.stringify(kind.item), JSON.stringify(bad)])))
+          expect([batch.status, batch.body]).toEqual([400, { errors: [{ index: 1, error: refusal(code, at) }] }])
+          expect(await count()).toBe(before)
+          const record = (await send('POST', kind.path, kind.item)).body.created[0]
+          const patched = await send('PATCH', `${kind.path}/${record[kind.idField]}`, { name: bad.name })
+          expect([patched.status, patched.body]).toEqual([400, { error: refusal(code, at) }])
+          expect((await call(stack(), 'GET', `${kind.path}/${record[kind.idField]}`, { key: member.key })).body).toEqual(record)
+        })
+      }
+
+      it(`${kind.name}: a name keeps bidirectional and zero-width characters, and loses line breaks and tabs around it to trimming`, async () => {
+        const created = await send('POST', kind.path, { ...kind.item, name: '\t\u202eabc \u{1F469}\u200d\u{1F4BB}\r\n' })
+        expect([created.status, created.body.created?.[0]?.name]).toEqual([201, '\u202eabc \u{1F469}\u200d\u{1F4BB}'])
+      })
+    }
+  })
 }

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { compressStream, compressSync, negotiate } from './content-coding'
 import { statusOf } from './observe'
 import { appendVary } from './set-headers'
+import { JSON_CONTENT_TYPE } from '@lr/proto'
 import { readyJsonBytes } from '../ready-json'
 
 /** Below this a JSON answer goes as it is: compressing it would save a few bytes for the work. */
@@ -24,6 +25,8 @@ export const compression = new Elysia({ name: 'compression' }).mapResponse({ as:
   // Named fields only: a hook that hands its whole context on makes Elysia's inference assume
   // it reads everything, and every route then parses cookies, query and headers for nothing.
   const { request, responseValue, set, error } = context as typeof context & { error?: unknown }
+  // Every JSON answer in one spelling (JSON_CONTENT_TYPE), compressed or not: Bun's would differ.
+  if (isPlainJson(responseValue) && !set.headers['content-type']) set.headers['content-type'] = JSON_CONTENT_TYPE
   const response = compressed(request, responseValue, set)
   if (response || error === undefined) return response
   // Elysia 1.4's global error path (a 403 from onRequest, a 404; the only one that sets `error`)
@@ -50,7 +53,7 @@ function compressed(request: Request, responseValue: unknown, set: { status?: un
     return new Response(compressStream(coding, response.body), { status: response.status, headers })
   }
   const json = ready ?? new TextEncoder().encode(JSON.stringify(responseValue))
-  const headers = { 'content-type': String(set.headers['content-type'] ?? 'application/json; charset=utf-8') }
+  const headers = { 'content-type': String(set.headers['content-type'] ?? JSON_CONTENT_TYPE) }
   if (json.byteLength < COMPRESS_MIN_BYTES) return ready ? undefined : new Response(json, { status: statusOf(set.status), headers })
   return new Response(compressSync(coding, json), { status: statusOf(set.status), headers: { ...headers, 'content-encoding': coding } })
 }

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { AppError, errorBody } from '@lr/proto'
+import { AppError, errorBody, JSON_CONTENT_TYPE } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
 import { mergeHeaders } from './set-headers'
 import { requestUrlOf } from '@lr/platform/request-url'
@@ -51,6 +51,6 @@ export function writeError(appError: AppError, set: { status?: unknown; headers:
   set.status = appError.status
   mergeHeaders(set.headers, appError.details?.headers ?? {})
   if (appError.details?.retryAfter) mergeHeaders(set.headers, { 'retry-after': String(appError.details.retryAfter) })
-  set.headers['content-type'] = 'application/json; charset=utf-8'
+  set.headers['content-type'] = JSON_CONTENT_TYPE
   return errorBody(appError)
 }

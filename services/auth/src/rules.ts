@@ -1,4 +1,4 @@
-import type { Account, TeamRole, Tier } from '@lr/proto'
+import { type Account, controlCharacterProblem, type TeamRole, type Tier } from '@lr/proto'
 
 /** `advanced` and `pro` are the same plan (the product spec names it both ways; docs/decisions.md §2); `basic` has no API access. */
 const API_TIERS: ReadonlySet<Tier> = new Set(['advanced', 'pro', 'business'])
@@ -17,11 +17,11 @@ export const LAST_USED_EVERY_S = 60
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /**
- * Control characters (Unicode Cc: C0, DEL, C1). Refused in what the admin command line prints as
- * it was given (an email, a team or key name): a BEL, ESC or line break there would act on the
- * operator's terminal or split a log line. Records' names keep them (README "Rules for every route").
+ * Control characters (Unicode Cc: C0, DEL, C1), as every name refuses them (proto's names.ts).
+ * Emails refuse them too: the admin command line prints an email as it was given, and a BEL, ESC
+ * or line break there would act on the operator's terminal or split a log line.
  */
-export const hasControlCharacters = (text: string) => /\p{Cc}/u.test(text)
+export const hasControlCharacters = (text: string) => controlCharacterProblem('', text) !== null
 
 /** The email as stored (trimmed, lower case), or null when it is not an address. */
 export function normaliseEmail(email: string): string | null {

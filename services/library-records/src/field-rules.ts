@@ -1,4 +1,4 @@
-import { STYLE_MAX_BYTES, URL_MAX } from '@lr/proto'
+import { controlCharacterProblem, STYLE_MAX_BYTES, URL_MAX } from '@lr/proto'
 import { FieldError } from './fields'
 
 /**
@@ -43,6 +43,13 @@ export function checkStyleSize(field: string, value: unknown): unknown {
   return value
 }
 
+/** A name is text for people: no control characters (docs/decisions.md §3); kept as sent otherwise. */
+export function checkName(field: string, value: unknown): unknown {
+  const problem = controlCharacterProblem(field, value as string)
+  if (problem) throw new FieldError(problem)
+  return value
+}
+
 /** Tags are a set: lowercased, duplicates dropped, in ascending order (so a reordered PATCH changes nothing). */
 export function normaliseTags(_field: string, value: unknown): string[] {
   return [...new Set((value as string[]).map((tag) => tag.toLowerCase()))].sort()
@@ -51,7 +58,7 @@ export function normaliseTags(_field: string, value: unknown): string[] {
 /** The rules of every record body (RecordBodyFields in @lr/proto), given the kind's URL field. */
 export const recordRules = (urlField: string): FieldRules => ({
   [urlField]: { check: normaliseHttpUrl },
-  name: { trim: true },
+  name: { trim: true, check: checkName },
   style: { check: checkStyleSize },
   tags: { check: normaliseTags },
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { APPROVAL_FORBIDDEN } from '@lr/library-records'
+import { libraryOf } from '@lr/proto'
 import { admin, badRequest, failure, otherPersonal, personal, setup, T0, writer, writerPersonal } from './fixtures'
 
 const valid = { url: 'https://example.com/menu', name: 'Menu' }
@@ -36,6 +37,14 @@ describe('update (PATCH)', () => {
       expect(await service.get(personal, record.qr_id)).toEqual(record)
     })
   }
+
+  it('changes another field of a record whose name, stored before names refused control characters, holds one, keeping the name', async () => {
+    const { service, store, record } = await withRecord()
+    await store.update(libraryOf(personal), record.qr_id, { name: 'Menu\tCard\u001b[0m' }, T0)
+    const updated = await service.update(personal, record.qr_id, { url: 'https://new.example/' })
+    expect(updated).toEqual({ ...record, url: 'https://new.example/', name: 'Menu\tCard\u001b[0m', updated_at: T0 + 60 })
+    expect((await service.get(personal, record.qr_id)).name).toBe('Menu\tCard\u001b[0m')
+  })
 
   it('answers not_found for a record of another library and changes nothing', async () => {
     const { service, record } = await withRecord()

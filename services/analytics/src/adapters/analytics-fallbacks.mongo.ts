@@ -1,5 +1,5 @@
 import type { mongo } from 'mongoose'
-import { updateCommands } from '@lr/platform/mongo-bulk'
+import { bulkUpdate } from '@lr/platform/mongo-bulk'
 import { dayOf } from '../days'
 import type { AnalyticsStore } from '../ports'
 
@@ -18,9 +18,7 @@ export async function createMongoFallbacks(db: mongo.Db): Promise<Pick<Analytics
         updateOne: { filter: { _id: scan_id }, update: { $setOnInsert: { code, day: dayOf(scanned_at) } }, upsert: true },
       }))
       // In short commands: a batch delivered again matches every document (mongo-bulk.ts).
-      let fresh = 0
-      for (const command of updateCommands(ops)) fresh += (await fallbacks.bulkWrite(command, { ordered: true })).upsertedCount
-      return fresh
+      return bulkUpdate(fallbacks, ops, { ordered: true })
     },
     async fallbackCount(code, range) {
       const day: Record<string, string> = {}

@@ -2,13 +2,15 @@ import type { Database } from 'bun:sqlite'
 import type { CodeSummary } from '@lr/proto'
 import { breakdownOf, type DayCount, type DimCount, emptyBreakdown } from '../aggregates'
 import { coversAll, type DayRange, msRange } from '../days'
-import type { AnalyticsStore, StoredScan } from '../ports'
+import type { AnalyticsStore, Breakdown, StoredScan } from '../ports'
 import { parsePosition, positionOf } from '../position'
-import { type AnalyticsStoreOptions, uniquesOver } from '../range-uniques'
-import { daySketches } from './day-sketches.sqlite'
+import { type AnalyticsStoreOptions, countedExactly, uniquesOver } from '../range-uniques'
+import { daySketchStore, type ReadSketch } from './day-sketches.sqlite'
 
 type Totals = { scans: number; uniques: number }
 type Days = { code: string; from: string; to: string }
+/** A range's days as one read found them, with its exact distinct visitors or the days' sketches (whichever range-uniques.ts counts from). */
+type RangeRead = { days: DayCount[]; exact?: number; sketches: ({ day: string } & ReadSketch)[] }
 
 /**
  * A position of this store: `<scanned_at>:<scan_id>`, as the Mongo store's. One whose tie is
@@ -58,17 +60,35 @@ export function createSqliteReads(db: Database, options: AnalyticsStoreOptions =
     return { code, from: range.from ?? LOWEST, to: range.to ?? HIGHEST }
   }
 
-  const sketchOfDay = daySketches(db)
-  /** Distinct visitors over some days of a code: exact or estimated (range-uniques.ts). */
-  const uniquesIn = (how: Days, days: DayCount[]) =>
-    uniquesOver(days, { exact: () => someVisitors.get(how)!.uniques, sketches: () => days.map((d) => sketchOfDay(how.code, d.day)) }, options.exactVisitorDays)
+  // Each answer reads in one transaction, so all its statements see one snapshot: a batch the
+  // ingestion Worker (or another analytics process on the file) commits meanwhile is in every
+  // part of the answer or in none, and a breakdown's buckets add up to its totals. Only reads
+  // run inside: a write there would meet SQLITE_BUSY_SNAPSHOT once another connection committed
+  // after the snapshot, so a sketch built from visitor rows is kept after the commit.
+  const inOneRead = db.transaction((read: () => unknown) => read()) as <T>(read: () => T) => T
+  const sketches = daySketchStore(db)
+
+  /** Inside a read: a range's days, and what its distinct visitors are counted from (range-uniques.ts). */
+  function readRange(how: Days): RangeRead {
+    const days = someDays.all(how)
+    if (countedExactly(days, options.exactVisitorDays)) return { days, exact: someVisitors.get(how)!.uniques, sketches: [] }
+    const read = days.map((d) => ({ day: d.day, ...sketches.read(how.code, d.day) }))
+    return { days, sketches: read }
+  }
+  /** After the read: the range's distinct visitors, and the sketches it built kept. */
+  function uniquesOf(code: string, { days, exact, sketches: read }: RangeRead): Promise<number> {
+    for (const { day, sketch, built } of read) if (built) sketches.keep(code, day, sketch)
+    return uniquesOver(days, { exact: () => exact!, sketches: () => read.map((r) => r.sketch) }, options.exactVisitorDays)
+  }
 
   async function totals(code: string, range: DayRange): Promise<Totals> {
-    const how = plan(code, range)
-    if (how === 'none') return { scans: 0, uniques: 0 }
-    if (how === 'all') return allTime.get(code) ?? { scans: 0, uniques: 0 }
-    const days = someDays.all(how)
-    return { scans: days.reduce((sum, d) => sum + d.scans, 0), uniques: await uniquesIn(how, days) }
+    const read = inOneRead((): Totals | RangeRead => {
+      const how = plan(code, range)
+      if (how === 'none' || how === 'all') return allTime.get(code) ?? { scans: 0, uniques: 0 }
+      return readRange(how)
+    })
+    if (!('days' in read)) return read
+    return { scans: read.days.reduce((sum, d) => sum + d.scans, 0), uniques: await uniquesOf(code, read) }
   }
 
   return {
@@ -80,12 +100,16 @@ export function createSqliteReads(db: Database, options: AnalyticsStoreOptions =
     },
 
     async breakdown(code, range) {
-      const how = plan(code, range)
-      if (how === 'none') return emptyBreakdown()
-      if (how === 'all') return breakdownOf(allTime.get(code)!, allDays.all(code), allDims.all(code))
-      const days = someDays.all(how)
-      const scans = days.reduce((sum, d) => sum + d.scans, 0)
-      return breakdownOf({ scans, uniques: await uniquesIn(how, days) }, days, someDims.all(how))
+      const read = inOneRead((): { all: Breakdown } | { range: RangeRead; dims: DimCount[] } | undefined => {
+        const how = plan(code, range)
+        if (how === 'none') return undefined
+        if (how === 'all') return { all: breakdownOf(allTime.get(code)!, allDays.all(code), allDims.all(code)) }
+        return { range: readRange(how), dims: someDims.all(how) }
+      })
+      if (read === undefined) return emptyBreakdown()
+      if ('all' in read) return read.all
+      const scans = read.range.days.reduce((sum, d) => sum + d.scans, 0)
+      return breakdownOf({ scans, uniques: await uniquesOf(code, read.range) }, read.range.days, read.dims)
     },
 
     async exportPage(code, { range, after, limit }) {

@@ -1,4 +1,5 @@
-import type { Connection } from 'mongoose'
+import type { Connection, mongo } from 'mongoose'
+import { bulkUpdate } from '@lr/platform/mongo-bulk'
 import { databaseNow } from '@lr/platform/mongo-clock'
 import { type Account, type KeyScope, type Membership, StoreConflict, type Team } from '@lr/proto'
 import type { AccountChanges, AuthStore, StoredKey } from '../ports'
@@ -27,7 +28,8 @@ const toMembership = (d: Membership): Membership => ({ team_id: d.team_id, accou
 async function fillMissingSlots(Keys: ReturnType<typeof authModels>['Keys']): Promise<void> {
   const old = await Keys.find({ slot: { $exists: false } }, { account_id: 1, scope: 1, live: 1 }).lean()
   if (old.length === 0) return
-  await Keys.bulkWrite(old.map((k) => ({ updateOne: { filter: { _id: k._id }, update: { $set: { slot: k.live ? liveSlot(k.account_id, k.scope) : revokedSlot(k._id) } } } })))
+  // In short commands: every one of these updates matches a document (mongo-bulk.ts).
+  await bulkUpdate(Keys.collection as unknown as mongo.Collection<KeyDoc>, old.map((k) => ({ updateOne: { filter: { _id: k._id }, update: { $set: { slot: k.live ? liveSlot(k.account_id, k.scope) : revokedSlot(k._id) } } } })))
 }
 
 /**

@@ -1,4 +1,4 @@
-import { hasControlCharacters } from '../rules'
+import { controlCharacterProblem } from '@lr/proto'
 
 /**
  * A command line that cannot be run as typed: an unknown command, a missing, repeated or unknown
@@ -69,6 +69,7 @@ export function integerIn(flag: string, value: string, min: number, max: number)
  */
 export function nameOf(flag: string, value: string, max: number): string {
   if ([...value.trim()].length > max) throw usageError(`--${flag} must be 1 to ${max} characters`)
-  if (hasControlCharacters(value.trim())) throw usageError(`--${flag} must not contain control characters`)
+  const problem = controlCharacterProblem(`--${flag}`, value.trim())
+  if (problem) throw usageError(problem)
   return value
 }

@@ -1,7 +1,7 @@
-import { AppError, type CreatedKey, KEY_NAME_MAX, type KeyCreateRequest, type KeyList, type KeyListRequest, type KeyRevoked, type KeyRevokeRequest } from '@lr/proto'
+import { AppError, controlCharacterProblem, type CreatedKey, KEY_NAME_MAX, type KeyCreateRequest, type KeyList, type KeyListRequest, type KeyRevoked, type KeyRevokeRequest } from '@lr/proto'
 import type { StoredKey } from '../ports'
 import type { AuthDeps } from '../ports'
-import { canHoldBusinessKey, hasApiAccess, hasControlCharacters } from '../rules'
+import { canHoldBusinessKey, hasApiAccess } from '../rules'
 import { hashSecret, newId, newSecret } from '../secret'
 import { answeringConflicts, duplicateId, liveKeyExists } from '../conflicts'
 import { requireAccount, requireTeam } from './lookups'
@@ -56,7 +56,8 @@ function keyName(name: string | undefined): string | null {
   const clean = name.trim()
   const length = [...clean].length
   if (length < 1 || length > KEY_NAME_MAX) throw new AppError('bad_request', `a key name must be 1 to ${KEY_NAME_MAX} characters after trimming`)
-  if (hasControlCharacters(clean)) throw new AppError('bad_request', 'a key name must not contain control characters')
+  const problem = controlCharacterProblem('a key name', clean)
+  if (problem) throw new AppError('bad_request', problem)
   return clean
 }
 

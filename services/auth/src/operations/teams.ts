@@ -1,15 +1,15 @@
-import { AppError, type MemberRemoved, type Membership, type Team, type TeamCreateRequest, type TeamDetails, type TeamMemberRequest, type TeamRemoveMemberRequest, type TeamShowRequest } from '@lr/proto'
+import { AppError, controlCharacterProblem, type MemberRemoved, type Membership, type Team, type TeamCreateRequest, type TeamDetails, type TeamMemberRequest, type TeamRemoveMemberRequest, type TeamShowRequest } from '@lr/proto'
 import type { AuthStore } from '../ports'
 import type { AuthDeps } from '../ports'
 import { newId } from '../secret'
 import { answeringConflicts, duplicateId } from '../conflicts'
 import { requireAccount, requireTeam } from './lookups'
-import { hasControlCharacters } from '../rules'
 
 export async function createTeam({ store }: AuthDeps, req: TeamCreateRequest): Promise<Team> {
   const name = req.name.trim()
   if (!name) throw new AppError('bad_request', 'team name must not be blank')
-  if (hasControlCharacters(name)) throw new AppError('bad_request', 'a team name must not contain control characters')
+  const problem = controlCharacterProblem('team name', name)
+  if (problem) throw new AppError('bad_request', problem)
   const admin = await requireAccount(store, req.admin)
   if (admin.tier !== 'business')
     throw new AppError('forbidden', `account ${admin.account_id} has tier ${admin.tier}: only a business account can create a team`)

@@ -43,6 +43,25 @@ describe.skipIf(Boolean(skip))('mongo adapter', () => {
       await db.cleanup()
     }
   }, 20_000)
+
+  // One update command of them all never came back from FerretDB v1.24, and froze the database (mongo-bulk.ts).
+  it('gives 120 keys stored before slots existed their slot when it opens', async () => {
+    const db = await freshDatabase(url(), 'lr_auth_old')
+    try {
+      const keys = Array.from({ length: 120 }, (_, n) => ({
+        _id: `key_${n}`, account_id: `acct_${n}`, scope: 'personal', team_id: null, hash: `hash_${n}`, last_four: 'abcd',
+        created_at: 1_700_000_000, active_at: 1_700_000_000, revoked_at: n % 2 ? 1_700_000_100 : null, last_used_at: null, ...(n % 2 ? {} : { live: true }),
+      }))
+      await db.conn.db!.collection('auth_keys').insertMany(keys as never[])
+      const store = await createMongoAuthStore(db.conn)
+      const slots = await db.conn.db!.collection<{ _id: string; slot?: string }>('auth_keys').find({}, { projection: { slot: 1 } }).sort({ _id: 1 }).toArray()
+      expect(slots.filter((k) => k.slot === undefined)).toEqual([])
+      expect((await store.listKeys('acct_0')).map((k) => k.key_id)).toEqual(['key_0'])
+      expect(slots.find((k) => k._id === 'key_1')?.slot).toBe(JSON.stringify(['revoked', 'key_1']))
+    } finally {
+      await db.cleanup()
+    }
+  }, 10_000)
 })
 
 // Runs without a server: autoIndex is off, so these declarations are all createIndexes builds.

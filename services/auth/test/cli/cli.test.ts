@@ -215,8 +215,8 @@ describe('bun run admin, a bad command line', () => {
 
   it('exits 1 for a control character in an email or a name, which it would print to the terminal', async () => {
     expect(await usage('account', 'create', '--email', 'bel\u0007@example.com', '--tier', 'pro')).toBe('email "bel\\u0007@example.com" is not a valid address (it holds a control character)')
-    expect(await usage('team', 'create', '--name', 'Line\nbreak', '--admin', 'acct_1')).toBe('--name must not contain control characters')
-    expect(await usage('key', 'create', '--account', 'acct_1', '--scope', 'personal', '--name', 'a\tb')).toBe('--name must not contain control characters')
+    expect(await usage('team', 'create', '--name', 'Line\nbreak', '--admin', 'acct_1')).toBe('--name must hold no control characters (U+0000 to U+001F, U+007F to U+009F: tab, line break, ESC, ...); it has U+000A at character 5')
+    expect(await usage('key', 'create', '--account', 'acct_1', '--scope', 'personal', '--name', 'a\tb')).toBe('--name must hold no control characters (U+0000 to U+001F, U+007F to U+009F: tab, line break, ESC, ...); it has U+0009 at character 2')
   })
 
   it('exits 1 with the one line of a bad setting (a server process exits 2 on it)', async () => {

@@ -52,7 +52,8 @@ describe('key create', () => {
     for (const [name, message] of [
       ['  ', 'a key name must be 1 to 100 characters after trimming'],
       ['x'.repeat(101), 'a key name must be 1 to 100 characters after trimming'],
-      ['a\tb', 'a key name must not contain control characters'],
+      ['a\tb', 'a key name must hold no control characters (U+0000 to U+001F, U+007F to U+009F: tab, line break, ESC, ...); it has U+0009 at character 2'],
+      ['CSI \u009b31m', 'a key name must hold no control characters (U+0000 to U+001F, U+007F to U+009F: tab, line break, ESC, ...); it has U+009B at character 5'],
     ] as [string, string][]) {
       const error = await rejection(w.service.keyCreate({ account_id: a.account_id, scope: 'personal', name }))
       expect([error.status, error.message]).toEqual([400, message])

@@ -1,6 +1,7 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
 import { type ListOptions, StoreConflict, type Tombstone } from '@lr/proto'
 import { databaseNow } from '@lr/platform/mongo-clock'
+import { bulkUpdate } from '@lr/platform/mongo-bulk'
 import { createAtomicInsert } from '@lr/platform/mongo-insert'
 import { type MongoPositions, pageRange, positionText } from '@lr/platform/mongo-position'
 import { isFiltered } from '../list-order'
@@ -93,8 +94,8 @@ export async function runOnce(conn: Connection, marker: string, migrate: () => P
  */
 async function placeChanges(Model: Model<LibraryDoc>): Promise<void> {
   const docs = await Model.collection.find({ rev: { $exists: false } }, { projection: { position: 1 } }).toArray()
-  if (docs.length > 0)
-    await Model.collection.bulkWrite(docs.map(({ _id, position }) => ({ updateOne: { filter: { _id, rev: { $exists: false } }, update: { $set: { rev: position } } } })))
+  // In short commands: every one of these updates matches a document (mongo-bulk.ts).
+  await bulkUpdate(Model.collection, docs.map(({ _id, position }) => ({ updateOne: { filter: { _id, rev: { $exists: false } }, update: { $set: { rev: position } } } })))
 }
 
 /**
