@@ -4,7 +4,7 @@ import { freePort } from './ports'
 export interface TcpProxy {
   /** The port clients dial instead of the target's. */
   readonly port: number
-  /** Drops every connection through it and refuses new ones: a network cut between its clients and the target. */
+  /** Drops every connection through it (and what it held) and refuses new ones: a network cut between its clients and the target. */
   cut(): Promise<void>
   /** Accepts connections again, on the same port. */
   reopen(): Promise<void>
@@ -56,6 +56,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       server.listen(port, '127.0.0.1', () => resolve())
     })
   const cut = async () => {
+    hold = null // what it held is lost with its connections
     for (const socket of sockets) socket.destroy()
     sockets.clear()
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
