@@ -81,13 +81,24 @@ export async function mongoReceipts(conn: Connection) {
   const serverExpires = await createExpiryIndex(Receipts)
   return {
     /** `pending_at`: a receipt written before it was kept has none; its `created_at` (this API's seconds) stands in. */
-    async findReceipt(scope: string, key: string, since: number): Promise<(Receipt & { pending: PendingWrite | null; pending_at: number }) | null> {
+    async findReceipt(scope: string, key: string, since: number): Promise<(Receipt & { pending: PendingWrite | null; pending_at: number; stamp: number | null }) | null> {
       const doc = await Receipts.findOne({ scope, key, created_at: { $gte: since } }).lean()
       if (!doc) return null
       const stored = doc.pending ? JSON.parse(doc.pending) : null
       // A receipt written before PendingWrite held the create's documents alone.
       const pending: PendingWrite | null = Array.isArray(stored) ? { docs: stored } : stored
-      return { scope, key, fingerprint: doc.fingerprint, response: JSON.parse(doc.response), created_at: doc.created_at, pending, pending_at: doc.pending_at ?? doc.created_at * 1000 }
+      const stamp = doc.pending_at ?? null
+      return { scope, key, fingerprint: doc.fingerprint, response: JSON.parse(doc.response), created_at: doc.created_at, pending, pending_at: stamp ?? doc.created_at * 1000, stamp }
+    },
+    /**
+     * Moves a pending receipt's `pending_at` from `from` to `to`, unless someone did first: whoever
+     * does holds its write for PENDING_GRACE_MS more. A reader takes a dead writer's write over so
+     * (findFinished), and a writer that failed renews its hold before it takes its documents back:
+     * when it finds the receipt taken over (false), they are a reader's to finish and stay.
+     */
+    async hold(scope: string, key: string, from: number | null, to: number): Promise<boolean> {
+      const { modifiedCount } = await Receipts.updateOne({ scope, key, pending: { $ne: null }, pending_at: from }, { $set: { pending_at: to } })
+      return modifiedCount === 1
     },
     /**
      * The receipt of (scope, key) once no writer is at it any more: a pending one is waited for
@@ -99,7 +110,7 @@ export async function mongoReceipts(conn: Connection) {
       for (;;) {
         const found = await this.findReceipt(scope, key, since)
         if (!found) return null
-        const { pending, pending_at, ...receipt } = found
+        const { pending, pending_at, stamp, ...receipt } = found
         if (!pending || (pending.in ?? owner) !== owner) return receipt
         // A twin of a write still running: its writer settles the receipt in a moment. Only a
         // receipt unsettled for longer than any live write takes was left by a dead writer.
@@ -107,6 +118,9 @@ export async function mongoReceipts(conn: Connection) {
           await Bun.sleep(50)
           continue
         }
+        // Taken over first, so a writer that was only stalled, and wakes to a failed write (its
+        // documents clash with those written here), leaves its documents and the receipt alone.
+        if (!(await this.hold(scope, key, stamp, now()))) continue
         return (await finish(receipt, pending)) === 'done' ? receipt : null
       }
     },
@@ -117,6 +131,18 @@ export async function mongoReceipts(conn: Connection) {
     /** Takes back a receipt whose write failed or never happened (without transactions; see mongo-insert.ts). */
     async remove(scope: string, key: string, created_at: number): Promise<void> {
       await Receipts.deleteOne({ scope, key, created_at })
+    },
+    /**
+     * After a write that failed, its receipt written first and held since `from`: `undo` takes
+     * the write back, then the receipt goes, both held anew at `to` (see hold). Unless a reader
+     * took the receipt over, taking this writer, stalled past the grace, for dead: its write is
+     * that reader's to finish (it may be why this one failed, on a clash with what the reader
+     * wrote), so nothing is taken back, and ReceiptTaken has the receipt's answer replayed.
+     */
+    async takeBack(receipt: Receipt, from: number, to: number, undo: () => Promise<unknown>): Promise<void> {
+      if (!(await this.hold(receipt.scope, receipt.key, from, to))) throw new ReceiptTaken()
+      await undo()
+      await Receipts.deleteOne({ scope: receipt.scope, key: receipt.key, created_at: receipt.created_at, pending_at: to })
     },
     /** `pending`: the write to come, started at `pending.at` by the database server's clock (see ReceiptDoc). */
     async write(receipt: Receipt, session?: ClientSession, pending?: { write: PendingWrite; at: number }): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { AppError, IDEMPOTENCY_TTL_S, type KeyClaims, type Receipt, type ReceiptStore } from '@lr/proto'
+import { AppError, IDEMPOTENCY_TTL_S, type KeyClaims, type Receipt, ReceiptTaken, type ReceiptStore } from '@lr/proto'
 
 /** Stable JSON: object keys sorted, so the same body with its keys reordered matches. */
 function canonical(value: unknown): string {
@@ -61,14 +61,23 @@ export async function idempotent<T>(
   // Claimed before the records are written: a crash in between leaves a claim that a retry of
   // the same request passes, never records that another route's request could double.
   if (claims && (await claims.claim(request.scope, key, fingerprint, request.now, since)) !== fingerprint) throw usedElsewhere()
-  try {
-    return await create((response) => ({ scope: request.scope, key, fingerprint, response, created_at: request.now }))
-  } catch (error) {
-    // A twin of this request (same key) may have answered meanwhile: a create's store says so
-    // (ReceiptTaken); a change fails on the state the twin left (a review finds nothing pending
-    // any more, or If-Match names the version before it). Either way the twin's answer is this one's.
-    const twin = await store.findReceipt(request.scope, key, since).catch(() => null)
-    if (!twin) throw error
-    return replay(twin, fingerprint) as T
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create((response) => ({ scope: request.scope, key, fingerprint, response, created_at: request.now }))
+    } catch (error) {
+      // A twin of this request (same key) may have answered meanwhile: a create's store says so
+      // (ReceiptTaken); a change fails on the state the twin left (a review finds nothing pending
+      // any more, or If-Match names the version before it). Either way the twin's answer is this one's.
+      const twin = await store.findReceipt(request.scope, key, since).catch(() => null)
+      if (twin) return replay(twin, fingerprint) as T
+      if (!(error instanceof ReceiptTaken)) throw error
+      // The twin's receipt that refused this one's is gone: the twin's write failed and took it
+      // back (MongoDB without transactions writes the receipt first), so this request runs as if
+      // alone. It was a 500 (the store's conflict, unknown to the status table).
+      if (attempt >= TWIN_ATTEMPTS) throw new AppError('unavailable', 'another request with this Idempotency-Key kept failing meanwhile; retry')
+    }
   }
 }
+
+/** Runs of a request whose receipt a twin's (that then failed) kept refusing, before a 503. */
+const TWIN_ATTEMPTS = 3

@@ -97,12 +97,14 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
           return block.time
         }
         // The documents as a later reader would write them: without _id and positions, which it assigns anew.
-        if (receipt) await receipts.write(receipt, undefined, { write: { in: owner, docs: unplaced.map(({ _id, ...rest }) => rest) }, at: now() })
+        const held = now()
+        if (receipt) await receipts.write(receipt, undefined, { write: { in: owner, docs: unplaced.map(({ _id, ...rest }) => rest) }, at: held })
         try {
           await model.insertMany(docs, { ordered: true })
         } catch (error) {
-          await model.deleteMany({ _id: { $in: docs.map((doc) => doc._id) } })
-          if (receipt) await receipts.remove(receipt.scope, receipt.key, receipt.created_at)
+          const undo = () => model.deleteMany({ _id: { $in: docs.map((doc) => doc._id) } })
+          // Unless a reader took the receipt over (this writer stalled): then the documents are its.
+          await (receipt ? receipts.takeBack(receipt, held, now(), undo) : undo())
           throw error
         }
         if (receipt) await receipts.settle(receipt.scope, receipt.key)

@@ -4,10 +4,17 @@ import { freePort } from './ports'
 export interface TcpProxy {
   /** The port clients dial instead of the target's. */
   readonly port: number
-  /** Drops every connection through it and refuses new ones: a network cut between its clients and the target. */
+  /** Drops every connection through it (and what it held) and refuses new ones: a network cut between its clients and the target. */
   cut(): Promise<void>
   /** Accepts connections again, on the same port. */
   reopen(): Promise<void>
+  /**
+   * Holds what clients send from the first chunk holding `bytes` on (that chunk too, on every
+   * connection), as a process stalled right before that request would; resolves once it holds.
+   */
+  holdFrom(bytes: Uint8Array): Promise<void>
+  /** Sends on what was held, in order, and relays again. */
+  release(): void
   stop(): Promise<void>
 }
 
@@ -19,6 +26,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const port = await freePort()
   const sockets = new Set<Socket>()
   let server: Server | undefined
+  let hold: { bytes: Uint8Array; onHeld: () => void; held: [Socket, Buffer][] | null } | null = null
   const relay = (client: Socket) => {
     const upstream = connect(targetPort, '127.0.0.1')
     const end = () => {
@@ -31,7 +39,14 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       sockets.add(socket)
       socket.on('error', end).on('close', end)
     }
-    client.pipe(upstream)
+    client.on('data', (chunk: Buffer) => {
+      if (hold && !hold.held && chunk.indexOf(hold.bytes) !== -1) {
+        hold.held = []
+        hold.onHeld()
+      }
+      if (hold?.held) hold.held.push([upstream, chunk])
+      else upstream.write(chunk)
+    })
     upstream.pipe(client)
   }
   const open = () =>
@@ -41,11 +56,23 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       server.listen(port, '127.0.0.1', () => resolve())
     })
   const cut = async () => {
+    hold = null // what it held is lost with its connections
     for (const socket of sockets) socket.destroy()
     sockets.clear()
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
     server = undefined
   }
   await open()
-  return { port, cut, reopen: open, stop: cut }
+  return {
+    port,
+    cut,
+    reopen: open,
+    holdFrom: (bytes) => new Promise<void>((onHeld) => (hold = { bytes, onHeld, held: null })),
+    release() {
+      const held = hold?.held ?? []
+      hold = null
+      for (const [upstream, chunk] of held) upstream.write(chunk)
+    },
+    stop: cut,
+  }
 }

@@ -71,9 +71,10 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       const doc: EndpointDoc = { _id: id, ...endpoint, seq: nextSeq() }
       // A place of the library's limit first (endpoint-places.mongo.ts), given back should the create fail.
       if (Number.isFinite(limit) && !(await places.take(doc.library, id, limit))) throw new EndpointLimitReached()
+      const held = now()
       try {
         // Throws ReceiptTaken on a live twin, before anything of this create is stored.
-        if (receipt) await receipts.write(receipt, undefined, { write: { in: ENDPOINTS, docs: [doc] }, at: now() })
+        if (receipt) await receipts.write(receipt, undefined, { write: { in: ENDPOINTS, docs: [doc] }, at: held })
       } catch (error) {
         await places.release(id)
         throw error
@@ -82,11 +83,13 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
         await endpoints.insertOne(doc)
       } catch (error) {
         // A lost answer may hide an insert that happened; a duplicate id is another endpoint's, left alone.
-        if (!onlyDuplicates(error)) {
+        const undo = async () => {
+          if (onlyDuplicates(error)) return
           await endpoints.deleteOne({ _id: id })
           await places.release(id)
         }
-        if (receipt) await receipts.remove(receipt.scope, receipt.key, receipt.created_at)
+        // Unless a reader took the receipt over (this writer stalled): then the endpoint is its.
+        await (receipt ? receipts.takeBack(receipt, held, now(), undo) : undo())
         throw error
       }
       if (receipt) await receipts.settle(receipt.scope, receipt.key)
