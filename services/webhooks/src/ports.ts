@@ -58,6 +58,12 @@ export interface WebhookStore extends ReceiptStore {
   getEndpoint(library: string, id: string): Promise<StoredEndpoint | null>
   /** Deletes the endpoint with its messages and attempts; false when it is not in the library. */
   deleteEndpoint(library: string, id: string): Promise<boolean>
+  /**
+   * Deletes the messages and attempts of an endpoint that is not there any more: stored after its
+   * delete by an intake that still remembered it (SUBSCRIBERS_TTL_MS), or left by a delete cut
+   * short. The worker calls it when a message's endpoint is gone.
+   */
+  dropRemains(endpointId: string): Promise<void>
   /** The library's enabled endpoints subscribed to `type`. */
   subscribers(library: string, type: WebhookEventType): Promise<StoredEndpoint[]>
   /** Disables the endpoint and gives up its pending messages. */

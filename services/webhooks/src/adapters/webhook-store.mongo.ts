@@ -85,6 +85,10 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
     if (!claim || claim.at > now() - DEAD_CLAIM_MS) return
     await messages.updateOne({ _id: id, state: 'pending', next_attempt_at: expected }, { $set: { next_attempt_at: expected + 1 } })
   }
+  const dropRemains = async (endpointId: string) => {
+    await messages.deleteMany({ endpoint_id: endpointId })
+    await attempts.deleteMany({ endpoint_id: endpointId })
+  }
   let last = 0
   // Unique within this process and increasing; across processes ordered by time.
   const nextSeq = () => (last = Math.max(last + 1, now() * 1000))
@@ -131,13 +135,13 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
     async deleteEndpoint(library, id) {
       const { deletedCount } = await endpoints.deleteOne({ _id: id, library })
       if (deletedCount === 0) return false
-      // Orphans of a crash between these are never read: every read goes through an endpoint
-      // (an orphaned place is freed by the next create that finds the library full).
+      // Orphans of a crash between these: a place is freed by the next create that finds the
+      // library full, messages by the worker when it finds their endpoint gone (dropRemains).
       await places.release(id)
-      await messages.deleteMany({ endpoint_id: id })
-      await attempts.deleteMany({ endpoint_id: id })
+      await dropRemains(id)
       return true
     },
+    dropRemains,
     async subscribers(library, type) {
       return (await endpoints.find({ library, status: 'enabled', events: type }).sort({ seq: 1 }).toArray()).map(endpointOf)
     },
