@@ -89,7 +89,9 @@ export interface WebhookStore extends ReceiptStore {
   /**
    * Records an attempt and where the message stands after it: delivered, failed (given up) or
    * pending again at `next_attempt_at`. A delivery also sets the endpoint's last_success_at.
-   * Keeps only the `keep` newest attempts of the endpoint.
+   * Keeps only the `keep` newest attempts of the endpoint. Records nothing when the message is
+   * not stored any more: its endpoint was deleted during the attempt (a claimed message is
+   * pending, so never purged), and its attempts would outlive it, never read nor trimmed.
    */
   settle(message: StoredMessage, attempt: StoredAttempt, keep: number): Promise<void>
   /** Deletes settled (delivered or failed) messages stored before `before` (epoch ms); answers how many. */

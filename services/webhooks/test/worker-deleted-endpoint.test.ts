@@ -41,4 +41,28 @@ describe('a message stored for an endpoint deleted meanwhile', () => {
     expect(received).toHaveLength(1)
     expect(await store.due(Date.now() + 3_600_000, 100)).toEqual([])
   })
+
+  it('leaves no attempt behind when the endpoint is deleted while its attempt is under way', async () => {
+    const store = createSqliteWebhookStore(new Database(':memory:'))
+    const worker = createDeliveryWorker({ store, settings })
+    const service = createWebhookService({ store, settings, libraryOfCode: async () => LIBRARY, wake: worker.wake })
+    const owner = { key_id: 'key_1', account_id: 'a1', team_id: null, role: null } as never
+    let id = ''
+    let answered = false
+    // The receiver's owner deletes the endpoint before the receiver answers.
+    const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: async () => {
+      await service.delete(owner, id)
+      answered = true
+      return new Response(null, { status: 204 })
+    } })
+    stops.push(() => server.stop(true))
+    id = (await service.create(owner, { url: `http://127.0.0.1:${server.port}/hook`, events: ['record.created'] })).id
+    worker.start()
+    stops.push(() => worker.stop())
+    await service.ingestRecords([created(1)])
+    for (let i = 0; i < 100 && !answered; i++) await Bun.sleep(20)
+    await Bun.sleep(100)
+    expect(answered).toBe(true)
+    expect(await store.attempts(id, 100)).toEqual([])
+  })
 })

@@ -184,7 +184,8 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       return doc ? messageOf(doc) : null
     },
     async settle(message, attempt, keep) {
-      await messages.updateOne({ _id: message.id }, { $set: { state: message.state, next_attempt_at: message.next_attempt_at } })
+      const { matchedCount } = await messages.updateOne({ _id: message.id }, { $set: { state: message.state, next_attempt_at: message.next_attempt_at } })
+      if (matchedCount === 0) return
       if (message.state === 'delivered') {
         await endpoints.updateOne({ _id: message.endpoint_id, $or: [{ last_success_at: null }, { last_success_at: { $lt: attempt.attempted_at } }] }, { $set: { last_success_at: attempt.attempted_at } })
       }

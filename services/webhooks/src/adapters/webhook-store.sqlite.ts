@@ -150,7 +150,7 @@ export function createSqliteWebhookStore(db: Database): WebhookStore {
     },
     async settle(message, attempt, keep) {
       db.transaction(() => {
-        settleMessage.run(message.state, message.next_attempt_at, message.id)
+        if (settleMessage.run(message.state, message.next_attempt_at, message.id).changes === 0) return
         if (message.state === 'delivered') succeeded.run(attempt.attempted_at, message.endpoint_id)
         insertAttempt.run(dollar(attempt) as never)
         prune.run(attempt.endpoint_id, attempt.endpoint_id, keep)
