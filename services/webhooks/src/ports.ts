@@ -58,6 +58,12 @@ export interface WebhookStore extends ReceiptStore {
   getEndpoint(library: string, id: string): Promise<StoredEndpoint | null>
   /** Deletes the endpoint with its messages and attempts; false when it is not in the library. */
   deleteEndpoint(library: string, id: string): Promise<boolean>
+  /**
+   * Deletes the messages and attempts of an endpoint that is not there any more: stored after its
+   * delete by an intake that still remembered it (SUBSCRIBERS_TTL_MS), or left by a delete cut
+   * short. The worker calls it when a message's endpoint is gone.
+   */
+  dropRemains(endpointId: string): Promise<void>
   /** The library's enabled endpoints subscribed to `type`. */
   subscribers(library: string, type: WebhookEventType): Promise<StoredEndpoint[]>
   /** Disables the endpoint and gives up its pending messages. */
@@ -83,7 +89,9 @@ export interface WebhookStore extends ReceiptStore {
   /**
    * Records an attempt and where the message stands after it: delivered, failed (given up) or
    * pending again at `next_attempt_at`. A delivery also sets the endpoint's last_success_at.
-   * Keeps only the `keep` newest attempts of the endpoint.
+   * Keeps only the `keep` newest attempts of the endpoint. Records nothing when the message is
+   * not stored any more: its endpoint was deleted during the attempt (a claimed message is
+   * pending, so never purged), and its attempts would outlive it, never read nor trimmed.
    */
   settle(message: StoredMessage, attempt: StoredAttempt, keep: number): Promise<void>
   /** Deletes settled (delivered or failed) messages stored before `before` (epoch ms); answers how many. */

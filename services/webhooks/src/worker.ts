@@ -111,7 +111,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       attempt: message.attempts, status: delivered ? 'delivered' : 'failed', http_status: outcome.http_status, error: outcome.error,
       attempted_at: started, duration_ms: Math.max(0, now - started), next_attempt_at: next,
     }
-    if (outcome.error === 'endpoint deleted') return
+    // Stored after the delete, by an intake that still remembered the endpoint: left pending, it
+    // was claimed again each time its claim ran out, for ever.
+    if (outcome.error === 'endpoint deleted') return store.dropRemains(message.endpoint_id)
     await store.settle({ ...message, state, next_attempt_at: next }, row, WEBHOOK_ATTEMPTS_KEPT)
     webhookAttempts.inc({ event_type: message.event_type, outcome: row.status })
     if (state === 'failed') webhookGivenUp.inc()

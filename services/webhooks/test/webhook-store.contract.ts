@@ -65,6 +65,24 @@ export function webhookStoreContract(open: () => Promise<WebhookStoreHarness>) {
       expect(await store.deleteEndpoint(A, 'wh_1')).toBe(true)
       expect([await store.listEndpoints(A), await store.due(10_000, 10), await store.attempts('wh_1', 10)]).toEqual([[], [], []])
     })
+
+    it('records no attempt of a message no longer stored (its endpoint deleted during the attempt)', async () => {
+      await store.insertEndpoint(endpoint('wh_1'))
+      const m = message('m1', 'wh_1')
+      await store.enqueue([m])
+      await store.deleteEndpoint(A, 'wh_1')
+      await store.settle({ ...m, attempts: 1, state: 'delivered', next_attempt_at: null }, attempt(m, 1), 10)
+      expect(await store.attempts('wh_1', 10)).toEqual([])
+    })
+
+    it('drops the messages and attempts left of an endpoint that is gone, and no other endpoint’s', async () => {
+      await store.insertEndpoint(endpoint('wh_2'))
+      const [gone, kept] = [message('m1', 'wh_1'), message('m2', 'wh_2')]
+      await store.enqueue([gone, kept])
+      await store.settle({ ...gone, attempts: 1 }, attempt(gone, 1), 10)
+      await store.dropRemains('wh_1')
+      expect([(await store.due(10_000, 10)).map((m) => m.id), await store.attempts('wh_1', 10)]).toEqual([['m2'], []])
+    })
   })
 
   describe('endpoints created with an Idempotency-Key', () => {

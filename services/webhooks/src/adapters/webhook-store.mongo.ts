@@ -21,6 +21,13 @@ function onlyDuplicates(error: unknown): boolean {
   return e.code === 11000
 }
 
+/**
+ * How old a claim's key must be, its message still due at the claimed time, before the claim is
+ * taken for a dead worker's (moveOnFromDeadClaim): far longer than its two writes ever take apart,
+ * even on a loaded FerretDB (seconds).
+ */
+export const DEAD_CLAIM_MS = 30_000
+
 /** The endpoints' collection: what a pending receipt of this store names (PendingWrite.in). */
 const ENDPOINTS = 'webhook_endpoints'
 
@@ -62,6 +69,26 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
   const insertOnce = (doc: EndpointDoc) => endpoints.insertOne(doc).catch((error) => {
     if (!onlyDuplicates(error)) throw error
   })
+  /**
+   * A claim is two writes: the claim's key, then the message's due time. A worker killed between
+   * them (or whose second write failed: the server went away) left a key that refuses every
+   * later claim of the message at that due time, which then never changes: the message was
+   * never sent again, and stayed first in every due look (a probe: 2 of 400 after 12 kill -9s).
+   * Once such a key is older than any claim's two writes take, the message is moved on by 1 ms,
+   * a new due time whose key is free: the next look claims it. Every worker that sees the dead
+   * key sets the same time, so several doing it at once (FerretDB lets several such writers win)
+   * come to the same thing; a claimant that was only slow finds its due time gone and sends
+   * nothing, or got there first and the move matches nothing.
+   */
+  async function moveOnFromDeadClaim(id: string, expected: number, key: string): Promise<void> {
+    const claim = await claims.findOne({ _id: key })
+    if (!claim || claim.at > now() - DEAD_CLAIM_MS) return
+    await messages.updateOne({ _id: id, state: 'pending', next_attempt_at: expected }, { $set: { next_attempt_at: expected + 1 } })
+  }
+  const dropRemains = async (endpointId: string) => {
+    await messages.deleteMany({ endpoint_id: endpointId })
+    await attempts.deleteMany({ endpoint_id: endpointId })
+  }
   let last = 0
   // Unique within this process and increasing; across processes ordered by time.
   const nextSeq = () => (last = Math.max(last + 1, now() * 1000))
@@ -111,13 +138,13 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
     async deleteEndpoint(library, id) {
       const { deletedCount } = await endpoints.deleteOne({ _id: id, library })
       if (deletedCount === 0) return false
-      // Orphans of a crash between these are never read: every read goes through an endpoint
-      // (an orphaned place is freed by the next create that finds the library full).
+      // Orphans of a crash between these: a place is freed by the next create that finds the
+      // library full, messages by the worker when it finds their endpoint gone (dropRemains).
       await places.release(id)
-      await messages.deleteMany({ endpoint_id: id })
-      await attempts.deleteMany({ endpoint_id: id })
+      await dropRemains(id)
       return true
     },
+    dropRemains,
     async subscribers(library, type) {
       return (await endpoints.find({ library, status: 'enabled', events: type }).sort({ seq: 1 }).toArray()).map(endpointOf)
     },
@@ -144,11 +171,13 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       return (await messages.find({ endpoint_id: endpointId, state: 'pending', next_attempt_at: { $lte: now } }).sort({ next_attempt_at: 1 }).limit(limit).toArray()).map(messageOf)
     },
     async claim(id, expected, until) {
+      const key = `${id}@${expected}`
       try {
-        await claims.insertOne({ _id: `${id}@${expected}`, at: now() })
+        await claims.insertOne({ _id: key, at: now() })
       } catch (error) {
-        if (onlyDuplicates(error)) return null
-        throw error
+        if (!onlyDuplicates(error)) throw error
+        await moveOnFromDeadClaim(id, expected, key)
+        return null
       }
       const doc = await messages.findOneAndUpdate(
         { _id: id, state: 'pending', next_attempt_at: expected },
@@ -158,7 +187,8 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       return doc ? messageOf(doc) : null
     },
     async settle(message, attempt, keep) {
-      await messages.updateOne({ _id: message.id }, { $set: { state: message.state, next_attempt_at: message.next_attempt_at } })
+      const { matchedCount } = await messages.updateOne({ _id: message.id }, { $set: { state: message.state, next_attempt_at: message.next_attempt_at } })
+      if (matchedCount === 0) return
       if (message.state === 'delivered') {
         await endpoints.updateOne({ _id: message.endpoint_id, $or: [{ last_success_at: null }, { last_success_at: { $lt: attempt.attempted_at } }] }, { $set: { last_success_at: attempt.attempted_at } })
       }

@@ -70,6 +70,10 @@ export function createSqliteWebhookStore(db: Database): WebhookStore {
   const deleteEndpoint = db.prepare<unknown, [string, string]>('DELETE FROM webhook_endpoints WHERE library = ? AND id = ?')
   const deleteMessages = db.prepare<unknown, [string]>('DELETE FROM webhook_messages WHERE endpoint_id = ?')
   const deleteAttempts = db.prepare<unknown, [string]>('DELETE FROM webhook_attempts WHERE endpoint_id = ?')
+  const dropRemains = (endpointId: string) => {
+    deleteMessages.run(endpointId)
+    deleteAttempts.run(endpointId)
+  }
   const disable = db.prepare<unknown, [number, string]>("UPDATE webhook_endpoints SET status = 'disabled', disabled_at = ? WHERE id = ? AND status = 'enabled'")
   const giveUp = db.prepare<unknown, [string]>("UPDATE webhook_messages SET state = 'failed', next_attempt_at = NULL WHERE endpoint_id = ? AND state = 'pending'")
   const insertMessage = db.prepare(`INSERT OR IGNORE INTO webhook_messages (id, endpoint_id, library, event_type, event_id, body, attempts, created_at, next_attempt_at, state)
@@ -114,10 +118,12 @@ export function createSqliteWebhookStore(db: Database): WebhookStore {
     async deleteEndpoint(library, id) {
       return db.transaction(() => {
         if (deleteEndpoint.run(library, id).changes === 0) return false
-        deleteMessages.run(id)
-        deleteAttempts.run(id)
+        dropRemains(id)
         return true
       })()
+    },
+    async dropRemains(endpointId) {
+      db.transaction(dropRemains)(endpointId)
     },
     async subscribers(library, type) {
       return listEndpoints.all(library).map(endpointOf).filter((e) => e.status === 'enabled' && e.events.includes(type))
@@ -144,7 +150,7 @@ export function createSqliteWebhookStore(db: Database): WebhookStore {
     },
     async settle(message, attempt, keep) {
       db.transaction(() => {
-        settleMessage.run(message.state, message.next_attempt_at, message.id)
+        if (settleMessage.run(message.state, message.next_attempt_at, message.id).changes === 0) return
         if (message.state === 'delivered') succeeded.run(attempt.attempted_at, message.endpoint_id)
         insertAttempt.run(dollar(attempt) as never)
         prune.run(attempt.endpoint_id, attempt.endpoint_id, keep)
