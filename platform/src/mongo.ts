@@ -11,6 +11,22 @@ export interface MonitoredClient {
   on(event: 'serverHeartbeatStarted' | 'serverHeartbeatSucceeded' | 'serverHeartbeatFailed', listener: (event: { connectionId: string }) => void): unknown
   close(force?: boolean): Promise<void>
   connect(): Promise<unknown>
+  /** Ends every operation in use on a connection to `server` (host:port) made before now (inUseInterrupter). */
+  interruptInUse?(server: string): void
+}
+
+/**
+ * Ends the operations in use on the pools' connections with the driver's retryable
+ * PoolClearedOnNetworkError, as the driver itself does after a check that timed out. After a
+ * check that failed otherwise (the server refused the connection: it is gone) the driver clears
+ * the pool but leaves them waiting on their connections, and under Bun such a connection could
+ * miss its socket's close: its operation then waited for ever (platform/test/mongo-in-flight.test.ts).
+ * Reaches into the driver (topology, pool.clear's interruptInUseConnections, as in the CMAP
+ * specification); a driver without them makes this a no-op, which that test would show.
+ */
+export function inUseInterrupter(client: unknown): (server: string) => void {
+  type Servers = Map<string, { pool?: { clear?(options: { interruptInUseConnections: boolean }): void } }>
+  return (server) => (client as { topology?: { s?: { servers?: Servers } } }).topology?.s?.servers?.get(server)?.pool?.clear?.({ interruptInUseConnections: true })
 }
 
 /**
@@ -31,7 +47,11 @@ export function watchServerChecks(client: MonitoredClient, options: { stuckMs?: 
   let stopped = false
   client.on('serverHeartbeatStarted', ({ connectionId }) => void (checking.has(connectionId) || checking.set(connectionId, performance.now())))
   client.on('serverHeartbeatSucceeded', ({ connectionId }) => void checking.delete(connectionId))
-  client.on('serverHeartbeatFailed', ({ connectionId }) => void checking.delete(connectionId))
+  client.on('serverHeartbeatFailed', ({ connectionId }) => {
+    checking.delete(connectionId)
+    // The server did not answer its check: whatever waits on a connection to it ends now.
+    client.interruptInUse?.(connectionId)
+  })
 
   async function reconnect(waited: number): Promise<void> {
     reconnecting = true
@@ -74,7 +94,13 @@ export async function connectMongo(url: string): Promise<Connection> {
     await connection.asPromise()
     throw new Error('MongoDB: no client was made for MONGODB_URL')
   }
-  const stop = watchServerChecks(connection.getClient())
+  const client = connection.getClient()
+  const stop = watchServerChecks({
+    on: client.on.bind(client) as MonitoredClient['on'],
+    close: (force) => client.close(force),
+    connect: () => client.connect(),
+    interruptInUse: inUseInterrupter(client),
+  })
   // The process's own close stops the watchdog. Not on the connection's 'close' event: the
   // watchdog's own reconnection closes the client too, and must go on watching.
   const close = connection.close.bind(connection)

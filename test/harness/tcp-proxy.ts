@@ -13,6 +13,12 @@ export interface TcpProxy {
    * connection), as a process stalled right before that request would; resolves once it holds.
    */
   holdFrom(bytes: Uint8Array): Promise<void>
+  /**
+   * Drops every connection that holds nothing and refuses new ones, keeping those holding
+   * (holdFrom) open and silent: a server gone for its clients' new connections while one
+   * request's connection neither answers nor closes.
+   */
+  cutIdle(): Promise<void>
   /** Sends on what was held, in order, and relays again. */
   release(): void
   stop(): Promise<void>
@@ -27,9 +33,12 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
   let server: Server | undefined
   let hold: { bytes: Uint8Array; onHeld: () => void; held: [Socket, Buffer][] | null } | null = null
+  const pairs = new Map<Socket, Socket>()
   const relay = (client: Socket) => {
     const upstream = connect(targetPort, '127.0.0.1')
+    pairs.set(client, upstream)
     const end = () => {
+      pairs.delete(client)
       for (const socket of [client, upstream]) {
         socket.destroy()
         sockets.delete(socket)
@@ -66,6 +75,17 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   return {
     port,
     cut,
+    async cutIdle() {
+      const holding = new Set<Socket>((hold?.held ?? []).map(([upstream]) => upstream))
+      const kept = new Set<Socket>()
+      for (const socket of sockets) if (holding.has(socket)) kept.add(socket)
+      // A held upstream's client side stays too: find it by the pairs relay() made.
+      for (const [client, upstream] of pairs) if (kept.has(upstream)) kept.add(client)
+      for (const socket of sockets) if (!kept.has(socket)) socket.destroy()
+      // Not waiting for close's callback: it comes once every connection ended, the kept ones too.
+      server?.close()
+      server = undefined
+    },
     reopen: open,
     holdFrom: (bytes) => new Promise<void>((onHeld) => (hold = { bytes, onHeld, held: null })),
     release() {
