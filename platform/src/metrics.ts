@@ -85,6 +85,16 @@ export const recordEventsLost = new Counter({
   help: 'Record events of stored writes that records or dynamic held while JetStream was away and lost, by cause (spool_full: past SCAN_SPOOL_MAX_MB; held_max: past the batches held in memory; unreadable: in a spool file that could not be read back)',
   labelNames: ['cause'] as const,
 })
+export const jetstreamRefusals = new Counter({
+  name: 'lr_jetstream_refusals_total',
+  help: "Writes of this process JetStream refused for want of room, by stream and reason (max_bytes, max_msgs, max_msgs_per_subject: the stream's bound with discard=new; insufficient_resources: the server's store is full; limits: the account's)",
+  labelNames: ['stream', 'reason'] as const,
+})
+export const jetstreamStoreFull = new Gauge({
+  name: 'lr_jetstream_store_full',
+  help: "1 while JetStream refuses this process's writes to the stream for want of room (from the first refusal until a write is taken again), else 0",
+  labelNames: ['stream'] as const,
+})
 export const consumerPending = new Gauge({
   name: 'lr_jetstream_consumer_pending',
   help: 'Messages of a JetStream consumer not yet delivered (lag), by stream and consumer',
