@@ -62,7 +62,7 @@ async function start(config: Config): Promise<void> {
     nc = await connect(natsConnectOptions(config.NATS_URL, 'analytics-relay'))
     // Closed while not stopping: the client gave up (natsConnectOptions); the process decides.
     void nc.closed().then((error) => stopping || reply({ type: 'closed', message: closeReason(error) }))
-    relay = createScanRelay(nc, { reportLag: (lag) => reply({ type: 'lag', lag }), refusals })
+    relay = createScanRelay(nc, { reportLag: (lag) => reply({ type: 'lag', lag, heapUsed: process.memoryUsage().heapUsed }), refusals })
     await relay.start()
     reply({ type: 'started' })
   } catch (error) {

@@ -41,7 +41,11 @@ else
       // The worker's first lag reading comes at start; the gauge lives on this thread.
       const series = `lr_jetstream_consumer_pending{stream="${SCAN_BATCH_STREAM}",consumer="scans-relay"}`
       await waitUntil(async () => sample(await (await metricsResponse()).text(), series) !== undefined, 5_000, 'the relay lag on this thread')
+      // Its heap comes with its lag: the Worker is a VM of its own, which this thread's heap leaves out.
+      const heap = async () => sample(await (await metricsResponse()).text(), 'lr_thread_heap_used_bytes{thread="scan-relay"}')
+      expect(await heap()).toBeGreaterThan(1_000_000)
       await relay.stop()
+      expect(await heap()).toBeUndefined()
       expect(await relayedIds()).toEqual(ids(range(1, 300)).sort())
       const info = await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')
       expect([info.num_pending, info.num_ack_pending]).toEqual([0, 0])
