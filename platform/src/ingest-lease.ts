@@ -1,5 +1,6 @@
 import type { NatsConnection } from 'nats'
 import { isMissingStream } from './jetstream-faults'
+import { watchRefusals } from './jetstream-refusals'
 import { openBucket } from './jetstream-streams'
 import { errorFields, log } from './log'
 
@@ -32,6 +33,8 @@ export async function acquireIngestLease(nc: NatsConnection, opts: { ttlMs?: num
   let reopenedAt = 0
   let revision: number | undefined
   let stopped = false
+  // A full JetStream store refuses the lease's writes: no replica applies scans until it has room.
+  const refusals = watchRefusals(`KV_${LEASE_BUCKET}`, 'no analytics replica can take the ingest lease: scans are not applied')
 
   let timer: Timer | undefined
   async function tick(): Promise<void> {
@@ -46,7 +49,9 @@ export async function acquireIngestLease(nc: NatsConnection, opts: { ttlMs?: num
         revision = await kv.create(KEY, new TextEncoder().encode(holder))
         log().info({ holder }, 'ingest lease taken: this replica applies scans')
       } else revision = await kv.update(KEY, new TextEncoder().encode(holder), revision)
+      refusals.stored()
     } catch (error) {
+      refusals.failed(error)
       if (revision !== undefined) log().warn({ holder, ...errorFields(error) }, 'ingest lease lost')
       revision = undefined // someone else holds it, or the server is away: try again next tick
       // The bucket itself is gone (a broker restarted without its JetStream store answers every
@@ -71,6 +76,7 @@ export async function acquireIngestLease(nc: NatsConnection, opts: { ttlMs?: num
     async release() {
       stopped = true
       clearInterval(timer)
+      refusals.close()
       if (revision === undefined) return
       revision = undefined
       await kv.delete(KEY).catch(() => undefined)

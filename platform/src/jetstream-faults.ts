@@ -9,8 +9,13 @@ import { errorFields, log } from './log'
  */
 const codeOf = (error: unknown) => (error as { code?: string } | null)?.code
 
-/** A publish no stream took: "503" (no responders on the subject). */
-export const isMissingStream = (error: unknown): boolean => codeOf(error) === '503'
+/**
+ * A publish no stream took: "503" (no responders on the subject). Not a stream's refusal, which
+ * nats.js reports as "503" too but with JetStream's own error (`api_error`: a full store,
+ * jetstream-refusals.ts): taken for a missing stream, the ingest lease's bucket was "made again"
+ * every second while the store was full, with a line saying it had been missing.
+ */
+export const isMissingStream = (error: unknown): boolean => codeOf(error) === '503' && (error as { api_error?: unknown }).api_error === undefined
 
 /**
  * A pull from a consumer, or a consumer of a stream, that does not exist: "404" (consumer /

@@ -16,7 +16,33 @@ export { httpDuration, httpRequests, secondsSince } from './http-tallies'
 const startedAt = Date.now() / 1000
 new Gauge({ name: 'process_start_time_seconds', help: 'Start time of the process since the Unix epoch', collect() { this.set(startedAt) } })
 new Gauge({ name: 'process_resident_memory_bytes', help: 'Resident memory size', collect() { this.set(process.memoryUsage().rss) } })
-new Gauge({ name: 'process_heap_used_bytes', help: 'JavaScript heap in use', collect() { this.set(process.memoryUsage().heapUsed) } })
+/**
+ * Each Worker thread is a VM with a heap of its own, which this thread's memoryUsage() leaves
+ * out: the resolver's threads, the relay's and the ingestion Worker hand theirs over in the
+ * messages they already send (a scrape's tallies, the lag every 5 s, a batch's answer at most
+ * once a second), by thread name, until `forgetThreadHeap`.
+ */
+const threadHeaps = new Map<string, number>()
+/** A Worker's heap in use, as it last said (`thread`: resolver-1, scan-relay, ingest...). */
+export const reportThreadHeap = (thread: string, bytes: number) => void threadHeaps.set(thread, bytes)
+export const forgetThreadHeap = (thread: string) => void threadHeaps.delete(thread)
+const heapsUsed = () => [['main', process.memoryUsage().heapUsed] as const, ...threadHeaps]
+new Gauge({
+  name: 'process_heap_used_bytes',
+  help: "JavaScript heap in use: every thread's (the main thread's and each Worker's as it last said), summed; by thread in lr_thread_heap_used_bytes",
+  collect() {
+    this.set(heapsUsed().reduce((sum, [, bytes]) => sum + bytes, 0))
+  },
+})
+new Gauge({
+  name: 'lr_thread_heap_used_bytes',
+  help: 'JavaScript heap in use by thread: main, and each Worker as it last said (resolver-N, scan-relay, ingest)',
+  labelNames: ['thread'] as const,
+  collect() {
+    this.reset()
+    for (const [thread, bytes] of heapsUsed()) this.set({ thread }, bytes)
+  },
+})
 // A total only grows: a counter, as Prometheus's own client writes it (rate() expects one).
 new Counter({
   name: 'process_cpu_seconds_total',
@@ -84,6 +110,16 @@ export const recordEventsLost = new Counter({
   name: 'lr_record_events_lost_total',
   help: 'Record events of stored writes that records or dynamic held while JetStream was away and lost, by cause (spool_full: past SCAN_SPOOL_MAX_MB; held_max: past the batches held in memory; unreadable: in a spool file that could not be read back)',
   labelNames: ['cause'] as const,
+})
+export const jetstreamRefusals = new Counter({
+  name: 'lr_jetstream_refusals_total',
+  help: "Writes of this process JetStream refused for want of room, by stream and reason (max_bytes, max_msgs, max_msgs_per_subject: the stream's bound with discard=new; insufficient_resources: the server's store is full; limits: the account's)",
+  labelNames: ['stream', 'reason'] as const,
+})
+export const jetstreamStoreFull = new Gauge({
+  name: 'lr_jetstream_store_full',
+  help: "1 while JetStream refuses this process's writes to the stream for want of room (from the first refusal until a write is taken again), else 0",
+  labelNames: ['stream'] as const,
 })
 export const consumerPending = new Gauge({
   name: 'lr_jetstream_consumer_pending',

@@ -1,6 +1,7 @@
 import { AckPolicy, ConsumerEvents, type ConsumerMessages, DeliverPolicy, type JetStreamManager, type JsMsg, type NatsConnection, nanos } from 'nats'
 import { durableStream, ensureStream } from './jetstream-streams'
 import { isMissingStream } from './jetstream-faults'
+import { watchRefusals } from './jetstream-refusals'
 import { type Config, type RecordEvent, type RecordEventSink, type RecordEventType, recordEventSubject, type WantedScans } from '@lr/proto'
 import { createTurnBatcher } from './turn-batch'
 import { errorFields, log } from './log'
@@ -50,9 +51,18 @@ export function createJetStreamRecordEvents(nc: NatsConnection, opts: { timeoutM
     ready = undefined
     throw error
   }))
+  // A full stream store refuses every batch, held and retried: counted, logged, on /readyz (degraded).
+  const refusals = watchRefusals(RECORD_EVENT_STREAM, 'record events wait in the spool (README "NATS away")')
   const publishOnce = async ({ type, events }: HeldEvents) => {
     const body = events.length === 1 ? events[0]!.json : `[${events.map((event) => event.json).join(',')}]`
-    const publish = () => js.publish(recordEventSubject(type), body, { msgID: events[0]!.id })
+    const publish = () =>
+      js.publish(recordEventSubject(type), body, { msgID: events[0]!.id }).then(
+        () => refusals.stored(),
+        (error: unknown) => {
+          refusals.failed(error)
+          throw error
+        },
+      )
     await ensure()
     try {
       await publish()

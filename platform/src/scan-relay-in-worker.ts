@@ -1,8 +1,21 @@
 import type { Config } from '@lr/proto'
 import { type ConsumerLag, recordLag } from './scan-stream-source'
+import { watchRefusals } from './jetstream-refusals'
+import { forgetThreadHeap, reportThreadHeap } from './metrics'
+import { RELAY_REFUSED } from './scan-relay'
+import { SCAN_STREAM } from './scan-stream-config'
+
+/** The relay Worker's name in lr_thread_heap_used_bytes. */
+const RELAY_THREAD = 'scan-relay'
 
 export type RelayRequest = { type: 'start'; config: Config } | { type: 'stop' } | { type: 'giveWay'; behind: boolean }
-export type RelayReply = { type: 'started' | 'stopped' } | { type: 'failed' | 'closed'; message: string } | { type: 'lag'; lag: ConsumerLag }
+export type RelayReply =
+  | { type: 'started' | 'stopped' | 'stored' }
+  | { type: 'failed' | 'closed'; message: string }
+  /** Every 5 s: the consumer's lag, and the Worker's heap in use (process_heap_used_bytes). */
+  | { type: 'lag'; lag: ConsumerLag; heapUsed: number }
+  /** A round SCANS refused for want of room: JetStream's description (`insufficient resources`...). */
+  | { type: 'refused'; description: string }
 
 /**
  * The scan relay (scan-relay.ts) of an analytics process, on a thread of its own: in the
@@ -23,8 +36,15 @@ export async function startScanRelayInWorker(
   const worker = new Worker(new URL('./scan-relay-worker.ts', import.meta.url).href)
   let answer: ((reply: RelayReply) => void) | undefined
   let stopping = false
+  // The Worker's refusals by SCANS, counted, logged and on /readyz here (jetstream-refusals.ts).
+  const refusals = watchRefusals(SCAN_STREAM, RELAY_REFUSED)
   worker.onmessage = ({ data }: MessageEvent<RelayReply>) => {
-    if (data.type === 'lag') return recordLag(data.lag)
+    if (data.type === 'lag') {
+      recordLag(data.lag)
+      return reportThreadHeap(RELAY_THREAD, data.heapUsed)
+    }
+    if (data.type === 'refused') return void refusals.failed({ description: data.description })
+    if (data.type === 'stored') return refusals.stored()
     // A relay without its connection would leave SCANS unfed while analytics goes on (as below).
     if (data.type === 'closed') return stopping || fail({ connection: 'analytics-relay', error: data.message }, `the analytics-relay NATS connection closed for good (${data.message}): stopping`)
     answer?.(data)
@@ -53,6 +73,8 @@ export async function startScanRelayInWorker(
       // A failed Worker answers nothing: the stop that its failure began must not wait for it.
       if (!failed) await ask({ type: 'stop' })
       worker.terminate()
+      refusals.close()
+      forgetThreadHeap(RELAY_THREAD)
     },
   }
 }

@@ -4,6 +4,7 @@ import type { Config } from '@lr/proto'
 import { errorFields, log, startLogging } from './log'
 import { closeReason, natsConnectOptions } from './nats-connect'
 import { createScanRelay, type ScanRelay } from './scan-relay'
+import { storeFullReason } from './jetstream-refusals'
 import type { RelayReply, RelayRequest } from './scan-relay-in-worker'
 
 /**
@@ -15,6 +16,26 @@ let nc: NatsConnection | undefined
 let relay: ScanRelay | undefined
 let stopping = false
 const reply = (message: RelayReply) => self.postMessage(message)
+
+/**
+ * SCANS's refusals for want of room go to the thread whose /metrics and /readyz show them (one
+ * message per refused round, at most one a second; one when it stores again), not to a watch of
+ * this thread, whose metrics nobody reads.
+ */
+let refusing = false
+const refusals = {
+  failed(error: unknown) {
+    if (storeFullReason(error) === undefined) return false
+    refusing = true
+    reply({ type: 'refused', description: String((error as { description?: unknown }).description) })
+    return true
+  },
+  stored() {
+    if (!refusing) return
+    refusing = false
+    reply({ type: 'stored' })
+  },
+}
 
 /**
  * Lowers this thread's CPU priority by SCAN_RELAY_NICE (README "Scan events"). The relay's copy
@@ -41,7 +62,7 @@ async function start(config: Config): Promise<void> {
     nc = await connect(natsConnectOptions(config.NATS_URL, 'analytics-relay'))
     // Closed while not stopping: the client gave up (natsConnectOptions); the process decides.
     void nc.closed().then((error) => stopping || reply({ type: 'closed', message: closeReason(error) }))
-    relay = createScanRelay(nc, { reportLag: (lag) => reply({ type: 'lag', lag }) })
+    relay = createScanRelay(nc, { reportLag: (lag) => reply({ type: 'lag', lag, heapUsed: process.memoryUsage().heapUsed }), refusals })
     await relay.start()
     reply({ type: 'started' })
   } catch (error) {

@@ -1,5 +1,6 @@
 import { createInbox, headers, type JetStreamManager, type Msg, type NatsConnection } from 'nats'
 import { FOREIGN, REFUSED, scansAnswerOf } from './scan-puback'
+import { type RefusalWatch, watchRefusals } from './jetstream-refusals'
 import { scanSubject } from '@lr/proto'
 import { createJetStreamScanSource, type JetStreamSourceOptions } from './scan-stream-source'
 import { ensureScanStream, SCAN_BATCH_STREAM, SCAN_STREAM } from './scan-stream-config'
@@ -21,7 +22,16 @@ export interface ScanRelayOptions {
   reportLag?: JetStreamSourceOptions['reportLag']
   /** Longest pause between pulls while ingestion is behind (ScanRelay.giveWay). Default 1000 ms. */
   giveWayMs?: number
+  /**
+   * Told of each round SCANS refused for want of room, and of each round it stored. Default: a
+   * watch of this thread (jetstream-refusals.ts); a relay in a Worker hands both to the thread
+   * that serves /metrics and /readyz (scan-relay-in-worker.ts).
+   */
+  refusals?: Pick<RefusalWatch, 'failed' | 'stored'>
 }
+
+/** What waits while SCANS refuses the relay's scans (the refusal's log line says it). */
+export const RELAY_REFUSED = 'scans wait in SCAN_BATCHES, and SCANS\'s consumers (the webhooks worker) get none'
 
 export interface ScanRelay {
   start(): Promise<void>
@@ -63,6 +73,8 @@ async function warnOfLegacyConsumer(jsm: JetStreamManager): Promise<void> {
 
 export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {}): ScanRelay {
   const { durable = 'scans-relay', maxInFlight = 4000, timeoutMs = 5000, retryMs = 1000, reportLag, giveWayMs = 1000 } = opts
+  const own = opts.refusals ? undefined : watchRefusals(SCAN_STREAM, RELAY_REFUSED)
+  const refusals = opts.refusals ?? own!
   let ingestBehind = false
   const giveWayWaiters = new Set<() => void>()
   const resume = () => {
@@ -137,10 +149,12 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
       if (outcome === 'late' || failures > 0) {
         const missing = awaiting.size + failures
         awaiting.clear()
+        if (failures > 0) refusals.failed({ description: refusal })
         recreateStream()
         throw new Error(`${missing} scans not stored in ${SCAN_STREAM}: ${refusal ?? `no answer in ${timeoutMs} ms`}`)
       }
     }
+    refusals.stored()
   }
 
   const source = createJetStreamScanSource(nc, { durable, singleWriter: false, maxBatch: maxInFlight, ackWaitMs: Math.max(3_000, timeoutMs * 2), retryMs, reportLag, pace })
@@ -156,6 +170,7 @@ export function createScanRelay(nc: NatsConnection, opts: ScanRelayOptions = {})
       resume()
       await source.stop()
       replies.unsubscribe()
+      own?.close()
     },
     giveWay(behind) {
       ingestBehind = behind

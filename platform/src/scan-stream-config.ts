@@ -32,6 +32,16 @@ export const ensureScanBatchStream = (jsm: JetStreamManager) => ensureStream(jsm
 export const SCAN_CODES_HEADER = 'Lr-Scan-Codes'
 export const SCAN_CODES_HEADER_MAX = 64
 
+/** The batch's distinct codes as SCAN_CODES_HEADER's value, or undefined beyond SCAN_CODES_HEADER_MAX. */
+export function codesHeader(events: readonly { code: string }[]): string | undefined {
+  const codes = new Set<string>()
+  for (const event of events) {
+    codes.add(event.code)
+    if (codes.size > SCAN_CODES_HEADER_MAX) return undefined
+  }
+  return [...codes].join(' ')
+}
+
 /** The codes a SCAN_BATCHES message names in its header, or undefined when it names none. */
 export function scanCodesOf(msg: Pick<JsMsg, 'headers'>): string[] | undefined {
   const named = msg.headers?.get(SCAN_CODES_HEADER)

@@ -5,8 +5,9 @@ import { type GuardedSpoolOptions, scanSpoolGuard } from './scan-spool-guard'
 import { errorFields, log } from './log'
 import { countScanPublished, scansDropped, trackBufferedScans } from './metrics'
 import type { ScanEvent, ScanPublisher } from '@lr/proto'
-import { ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_CODES_HEADER, SCAN_CODES_HEADER_MAX } from './scan-stream-config'
+import { codesHeader, ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_CODES_HEADER } from './scan-stream-config'
 import { streamRestorer } from './jetstream-faults'
+import { watchRefusals } from './jetstream-refusals'
 
 export interface JetStreamPublisherOptions {
   /** Scans held (queued, in flight and to be re-sent) while NATS is unreachable; beyond it the oldest are dropped. Default 10 000. */
@@ -40,16 +41,6 @@ interface Batch {
   codes?: string
 }
 
-/** The batch's distinct codes as SCAN_CODES_HEADER's value, or undefined beyond SCAN_CODES_HEADER_MAX. */
-function codesHeader(events: readonly ScanEvent[]): string | undefined {
-  const codes = new Set<string>()
-  for (const event of events) {
-    codes.add(event.code)
-    if (codes.size > SCAN_CODES_HEADER_MAX) return undefined
-  }
-  return [...codes].join(' ')
-}
-
 const encoder = new TextEncoder()
 
 /**
@@ -64,7 +55,7 @@ const encoder = new TextEncoder()
  * when full, new scans go to the spool, or without one the oldest queued scan is dropped (one in
  * a batch already sent cannot be taken back), counted in `dropped()` and logged.
  */
-export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStreamPublisherOptions = {}): ScanPublisher & { dropped(): number; keepsScans(): boolean } {
+export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStreamPublisherOptions = {}): ScanPublisher & { dropped(): number; keepsScans(): boolean; storeFull(): boolean } {
   const { maxBuffer = 10_000, maxInFlight = 4, maxBatch = 500, maxBatchBytes = 256 * 1024, timeoutMs = 2000, retryMs = 250 } = opts
   const spool = opts.spool && scanSpoolGuard(opts.spool, opts.spoolGuard) // a failed write costs its scans, never the process
   const js = nc.jetstream({ timeout: timeoutMs })
@@ -102,6 +93,8 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   const outage = () => !connected || !healthy
   const pending = () => inMemory() + (spool?.size() ?? 0)
   const untrack = trackBufferedScans(pending)
+  // A full stream store refuses every batch: counted, logged and shown on /readyz (degraded).
+  const refusals = watchRefusals(SCAN_BATCH_STREAM, spool ? 'scans wait in the spool on disk, then are dropped' : 'scans wait in memory, then are dropped')
   // Every dropped scan reaches a log line: the count since the last report, every few seconds.
   let unreported = 0
   let report: Timer | undefined
@@ -159,7 +152,8 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
   }
 
   function failed(batch: Batch, error: unknown): void {
-    if (healthy) log().warn(errorFields(error), 'publishing scans to JetStream failed: holding them and retrying')
+    // A refusal for want of room has a line of its own (throttled), with its reason.
+    if (!refusals.failed(error) && healthy) log().warn(errorFields(error), 'publishing scans to JetStream failed: holding them and retrying')
     healthy = false
     spillQueue()
     resend.push(batch)
@@ -202,6 +196,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       if (closed) return settle()
       if (error !== undefined) return failed(batch, error)
       countScanPublished(batch.events.length)
+      refusals.stored()
       if (!healthy) log().info({ dropped_this_outage: droppedThisOutage }, 'JetStream answers again')
       healthy = true
       droppedThisOutage = 0
@@ -277,6 +272,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     pending,
     dropped: () => dropped,
     keepsScans: () => spool?.writable() ?? true, // the resolver's /readyz: false while its spool fails
+    storeFull: () => refusals.refusing() !== undefined,
     close() {
       if (closed) return
       closed = true
@@ -294,6 +290,7 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
       if (pending() > 0) log()[spool ? 'warn' : 'error']({ pending: pending(), spooled: spool?.size() ?? 0 }, 'closing with scans not published')
       reportDropped()
       untrack()
+      refusals.close()
       settle()
     },
   }

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
-import type { JetStreamManager, NatsConnection } from 'nats'
+import { DiscardPolicy, type JetStreamManager, type NatsConnection } from 'nats'
 import { loadConfig } from '@lr/proto'
 import { waitUntil } from '../../test/harness/ports'
 import { skipReason } from '../../test/harness/servers'
 import { sample } from '../../test/harness/metrics'
 import { metricsResponse } from '@lr/platform/metrics'
+import { streamsRefusing } from '@lr/platform/jetstream-refusals'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { startScanRelayInWorker } from '@lr/platform/scan-relay-in-worker'
 import { SCAN_BATCH_STREAM, SCAN_STREAM } from '@lr/platform/scan-stream-config'
@@ -40,12 +41,40 @@ else
       // The worker's first lag reading comes at start; the gauge lives on this thread.
       const series = `lr_jetstream_consumer_pending{stream="${SCAN_BATCH_STREAM}",consumer="scans-relay"}`
       await waitUntil(async () => sample(await (await metricsResponse()).text(), series) !== undefined, 5_000, 'the relay lag on this thread')
+      // Its heap comes with its lag: the Worker is a VM of its own, which this thread's heap leaves out.
+      const heap = async () => sample(await (await metricsResponse()).text(), 'lr_thread_heap_used_bytes{thread="scan-relay"}')
+      expect(await heap()).toBeGreaterThan(1_000_000)
       await relay.stop()
+      expect(await heap()).toBeUndefined()
       expect(await relayedIds()).toEqual(ids(range(1, 300)).sort())
       const info = await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')
       expect([info.num_pending, info.num_ack_pending]).toEqual([0, 0])
       expect(failures).toEqual([])
       publisher.close()
+    })
+
+    // A full SCANS store refuses every round: the Worker's refusals are counted, logged and on
+    // /readyz in this thread, whose metrics and probes the process serves (jetstream-refusals.ts).
+    it('hands the rounds SCANS refuses for want of room to this thread\'s metrics and readiness, and their end', async () => {
+      const { config } = await jsm.streams.info(SCAN_STREAM)
+      await jsm.streams.update(SCAN_STREAM, { ...config, max_bytes: 1, discard: DiscardPolicy.New })
+      const relay = await startScanRelayInWorker(loadConfig({ TRANSPORT: 'nats', NATS_URL: streams.server.url, LOG_LEVEL: 'warn' }), fail)
+      const publisher = createJetStreamScanPublisher(nc)
+      const full = async () => sample(await (await metricsResponse()).text(), `lr_jetstream_store_full{stream="${SCAN_STREAM}"}`)
+      try {
+        for (const e of range(1, 20)) publisher.publish(e)
+        await publisher.flush()
+        await waitUntil(async () => (await full()) === 1, 10_000, 'the refusal on this thread')
+        expect(sample(await (await metricsResponse()).text(), `lr_jetstream_refusals_total{stream="${SCAN_STREAM}",reason="max_bytes"}`)).toBeGreaterThan(0)
+        expect(streamsRefusing()).toBe(1)
+        await jsm.streams.update(SCAN_STREAM, { ...config, max_bytes: -1 })
+        await waitUntil(async () => (await jsm.streams.info(SCAN_STREAM)).state.messages === 20, 10_000, 'every scan in SCANS')
+        await waitUntil(async () => (await full()) === 0, 5_000, 'the refusal over')
+        expect([streamsRefusing(), failures]).toEqual([0, []])
+      } finally {
+        await relay.stop()
+        publisher.close()
+      }
     })
 
     it('gives way in its thread when told ingestion is behind', async () => {

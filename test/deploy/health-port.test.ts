@@ -2,7 +2,10 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DiscardPolicy, connect } from 'nats'
 import { ENTRY_POINTS } from '../../deploy/entry-points'
+import { scanBatchStreamConfig, SCAN_BATCH_STREAM } from '@lr/platform/scan-stream-config'
+import { sample } from '../harness/metrics'
 import { mongoSkipReason, startFerretDb } from '../harness/ferretdb'
 import { startNats } from '../harness/nats'
 import { freePort, waitUntil } from '../harness/ports'
@@ -31,11 +34,11 @@ else
         await waitUntil(async () => (await get('/healthz')).ok, 15_000, 'the probe listener')
         const ready = await get('/readyz')
         expect(ready.status).toBe(200)
-        expect(await ready.json()).toEqual({ status: 'ready', checks: { store: true, nats: true } })
+        expect(await ready.json()).toEqual({ status: 'ready', checks: { store: true, nats: true }, degraded: [] })
 
         await nats.down()
         await waitUntil(async () => (await get('/readyz')).status === 503, 10_000, '/readyz to fail')
-        expect(await (await get('/readyz')).json()).toEqual({ status: 'unavailable', checks: { store: true, nats: false } })
+        expect(await (await get('/readyz')).json()).toEqual({ status: 'unavailable', checks: { store: true, nats: false }, degraded: [] })
         expect((await get('/healthz')).status).toBe(200)
 
         await nats.up()
@@ -82,6 +85,44 @@ else
         proc.kill('SIGKILL')
         await proc.exited
         await nats.stop().catch(() => undefined)
+      }
+    }, 40_000)
+
+    // A full stream store refuses every batch: the resolver goes on redirecting into its spool,
+    // so it stays ready, and says so in /readyz and /metrics (it had said nothing).
+    it('lists jetstream under degraded, and sets lr_jetstream_store_full, while SCAN_BATCHES refuses its scans for want of room', async () => {
+      const nats = await startNats({ jetstream: true })
+      const nc = await connect({ servers: nats.url })
+      const jsm = await nc.jetstreamManager()
+      await jsm.streams.add({ ...scanBatchStreamConfig(), max_bytes: 1, discard: DiscardPolicy.New })
+      // Scans a resolver stopped before it sent them (a process that has ended: the spool adopts
+      // no live process's files): this one sends them as it starts.
+      const spoolDir = mkdtempSync(join(tmpdir(), 'lr-health-spool-'))
+      const scan = (n: number) => ({ scan_id: `scan-${n}`, code: 'Code0001', scanned_at: 1_736_510_400_000 + n, user_agent: 'UA', visitor_id: 'a'.repeat(64), country: 'DE' })
+      const write = `const s = (await import('@lr/platform/scan-spool')).openScanSpool(${JSON.stringify(spoolDir)}, { maxBytes: 1 << 20 }); for (const e of ${JSON.stringify([0, 1, 2, 3, 4].map(scan))}) s.append(e); s.close()`
+      expect(await Bun.spawn(['bun', '-e', write], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' }).exited).toBe(0)
+      const [port, shortPort] = [await freePort(), await freePort()]
+      const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.resolver)], {
+        cwd: ROOT,
+        env: { ...Bun.env, TRANSPORT: 'nats', NATS_URL: nats.url, DATA_DIR: data, SCAN_SPOOL_DIR: spoolDir, HEALTH_PORT: String(port), SHORT_PORT: String(shortPort), RESOLVER_THREADS: '0' },
+        stdout: 'ignore',
+        stderr: 'ignore',
+      })
+      const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.json().catch(() => null) as Promise<{ status: string; degraded?: string[] } | null>
+      const storeFull = async () => sample(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), `lr_jetstream_store_full{stream="${SCAN_BATCH_STREAM}"}`)
+      try {
+        await waitUntil(async () => (await ready())?.degraded?.includes('jetstream') === true, 15_000, 'jetstream listed as degraded')
+        expect([(await ready())?.status, await storeFull()]).toEqual(['ready', 1])
+        const { config } = await jsm.streams.info(SCAN_BATCH_STREAM)
+        await jsm.streams.update(SCAN_BATCH_STREAM, { ...config, max_bytes: -1 })
+        await waitUntil(async () => (await ready())?.degraded?.length === 0, 10_000, 'the scans taken')
+        expect([await storeFull(), (await jsm.streams.info(SCAN_BATCH_STREAM)).state.messages > 0]).toEqual([0, true])
+      } finally {
+        proc.kill('SIGKILL')
+        await proc.exited
+        await nc.close()
+        await nats.stop().catch(() => undefined)
+        rmSync(spoolDir, { recursive: true, force: true })
       }
     }, 40_000)
   })

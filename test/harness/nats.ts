@@ -28,9 +28,10 @@ export interface NatsServer {
 /**
  * Starts a private nats-server on a free loopback port (JetStream with a temporary store dir
  * when asked; with `auth`, one user whose credentials `url` carries). max_payload is raised so a
- * full 1 MiB API body can always be forwarded.
+ * full 1 MiB API body can always be forwarded. `maxFileStore` bounds JetStream's file store
+ * (`max_file_store`, e.g. "2MB"): a server whose store fills up refuses writes.
  */
-export async function startNats(opts: { jetstream?: boolean; auth?: { user: string; password: string } } = {}): Promise<NatsServer> {
+export async function startNats(opts: { jetstream?: boolean; auth?: { user: string; password: string }; maxFileStore?: string } = {}): Promise<NatsServer> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'lr-nats-'))
   const conf = join(dir, 'nats.conf')
@@ -40,7 +41,7 @@ export async function startNats(opts: { jetstream?: boolean; auth?: { user: stri
       [
         `listen: 127.0.0.1:${port}`,
         'max_payload: 8MB',
-        opts.jetstream ? `jetstream { store_dir: "${join(dir, 'js')}" }` : '',
+        opts.jetstream ? `jetstream { store_dir: "${join(dir, 'js')}"${opts.maxFileStore ? `, max_file_store: ${opts.maxFileStore}` : ''} }` : '',
         opts.auth ? `authorization { user: "${opts.auth.user}", password: "${password}" }` : '',
       ].join('\n'),
     )

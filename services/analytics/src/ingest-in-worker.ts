@@ -1,6 +1,6 @@
 import type { ApplyScans, ApplyScanTexts } from '@lr/proto'
 import { log } from '@lr/platform/log'
-import { secondsSince, sqliteCheckpointFailures, storeDuration } from '@lr/platform/metrics'
+import { forgetThreadHeap, reportThreadHeap, secondsSince, sqliteCheckpointFailures, storeDuration } from '@lr/platform/metrics'
 import { basename } from 'node:path'
 import { CHECKPOINT_EVERY_MS, type CheckpointFailure, filesToCheckpoint, HANDED_OVER_AUTOCHECKPOINT_PAGES, sqlitePathOf } from '@lr/platform/sqlite'
 import { type IngestResult, MALFORMED_DROPPED } from './ingest'
@@ -11,7 +11,10 @@ import { ANALYTICS_STORE } from './ports'
  * far cheaper than 1000 objects, and the in-process bus's batches arrive as text already.
  */
 export interface IngestRequest { type: 'ingest'; id: number; texts: readonly string[] }
-export type IngestReply = ({ id: number } & IngestResult) | { id: number; error: IngestError }
+/** `heapUsed`: the Worker's own heap in use, on an answer at most once a second (process_heap_used_bytes). */
+export type IngestReply = (({ id: number } & IngestResult) | { id: number; error: IngestError }) & { heapUsed?: number }
+/** The ingestion Worker's name in lr_thread_heap_used_bytes. */
+const INGEST_THREAD = 'ingest'
 /** A failed batch's error: an Error does not cross threads whole, and its class and code are what tell an unusable store (SQLITE_FULL). */
 export interface IngestError { name: string; message: string; code?: string }
 export type WorkerControl = { type: 'open'; dataDir: string } | { type: 'close' }
@@ -57,6 +60,7 @@ export async function ingestInWorker(dataDir: string, opts: IngestInWorkerOption
   const reportCheckpointFailures = checkpointFailureReporter()
   worker.onmessage = ({ data }: MessageEvent<IngestReply | WorkerControlReply | CheckpointFailed>) => {
     if ('type' in data) return data.type === 'checkpoint-failed' ? reportCheckpointFailures(data.failures) : control?.(data)
+    if (data.heapUsed !== undefined) reportThreadHeap(INGEST_THREAD, data.heapUsed)
     const pending = waiting.get(data.id)
     waiting.delete(data.id)
     if ('error' in data) return pending?.reject(failed(errorOf(data.error)) as Error)
@@ -107,6 +111,7 @@ export async function ingestInWorker(dataDir: string, opts: IngestInWorkerOption
       clearInterval(checkpoints)
       await roundTrip({ type: 'close' })
       worker.terminate()
+      forgetThreadHeap(INGEST_THREAD)
     },
   }
 }

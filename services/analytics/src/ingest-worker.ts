@@ -35,6 +35,14 @@ const control = (message: WorkerControl): WorkerControlReply => {
   return { type: message.type === 'open' ? 'opened' : 'closed' }
 }
 
+/** When this Worker last told its heap: at most once a second, not with every batch. */
+let heapToldAt = -Infinity
+function withHeap(reply: IngestReply): IngestReply {
+  if (performance.now() - heapToldAt < 1000) return reply
+  heapToldAt = performance.now()
+  return { ...reply, heapUsed: process.memoryUsage().heapUsed }
+}
+
 /** A failed batch's error as it can cross: its class and code with its message (SQLITE_FULL tells the main thread the store is unusable). */
 function crossing(error: unknown): IngestError {
   const { name, code, message } = (error ?? {}) as { name?: unknown; code?: unknown; message?: unknown }
@@ -62,5 +70,5 @@ self.onmessage = async ({ data }: MessageEvent<IngestRequest | WorkerControl | C
   } catch (error) {
     reply = { id: data.id, error: crossing(error) }
   }
-  self.postMessage(reply)
+  self.postMessage(withHeap(reply))
 }

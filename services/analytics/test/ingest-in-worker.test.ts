@@ -47,6 +47,27 @@ describe('ingestInWorker', () => {
     }
   })
 
+  // The Worker is a VM with a heap of its own, which this thread's memoryUsage() leaves out.
+  it('hands its heap to this thread\'s metrics: lr_thread_heap_used_bytes{thread="ingest"}, summed into process_heap_used_bytes, gone once closed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))
+    dirs.push(dir)
+    const worker = await ingestInWorker(dir)
+    const heap = async () => {
+      const text = await (await metricsResponse()).text()
+      return { ingest: sample(text, 'lr_thread_heap_used_bytes{thread="ingest"}'), main: sample(text, 'lr_thread_heap_used_bytes{thread="main"}')!, process: sample(text, 'process_heap_used_bytes')! }
+    }
+    try {
+      await worker.apply([event(1)])
+      const { ingest, main, process } = await heap()
+      expect(ingest).toBeGreaterThan(1_000_000) // a VM with SQLite and the user-agent parser loaded
+      // Two readings of this thread's heap in one scrape: within a few hundred KiB of each other.
+      expect(Math.abs(process - (main + ingest!))).toBeLessThan(512 * 1024)
+    } finally {
+      await worker.close()
+    }
+    expect((await heap()).ingest).toBeUndefined()
+  })
+
   /** A worker on a fresh directory, a reader of its store and this thread's log lines, for `test`. */
   async function withWorker(test: (worker: Awaited<ReturnType<typeof ingestInWorker>>, reader: Awaited<ReturnType<typeof openAnalyticsStore>>, logged: ReturnType<typeof captureLog>) => Promise<void>) {
     const dir = mkdtempSync(join(tmpdir(), 'lr-ingest-'))

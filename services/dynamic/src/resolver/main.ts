@@ -30,7 +30,9 @@ const { bus, scans, short, health } = await startOrExit('resolver', async () => 
   // ready while its own spool refuses writes: scans then wait in memory only (README "A broker
   // outage costs no scan").
   const checks = { scans: async () => scans.keepsScans() }
-  const readyWithout = { nats: () => bus.ping() }
+  // JetStream refusing its batches for want of room (a full store): degraded too, as it goes on
+  // redirecting into its spool (jetstream-refusals.ts).
+  const readyWithout = { nats: () => bus.ping(), jetstream: async () => !scans.storeFull() }
   const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, checks, readyWithout)) : undefined
   return { bus, scans, short, health }
 })

@@ -32,7 +32,8 @@ export type FromThread =
   | { t: 'lookup'; id: number; code: string }
   /** Scans as one JSON array with their codes: one string crosses threads far cheaper than its objects. */
   | { t: 'scans'; batch: ScanBatch }
-  | { t: 'tallies'; id: number; snapshot: TallySnapshot }
+  /** `heapUsed`: the thread's own heap in use, read as it answers (a scrape's, never a request's work). */
+  | { t: 'tallies'; id: number; snapshot: TallySnapshot; heapUsed: number }
   /** How many cached codes the thread forgot for `forget` `id`. */
   | { t: 'forgot'; id: number; codes: number }
   /** The change events of `changed` `id` are in this thread's cache: its next request sees them. */

@@ -125,7 +125,7 @@ self.onmessage = ({ data: message }: MessageEvent<ToThread>) => {
       post({ t: 'applied', id: message.id })
       return
     case 'tallies':
-      return post({ t: 'tallies', id: message.id, snapshot: takeTallies() })
+      return post({ t: 'tallies', id: message.id, snapshot: takeTallies(), heapUsed: process.memoryUsage().heapUsed })
     case 'forget':
       return void Promise.all([...forgetters].map((forget) => forget())).then((counts) => post({ t: 'forgot', id: message.id, codes: counts.reduce((sum, n) => sum + n, 0) }))
     case 'metrics':

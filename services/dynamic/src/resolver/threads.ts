@@ -1,6 +1,6 @@
 import { AppError, type Bus, type ResolverEntry, type ScanBatch } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
-import { gatherBeforeScrape, METRICS_CONTENT_TYPE, metricsText } from '@lr/platform/metrics'
+import { forgetThreadHeap, gatherBeforeScrape, METRICS_CONTENT_TYPE, metricsText, reportThreadHeap } from '@lr/platform/metrics'
 import { listening, StartupError } from '@lr/platform/startup'
 import { addTallies } from '@lr/platform/tally'
 import { createTurnBatcher } from '@lr/platform/turn-batch'
@@ -66,6 +66,8 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
   let nextId = 0
   let stopping = false
   const liveThreads = () => threads.filter((worker) => !ended.has(worker))
+  /** A thread's name in lr_thread_heap_used_bytes. */
+  const nameOf = (worker: Worker) => `resolver-${threads.indexOf(worker) + 1}`
   // Capped codes count in memory all threads share: the process stays exact at the cap.
   const countSlots = createCountSlots((block) => {
     for (const worker of threads) worker.postMessage({ t: 'block', block } satisfies ToThread)
@@ -89,6 +91,7 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
         // A thread zeroes what it hands over: an answer that comes after its scrape stopped
         // waiting (GATHER_TIMEOUT_MS) counts in the next scrape; dropped, it was lost for good.
         const waiting = owed.get(message.id)
+        reportThreadHeap(nameOf(worker), message.heapUsed)
         return waiting ? waiting(message) : addTallies(message.snapshot)
       }
       case 'forgot':
@@ -133,6 +136,7 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
       worker.addEventListener('error', (event) => died(`failed: ${printedErrorLine((event as ErrorEvent).message)}`))
       worker.addEventListener('close', () => {
         ended.add(worker)
+        forgetThreadHeap(nameOf(worker))
         died('ended')
       })
       worker.postMessage({ t: 'start', settings: options.settings, port, blocks: countSlots.blocks(), answerMetrics: options.answerMetrics } satisfies ToThread)

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, spyOn } from 'bun:test'
 import { metricsText } from '@lr/platform/metrics'
+import { sample } from '../../../../test/harness/metrics'
 import { closeAll, created, start } from './threads-harness'
 
 afterEach(closeAll)
@@ -11,6 +12,17 @@ async function redirects(): Promise<number> {
 }
 
 describe('resolver threads\' tallies', () => {
+  // Each thread is a VM with a heap of its own, which the main thread's memoryUsage() leaves out.
+  it('carry each thread\'s heap: lr_thread_heap_used_bytes{thread="resolver-N"}, summed into process_heap_used_bytes', async () => {
+    await start({ threads: 2 })
+    const text = await metricsText()
+    const heap = (thread: string) => sample(text, `lr_thread_heap_used_bytes{thread="${thread}"}`)
+    const threads = [heap('resolver-1'), heap('resolver-2')]
+    for (const bytes of threads) expect(bytes).toBeGreaterThan(1_000_000)
+    // Two readings of the main thread's heap in one scrape: within a few hundred KiB of each other.
+    expect(Math.abs(sample(text, 'process_heap_used_bytes')! - (heap('main')! + threads[0]! + threads[1]!))).toBeLessThan(512 * 1024)
+  })
+
   it('count in a later scrape what a thread answered after a scrape stopped waiting for it', async () => {
     const r = await start()
     const code = await created(r)
