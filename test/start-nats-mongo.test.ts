@@ -43,8 +43,7 @@ else
 
     it('serves the API ready on MongoDB and the resolver, and stops on SIGTERM', async () => {
       await waitUntil(async () => (await fetch(`${api}/readyz`)).status === 200, 30_000, 'the gateway to be ready')
-      const ready = (await (await fetch(`${api}/readyz`)).json()) as { status: string; checks: object; degraded: string[] }
-      expect([ready.status, ready.checks, ready.degraded.includes('nats')]).toEqual(['ready', {}, false])
+      expect(await (await fetch(`${api}/readyz`)).json()).toMatchObject({ status: 'ready', checks: { nats: true } })
       await waitUntil(async () => (await fetch(`${short}/NoSuchCode1`)).status === 404, 30_000, 'the resolver')
       // 403 once the auth service answers from MongoDB (no such key); 503 while it still starts.
       const list = () => fetch(`${api}/v1/qrcodes`, { headers: { 'x-api-key': 'lrp_00000000000000000000000000000000' } })

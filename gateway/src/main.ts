@@ -16,11 +16,8 @@ const { bus, admission, server } = await startOrExit('gateway', async () => {
   const app = createGateway({
     bus,
     admit: admission.admit,
-    // NATS is optional to readiness, as to the resolver's (docs/decisions.md §8): without it every
-    // /v1 request is answered at once with a JSON 503 and Retry-After that clients act on, where an
-    // ingress with no ready gateway left would answer its own HTML 503.
-    readiness: {},
-    optional: { nats: () => bus.ping(), ...admission.optional },
+    readiness: { nats: () => bus.ping() },
+    optional: admission.optional,
     corsOrigins: config.CORS_ORIGINS,
   })
   // Elysia shares the port by default (reusePort): a second product started on PORT would then
