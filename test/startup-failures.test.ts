@@ -164,7 +164,7 @@ else
       const env = { ...Bun.env, TRANSPORT: 'memory', STORE: 'mongo', MONGODB_URL: url }
       const admin = Bun.spawn(['bun', 'run', '--silent', 'admin', 'account', 'list'], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
       const [out, err, exit] = await Promise.all([new Response(admin.stdout).text(), new Response(admin.stderr).text(), admin.exited])
-      expect({ exit, out, err: err.trim().split('\n') }).toEqual({ exit: 1, out: '', err: ['{"error":"Password contains unescaped characters"}'] })
+      expect({ exit, out, err: err.trim().split('\n') }).toEqual({ exit: 1, out: '', err: ['{"error":"the URL of MongoDB (mongodb://127.0.0.1:1/lr) cannot be read: Password contains unescaped characters (percent-encode the user and password)"}'] })
     })
 
     const mongoSkip = mongoSkipReason()
