@@ -15,18 +15,32 @@ export interface MonitoredClient {
   interruptInUse?(server: string): void
 }
 
+/** What inUseInterrupter reaches of the driver's pool (the CMAP specification's names). */
+export interface InUsePool {
+  clear?(options: { interruptInUseConnections: boolean }): void
+  checkedOut?: Iterable<{ closed?: boolean; error?: unknown; socket?: { emit(event: 'error', error: unknown): unknown } }>
+}
+
 /**
- * Ends the operations in use on the pools' connections with the driver's retryable
- * PoolClearedOnNetworkError, as the driver itself does after a check that timed out. After a
- * check that failed otherwise (the server refused the connection: it is gone) the driver clears
- * the pool but leaves them waiting on their connections, and under Bun such a connection could
- * miss its socket's close: its operation then waited for ever (platform/test/mongo-in-flight.test.ts).
- * Reaches into the driver (topology, pool.clear's interruptInUseConnections, as in the CMAP
- * specification); a driver without them makes this a no-op, which that test would show.
+ * Ends the operations in use on connections to a server whose check just failed. The driver
+ * interrupts them itself only after a check that timed out; after one the server refused (it is
+ * gone) it clears the pool but leaves them waiting, each for its own connection to fail:
+ * - on a connection still open, for an answer (a relay that neither answers nor closes, in
+ *   platform/test/mongo-in-flight.test.ts): pool.clear's interruptInUseConnections ends them with
+ *   the driver's retryable PoolClearedOnNetworkError;
+ * - on one already closed, for ever: under Bun a command written to a socket whose server had
+ *   just closed it waits for a 'drain' that never comes (Bun's write returns false and emits no
+ *   error; the driver's close only ends reads). A stop of FerretDB left one such read for ever in
+ *   1 of 15 to 40 tries. The connection's own error, emitted on its socket, ends that wait.
+ * A driver without these internals makes this a no-op, which the tests show.
  */
 export function inUseInterrupter(client: unknown): (server: string) => void {
-  type Servers = Map<string, { pool?: { clear?(options: { interruptInUseConnections: boolean }): void } }>
-  return (server) => (client as { topology?: { s?: { servers?: Servers } } }).topology?.s?.servers?.get(server)?.pool?.clear?.({ interruptInUseConnections: true })
+  return (server) => {
+    const pool = (client as { topology?: { s?: { servers?: Map<string, { pool?: InUsePool }> } } }).topology?.s?.servers?.get(server)?.pool
+    if (!pool) return
+    pool.clear?.({ interruptInUseConnections: true })
+    for (const connection of pool.checkedOut ?? []) if (connection.closed && connection.error) connection.socket?.emit('error', connection.error)
+  }
 }
 
 /**

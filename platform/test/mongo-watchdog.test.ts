@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { EventEmitter } from 'node:events'
-import { watchServerChecks } from '@lr/platform/mongo'
+import { connect, createServer } from 'node:net'
+import { inUseInterrupter, type InUsePool, watchServerChecks } from '@lr/platform/mongo'
 import { captureLog } from './log-capture'
 
 /** A client as the watchdog sees it: the driver's monitoring events, and what close and connect were asked. */
@@ -86,5 +87,40 @@ describe('watchServerChecks', () => {
     emit('serverHeartbeatStarted')
     await Bun.sleep(60)
     expect(calls).toEqual([])
+  })
+
+  it('has the operations on a server end when a check of it fails (inUseInterrupter)', () => {
+    const interrupted: string[] = []
+    const { client, emit } = fakeClient()
+    const stop = watchServerChecks({ ...client, interruptInUse: (server) => interrupted.push(server) })
+    emit('serverHeartbeatStarted', 'db-1:27017')
+    emit('serverHeartbeatSucceeded', 'db-1:27017')
+    emit('serverHeartbeatStarted', 'db-2:27017')
+    emit('serverHeartbeatFailed', 'db-2:27017')
+    stop()
+    expect(interrupted).toEqual(['db-2:27017'])
+  })
+})
+
+describe('inUseInterrupter', () => {
+  it("interrupts the failed server's pool, and ends a command waiting on a closed socket for a 'drain' Bun never sends", async () => {
+    // Bun's write on a socket its server closed returns false and emits neither 'drain' nor 'error'.
+    const server = createServer((socket) => socket.end()).listen(0, '127.0.0.1')
+    await new Promise((resolve) => server.once('listening', resolve))
+    const socket = connect((server.address() as { port: number }).port, '127.0.0.1')
+    await new Promise((resolve) => socket.once('close', resolve))
+    expect(socket.write(Buffer.alloc(64))).toBe(false)
+    // As the driver's writeCommand waits (its utils.once): for 'drain', or an 'error'.
+    const waiting = new Promise((resolve, reject) => socket.once('drain', resolve).once('error', reject)).then(() => 'drained', (error: Error) => error.message)
+    const closedError = new Error('connection 1 to db-2:27017 closed')
+    const cleared: unknown[] = []
+    const pool: InUsePool = { clear: (options) => void cleared.push(options), checkedOut: [{ closed: true, error: closedError, socket }, { closed: false, error: undefined, socket }] }
+    const other: InUsePool = { clear: () => void cleared.push('the other server') }
+    const client = { topology: { s: { servers: new Map([['db-1:27017', { pool: other }], ['db-2:27017', { pool }]]) } } }
+    inUseInterrupter(client)('db-2:27017')
+    expect(await Promise.race([waiting, Bun.sleep(500).then(() => 'still waiting')])).toBe('connection 1 to db-2:27017 closed')
+    expect(cleared).toEqual([{ interruptInUseConnections: true }])
+    inUseInterrupter({})('db-2:27017') // a driver without these internals: nothing to do, no throw
+    server.close()
   })
 })
