@@ -4,6 +4,14 @@ import { AppError, type Config, type Page } from '@lr/proto'
 /** The 400 for a cursor (or store position) this API did not issue, or issued for another list. */
 export const badCursor = () => new AppError('bad_request', 'cursor is not one this API issued')
 
+/**
+ * The 400 of a client's cursor that does not open (Cursors.open): forged, altered, of another
+ * library, kind or query, or sealed with an earlier CURSOR_SECRET. It says what a cursor
+ * continues, since the usual cause is a cursor the client did get from us, sent with another query.
+ */
+export const LIST_CURSOR_REFUSED = 'cursor is not one this API issued for this list: send it with the query of the page that gave it (the same sort, tag, q, status, pending, updated_since and include_deleted; any limit), or start again without cursor'
+const badListCursor = () => new AppError('bad_request', LIST_CURSOR_REFUSED)
+
 /** A list position of the SQLite stores (their seq as hex) back to the seq, or a 400. 13 hex digits reach 2^52. */
 export function seqOf(position: string): number {
   if (!/^[0-9a-f]{1,13}$/.test(position)) throw badCursor()
@@ -58,7 +66,7 @@ const POSITION = /^[0-9a-f]{1,13}(?:\.[0-9a-f]{1,1600})?$/
  */
 export interface Cursors {
   seal(scope: string, position: string): string
-  /** The position sealed under exactly this scope; anything else (forged, altered, foreign) is the 400 of badCursor. */
+  /** The position sealed under exactly this scope; anything else (forged, altered, foreign) is the 400 of LIST_CURSOR_REFUSED. */
   open(scope: string, cursor: string): string
 }
 
@@ -81,10 +89,10 @@ export function createCursors(secret: string): Cursors {
     open(scope, cursor) {
       const raw = /^[A-Za-z0-9_-]{23,2200}$/.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0)
       // Only the canonical text: base64url ignores stray trailing bits, which would let two texts open alike.
-      if (raw.length <= TAG_BYTES || raw.toString('base64url') !== cursor) throw badCursor()
+      if (raw.length <= TAG_BYTES || raw.toString('base64url') !== cursor) throw badListCursor()
       const tag = raw.subarray(0, TAG_BYTES)
       const position = crypt(tag, raw.subarray(TAG_BYTES)).toString('latin1')
-      if (!POSITION.test(position) || !timingSafeEqual(tag, tagOf(scope, position))) throw badCursor()
+      if (!POSITION.test(position) || !timingSafeEqual(tag, tagOf(scope, position))) throw badListCursor()
       return position
     },
   }

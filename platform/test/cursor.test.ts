@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { AppError } from '@lr/proto'
-import { createCursors, cursorSecretOf, decodeExportCursor, DEV_CURSOR_SECRET, encodeCursor, exportCursorOf } from '../src/cursor'
+import { createCursors, cursorSecretOf, decodeExportCursor, DEV_CURSOR_SECRET, encodeCursor, exportCursorOf, LIST_CURSOR_REFUSED } from '../src/cursor'
 
 const SECRET = 'a-test-secret-of-some-length'
 const SCOPE = 'acct:a\nrecords\nlist|||'
@@ -13,7 +13,7 @@ const refusal = (open: () => string) => {
   }
   return 'opened'
 }
-const BAD = ['bad_request', 'cursor is not one this API issued']
+const BAD = ['bad_request', LIST_CURSOR_REFUSED]
 
 describe('sealed cursors', () => {
   const cursors = createCursors(SECRET)

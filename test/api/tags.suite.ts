@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
+import { LIST_CURSOR_REFUSED } from '@lr/platform/cursor'
 import { call } from '../harness/client'
 import { freshMember, type Member } from '../harness/fixtures'
 import type { Stack } from '../harness/stack'
@@ -211,7 +212,7 @@ export function tagsSuite(stack: () => Stack) {
           const first = await list(own.key, 'sort=name&limit=1')
           for (const other of ['sort=-created_at', 'sort=name&tag=x', 'sort=name&q=m', '']) {
             const res = await api('GET', `${kind.path}?${other}${other ? '&' : ''}cursor=${encodeURIComponent(first.next_cursor!)}`, own.key)
-            expect({ other, status: res.status, body: res.body }).toEqual({ other, status: 400, body: { error: 'cursor is not one this API issued' } })
+            expect({ other, status: res.status, body: res.body }).toEqual({ other, status: 400, body: { error: LIST_CURSOR_REFUSED } })
           }
           // Another limit continues the same query (a1 was the first page).
           expect(names((await list(own.key, `sort=name&limit=3&cursor=${encodeURIComponent(first.next_cursor!)}`))[kind.listKey]!)).toEqual(['a2', 'm1', 'm2'])

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'bun:test'
-import { createMongoRecordStore } from '../src/adapters/record-store.mongo'
-import type { RecordStore } from '../src/ports'
+import { createMongoRecordStore, STATIC_MONGO } from '../src/adapters/record-store.mongo'
+import type { RecordStore, StaticPatch } from '../src/ports'
+import type { StaticRecord } from '@lr/proto'
 import { receiptContract } from '@lr/platform/testing/receipts'
 import { libraryStoreContract } from '@lr/library-records/testing/store-contract'
 import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
 import { concurrentWritesContract } from '@lr/library-records/testing/concurrent-writes'
 import { connectMongo } from '@lr/platform/mongo'
-import { runOnce } from '@lr/library-records/mongo'
+import { createMongoLibraryStore, runOnce } from '@lr/library-records/mongo'
 import { CLAIM_GRACE_MS } from '@lr/library-records/mongo-version-claims'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { A, record, staticFixture } from './record-store.fixtures'
@@ -76,6 +77,31 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
     }
   })
 
+  it('holds a sort=created_at page back at a block still being written, as the plain list, and not the other orders', async () => {
+    const db = await freshDatabase(url(), 'lr_records_sorted_horizon')
+    try {
+      // The record store itself, with the positions it takes blocks from.
+      const store = await createMongoLibraryStore<StaticRecord, StaticPatch>(db.conn, STATIC_MONGO)
+      await store.insertMany(A, [record(1)])
+      // A replica that took its block and has not written yet: records after it must wait, or
+      // they would be listed before it and it would land behind a reader's cursor.
+      const open = await store.positions.allocate(1)
+      try {
+        await store.insertMany(A, [record(2)])
+        const ids = async (sort?: 'created_at' | '-created_at' | 'name') => (await store.list(A, { limit: 10, ...(sort && { sort }) })).items.map((r) => r.qr_id)
+        expect(await ids()).toEqual([record(1).qr_id])
+        expect(await ids('created_at')).toEqual([record(1).qr_id])
+        expect(await ids('-created_at')).toEqual([record(2).qr_id, record(1).qr_id])
+        expect(await ids('name')).toEqual([record(1).qr_id, record(2).qr_id])
+      } finally {
+        await open.release()
+      }
+      expect((await store.list(A, { limit: 10, sort: 'created_at' })).items.map((r) => r.qr_id)).toEqual([record(1).qr_id, record(2).qr_id])
+    } finally {
+      await db.cleanup()
+    }
+  })
+
   it("takes over the claim of a version whose writer died before writing, once CLAIM_GRACE_MS has passed", async () => {
     const db = await freshDatabase(url(), 'lr_records_claims')
     try {
@@ -122,7 +148,9 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
   })
 })
 
-describe.skipIf(Boolean(skip))('RecordStore on MongoDB, several replicas', () => {
+// Also sorted by created_at: (created_at, position) is position order, so records still being
+// written must hold that walk back as they hold the plain one (mongo-list.ts sortedPage).
+for (const sort of [undefined, 'created_at'] as const) describe.skipIf(Boolean(skip))(`RecordStore on MongoDB, several replicas${sort ? `, sort=${sort}` : ''}`, () => {
   const url = useMongoServer()
   concurrentPagingContract(async (writers) => {
     const name = `lr_records_paging_${crypto.randomUUID().slice(0, 8)}`
@@ -135,7 +163,7 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB, several replicas', () =>
       insert: (w, ns) => stores[w]!.insertMany(A, ns.map((n) => record(n))),
       idsOf: (ns) => ns.map((n) => record(n).qr_id),
       async page(after, limit) {
-        const { items, next } = await reader.list(A, { after, limit })
+        const { items, next } = await reader.list(A, { after, limit, ...(sort && { sort }) })
         return { ids: items.map((r) => r.qr_id), next }
       },
       async cleanup() {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { LIST_CURSOR_REFUSED } from '@lr/platform/cursor'
 import { failure, badRequest, otherPersonal, personal, setup, T0, writer, admin } from './fixtures'
 
 const valid = { url: 'https://example.com/menu', name: 'Menu' }
@@ -100,7 +101,7 @@ describe('get, list and delete', () => {
   it('rejects bad list parameters with 400', async () => {
     const { service } = setup()
     expect(await failure(service.list(personal, { limit: '0' }))).toEqual(badRequest('limit must be an integer from 1 to 1000'))
-    expect(await failure(service.list(personal, { cursor: 'zz' }))).toEqual(badRequest('cursor is not one this API issued'))
+    expect(await failure(service.list(personal, { cursor: 'zz' }))).toEqual(badRequest(LIST_CURSOR_REFUSED))
     expect(await failure(service.list(personal, { status: 'draft' }))).toEqual(badRequest('unknown query parameter "status"'))
   })
 

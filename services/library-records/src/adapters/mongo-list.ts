@@ -35,12 +35,17 @@ export function filterConditions<D extends ListedDoc>(options: ListOptions, urlF
 
 /**
  * A page of a sorted list (options.sort set): keyset by (sort key, position), both in the sort's
- * direction, strictly after `after`. No horizon: a record may enter a sorted list anywhere, so
- * one still being written is simply one created after the page was read.
+ * direction, strictly after `after`. `horizon` (mongo-position.ts) for `sort=created_at` only:
+ * created_at never goes back in position order, so that order is the insert order, and a record
+ * still being written below a newer one already listed would land behind the cursor, never met,
+ * as in the plain list. Any other order needs none: a record may enter it anywhere (a name, an
+ * updated_at moving) and the README promises no more than that (newest first: a new record
+ * sorts before the cursor in any case).
  */
-export async function sortedPage<D extends ListedDoc>(Model: Model<D>, library: string, options: ListOptions, conditions: QueryFilter<D>[]) {
+export async function sortedPage<D extends ListedDoc>(Model: Model<D>, library: string, options: ListOptions, conditions: QueryFilter<D>[], horizon: () => Promise<number>) {
   const order = sortOrderOf(options.sort!)
   const and = [...conditions]
+  if (options.sort === 'created_at') and.push({ position: { $lte: await horizon() } } as QueryFilter<D>)
   if (options.updatedSince !== undefined) and.push({ updated_at: { $gte: options.updatedSince } })
   if (options.after !== undefined) {
     const { position, key } = parseSortPosition(options.after, order.field)

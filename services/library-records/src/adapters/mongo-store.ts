@@ -207,7 +207,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
       if (isFiltered(options)) {
         const conditions = [...filterConditions(options, kind.urlField), ...(options.pending === undefined ? [] : [pendingFilter(options)])]
         const { docs, next } = options.sort
-          ? await sortedPage(Model, library, options, conditions)
+          ? await sortedPage(Model, library, options, conditions, () => atomic.positions.horizon())
           : await page(library, options, 'position', { ...plain, ...(conditions.length > 0 && { $and: conditions }) })
         return { items: docs.map(toRecord), next }
       }
