@@ -42,8 +42,15 @@ export interface RefusalWatch {
 /** Every watch of this process: readiness asks whether any stream refuses its writes. */
 const watches = new Set<RefusalWatch>()
 
-/** The streams this process's writes are refused on now (a process's /readyz lists `jetstream` under `degraded` while any). */
+/** The streams this process's writes are refused on now. */
 export const streamsRefusing = (): number => [...watches].filter((watch) => watch.refusing() !== undefined).length
+
+/**
+ * A process's optional `jetstream` check (/readyz lists it under `degraded` while any stream
+ * refuses this process's writes, never 503): each goes on serving, and every replica of it would
+ * be refused alike.
+ */
+export const jetstreamTakesWrites = async (): Promise<boolean> => streamsRefusing() === 0
 
 /**
  * The refusals of one writer of `stream` (`what` says in the log line what waits meanwhile):

@@ -55,7 +55,7 @@ const encoder = new TextEncoder()
  * when full, new scans go to the spool, or without one the oldest queued scan is dropped (one in
  * a batch already sent cannot be taken back), counted in `dropped()` and logged.
  */
-export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStreamPublisherOptions = {}): ScanPublisher & { dropped(): number; keepsScans(): boolean; storeFull(): boolean } {
+export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStreamPublisherOptions = {}): ScanPublisher & { dropped(): number; keepsScans(): boolean } {
   const { maxBuffer = 10_000, maxInFlight = 4, maxBatch = 500, maxBatchBytes = 256 * 1024, timeoutMs = 2000, retryMs = 250 } = opts
   const spool = opts.spool && scanSpoolGuard(opts.spool, opts.spoolGuard) // a failed write costs its scans, never the process
   const js = nc.jetstream({ timeout: timeoutMs })
@@ -272,7 +272,6 @@ export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStream
     pending,
     dropped: () => dropped,
     keepsScans: () => spool?.writable() ?? true, // the resolver's /readyz: false while its spool fails
-    storeFull: () => refusals.refusing() !== undefined,
     close() {
       if (closed) return
       closed = true

@@ -3,7 +3,7 @@ import { loadNatsConfigOrExit, onShutdown, openMongoIfConfigured, type RunningSe
 import { failWhenClosed } from './nats-connect'
 import { createNatsBus } from './bus-nats'
 import { startHealthListener } from './health-listener'
-import { streamsRefusing } from './jetstream-refusals'
+import { jetstreamTakesWrites } from './jetstream-refusals'
 import { listening, reaching, reachingJetStream, startOrExit, withoutCredentials } from './startup'
 
 /**
@@ -48,10 +48,8 @@ export async function runServiceProcess(name: string, start: (ctx: ServiceContex
     const mongo = await openMongoIfConfigured(config)
     const service = await start({ bus, config, mongo }, { connection: bus.connection, fail })
     const checks = { store: () => service.ready(), nats: () => bus.ping() }
-    // Degraded, not unready, while JetStream refuses this process's writes for want of room
-    // (records' and dynamic's record events, analytics' ingest lease): each goes on serving
-    // requests, and every replica of it would be refused alike (jetstream-refusals.ts).
-    const optional = { jetstream: async () => streamsRefusing() === 0 }
+    // Records' and dynamic's record events, analytics' ingest lease (jetstream-refusals.ts).
+    const optional = { jetstream: jetstreamTakesWrites }
     const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, checks, optional)) : undefined
     return { bus, mongo, service, health }
   })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { DiscardPolicy } from 'nats'
 import { acquireIngestLease, LEASE_BUCKET } from '@lr/platform/ingest-lease'
 import { durableStream } from '@lr/platform/jetstream-streams'
-import { streamsRefusing } from '@lr/platform/jetstream-refusals'
+import { jetstreamTakesWrites, streamsRefusing } from '@lr/platform/jetstream-refusals'
 import { metricsText } from '@lr/platform/metrics'
 import { createJetStreamRecordEvents, RECORD_EVENT_STREAM } from '@lr/platform/record-stream'
 import { SCAN_BATCH_STREAM, scanBatchStreamConfig } from '@lr/platform/scan-stream-config'
@@ -38,13 +38,13 @@ describe.skipIf(Boolean(skipReason('nats-server')))('JetStream refusing writes f
         const before = await refused(SCAN_BATCH_STREAM, 'max_bytes')
         for (let n = 1; n <= 10; n++) publisher.publish(event(n))
         await waitUntil(async () => (await refused(SCAN_BATCH_STREAM, 'max_bytes')) >= before + 3, 5000, 'refusals counted')
-        expect([publisher.storeFull(), streamsRefusing() > 0, await full(SCAN_BATCH_STREAM)]).toEqual([true, true, 1])
+        expect([await jetstreamTakesWrites(), streamsRefusing() > 0, await full(SCAN_BATCH_STREAM)]).toEqual([false, true, 1])
         const lines = log.lines.filter((line) => line.msg.startsWith(`JetStream refuses writes to ${SCAN_BATCH_STREAM}`))
         expect(lines.map(({ stream, reason, refused }) => ({ stream, reason, refused }))).toEqual([{ stream: SCAN_BATCH_STREAM, reason: 'max_bytes', refused: 1 }])
         const { config } = await jsm.streams.info(SCAN_BATCH_STREAM)
         await jsm.streams.update(SCAN_BATCH_STREAM, { ...config, max_bytes: -1 })
         await waitUntil(() => publisher.pending() === 0, 5000, 'the held scans to be taken')
-        expect([publisher.storeFull(), streamsRefusing(), await full(SCAN_BATCH_STREAM)]).toEqual([false, 0, 0])
+        expect([await jetstreamTakesWrites(), streamsRefusing(), await full(SCAN_BATCH_STREAM)]).toEqual([true, 0, 0])
         expect(log.lines.map((line) => line.msg)).toContain(`JetStream takes writes to ${SCAN_BATCH_STREAM} again`)
       } finally {
         publisher.close()
