@@ -12,7 +12,7 @@ import type { mongo } from 'mongoose'
 export const UPDATES_PER_COMMAND = 50
 
 /** The operations of a bulk write in runs of at most UPDATES_PER_COMMAND, each for one command, sent one after the other. */
-export function* updateCommands<T>(ops: readonly T[], size = UPDATES_PER_COMMAND): Generator<T[]> {
+function* updateCommands<T>(ops: readonly T[], size = UPDATES_PER_COMMAND): Generator<T[]> {
   for (let start = 0; start < ops.length; start += size) yield ops.slice(start, start + size)
 }
 
@@ -24,4 +24,24 @@ export async function bulkUpdate<T extends mongo.Document>(collection: mongo.Col
   let upserted = 0
   for (const command of updateCommands(ops)) upserted += (await collection.bulkWrite(command, options)).upsertedCount
   return upserted
+}
+
+/** True for a duplicate-key error (11000), alone or as every error of a bulk write. */
+export function onlyDuplicateKeys(error: unknown): boolean {
+  const e = error as { code?: number; writeErrors?: { code?: number }[] }
+  if (e.writeErrors?.length) return e.writeErrors.every((w) => w.code === 11000)
+  return e.code === 11000
+}
+
+/**
+ * Upserts that several writers may make at once (a message, a batch's counters), unordered, in
+ * commands of at most UPDATES_PER_COMMAND: a statement whose insert met a duplicate key lost to
+ * a writer that stored it first, or was applied before (its filter excluded the document), and
+ * is done; any other failure is thrown.
+ */
+export async function bulkUpsert<T extends mongo.Document>(collection: mongo.Collection<T>, ops: mongo.AnyBulkWriteOperation<T>[]): Promise<void> {
+  for (const command of updateCommands(ops))
+    await collection.bulkWrite(command, { ordered: false }).catch((error: unknown) => {
+      if (!onlyDuplicateKeys(error)) throw error
+    })
 }

@@ -1,5 +1,5 @@
 import type { mongo } from 'mongoose'
-import { updateCommands } from '@lr/platform/mongo-bulk'
+import { bulkUpsert, onlyDuplicateKeys } from '@lr/platform/mongo-bulk'
 import { createTally } from '../aggregates'
 import { dayOf } from '../days'
 import type { StoredScan } from '../ports'
@@ -33,11 +33,8 @@ interface JournalDoc {
   counters: CounterOp[]
 }
 
-const DUPLICATE_KEY = 11000
 const onlyDuplicates = (error: unknown) => {
-  const errors = (error as { writeErrors?: { code?: number }[] }).writeErrors
-  if ((error as { code?: number }).code === DUPLICATE_KEY || (errors && errors.every((e) => e.code === DUPLICATE_KEY))) return
-  throw error
+  if (!onlyDuplicateKeys(error)) throw error
 }
 
 /** Where a batch's new day visitors enter their days' sketches (analytics-sketches.mongo.ts). */
@@ -101,7 +98,7 @@ export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections, sket
       }))
       // A counter already tagged with this batch fails its upsert on the _id: it was applied.
       // In short commands: a batch's counters are mostly documents that exist (mongo-bulk.ts).
-      for (const command of updateCommands(ops)) await (c[name] as mongo.Collection<any>).bulkWrite(command, { ordered: false }).catch(onlyDuplicates)
+      await bulkUpsert(c[name] as mongo.Collection<any>, ops)
     }
     await journal.deleteOne({ _id: 'inflight', batch: entry.batch })
   }

@@ -2,7 +2,7 @@ import type { Connection } from 'mongoose'
 import type { WebhookAttempt } from '@lr/proto'
 import { mongoReceipts } from '@lr/platform/idempotency-mongo'
 import { databaseNow } from '@lr/platform/mongo-clock'
-import { updateCommands } from '@lr/platform/mongo-bulk'
+import { bulkUpsert, onlyDuplicateKeys } from '@lr/platform/mongo-bulk'
 import { mongoEndpointPlaces } from './endpoint-places.mongo'
 import { EndpointLimitReached, type StoredAttempt, type StoredEndpoint, type StoredMessage, type WebhookStore } from '../ports'
 
@@ -13,13 +13,6 @@ type AttemptDoc = StoredAttempt & { seq: number }
 const endpointOf = ({ _id, seq: _seq, ...doc }: EndpointDoc): StoredEndpoint => ({ ...doc, id: _id })
 const messageOf = ({ _id, ...doc }: MessageDoc): StoredMessage => ({ ...doc, id: _id })
 const ATTEMPT_FIELDS = { _id: 0, endpoint_id: 0, seq: 0 } as const
-
-/** True for a duplicate-key error (11000), alone or as every error of a bulk write. */
-function onlyDuplicates(error: unknown): boolean {
-  const e = error as { code?: number; writeErrors?: { code: number }[] }
-  if (e.writeErrors?.length) return e.writeErrors.every((w) => w.code === 11000)
-  return e.code === 11000
-}
 
 /**
  * How old a claim's key must be, its message still due at the claimed time, before the claim is
@@ -67,7 +60,7 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
   const places = await mongoEndpointPlaces(db, ENDPOINTS, now)
   /** Inserts an endpoint's document; a duplicate key (11000) means it is there already. */
   const insertOnce = (doc: EndpointDoc) => endpoints.insertOne(doc).catch((error) => {
-    if (!onlyDuplicates(error)) throw error
+    if (!onlyDuplicateKeys(error)) throw error
   })
   /**
    * A claim is two writes: the claim's key, then the message's due time. A worker killed between
@@ -111,7 +104,7 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       } catch (error) {
         // A lost answer may hide an insert that happened; a duplicate id is another endpoint's, left alone.
         const undo = async () => {
-          if (onlyDuplicates(error)) return
+          if (onlyDuplicateKeys(error)) return
           await endpoints.deleteOne({ _id: id })
           await places.release(id)
         }
@@ -157,11 +150,7 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       const ops = list.map(({ id, ...message }) => ({ updateOne: { filter: { _id: id }, update: { $setOnInsert: message }, upsert: true } }))
       // Two replicas upserting one message at once: the loser's duplicate key means it is stored.
       // In short commands: a redelivered batch of scans matches every message (mongo-bulk.ts).
-      for (const command of updateCommands(ops)) {
-        await messages.bulkWrite(command, { ordered: false }).catch((error) => {
-          if (!onlyDuplicates(error)) throw error
-        })
-      }
+      await bulkUpsert(messages, ops)
     },
     async due(now, limit, skip = []) {
       const filter = { state: 'pending' as const, next_attempt_at: { $lte: now }, ...(skip.length > 0 && { endpoint_id: { $nin: [...skip] } }) }
@@ -175,7 +164,7 @@ export async function createMongoWebhookStore(conn: Connection): Promise<Webhook
       try {
         await claims.insertOne({ _id: key, at: now() })
       } catch (error) {
-        if (!onlyDuplicates(error)) throw error
+        if (!onlyDuplicateKeys(error)) throw error
         await moveOnFromDeadClaim(id, expected, key)
         return null
       }
