@@ -5,6 +5,7 @@ import { watchRefusals } from './jetstream-refusals'
 import { type Config, type RecordEvent, type RecordEventSink, type RecordEventType, recordEventSubject, type WantedScans } from '@lr/proto'
 import { createTurnBatcher } from './turn-batch'
 import { errorFields, log } from './log'
+import { atMostEvery } from './log-throttle'
 import { accessSync, constants } from 'node:fs'
 import { join } from 'node:path'
 import { openJsonSpool } from './scan-spool'
@@ -154,6 +155,10 @@ export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerO
   let loop: Promise<void> | undefined
   let messages: ConsumerMessages | undefined
   let wants: WantedScans | undefined
+  // A store away refuses every message, each again after retryMs: its line once per 10 s
+  // (log-throttle.ts), and one when a message is applied again, with how many were refused.
+  const refusedApply = atMostEvery(10_000)
+  let refusedInARow = 0
   /** A message that names its codes, none of them wanted: acknowledged unread (webhooks pass most scan batches by so). */
   const unwanted = async (msg: JsMsg): Promise<boolean> => {
     const codes = wants && codesOf?.(msg)
@@ -205,8 +210,11 @@ export function createDurableConsumer(nc: NatsConnection, opts: DurableConsumerO
                 if (!(await unwanted(msg))) await apply(eventsOf(msg))
                 msg.ack()
                 handledUpTo = msg.info.timestampNanos
+                if (refusedInARow > 0) log().info({ stream, consumer: durable, refused: refusedInARow }, 'events applied again')
+                refusedInARow = 0
               } catch (error) {
-                log().error({ stream, ...errorFields(error) }, 'event not applied, redelivering')
+                refusedInARow++
+                refusedApply((repeated) => log().error({ stream, consumer: durable, ...(repeated > 0 ? { repeated } : {}), ...errorFields(error) }, 'event not applied, redelivering'))
                 msg.nak(retryMs)
               }
             }

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import type { RecordEvent } from '@lr/proto'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { storedEventIds as eventIdsIn } from './record-event-stream.fixture'
+import { captureLog } from './log-capture'
 import { ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_CODES_HEADER, SCAN_CODES_HEADER_MAX, scanCodesOf, scansOfBatch } from '@lr/platform/scan-stream-config'
 
 const event = (n: number): RecordEvent => ({ id: `evt_${n}`, type: 'record.created', library: 'acct_1', timestamp: new Date(1_736_510_400_000 + n).toISOString(), data: { n } })
@@ -235,4 +236,32 @@ else
       expect(info.num_redelivered).toBe(0)
       expect(info.ack_floor.stream_seq).toBe(5)
     })
+
+    it('logs a store refusing every event once per 10 s, not once per message and retry, and one line when events apply again', async () => {
+      await jsm.streams.delete(RECORD_EVENT_STREAM).catch(() => false)
+      const sink = createJetStreamRecordEvents(nc)
+      const consumer = createDurableConsumer(nc, { stream: RECORD_EVENT_STREAM, durable: 'webhooks', ensureStream: ensureRecordEventStream, retryMs: 50 })
+      let storeAway = true
+      const seen = new Set<string>()
+      const log = captureLog()
+      try {
+        await consumer.start(async (payloads) => {
+          if (storeAway) throw new Error('store away')
+          payloads.forEach((p) => seen.add((p as RecordEvent).id))
+        })
+        for (const e of range(1, 3)) await sink(e)
+        await Bun.sleep(1_000) // about 20 refusals of each of the three messages at 50 ms
+        storeAway = false
+        await waitUntil(() => seen.size === 3, 5_000, 'the events applied once the store is back')
+      } finally {
+        await consumer.stop()
+        log.restore()
+      }
+      const refused = log.lines.filter((line) => line.msg === 'event not applied, redelivering')
+      expect(refused).toHaveLength(1)
+      expect(refused[0]).toMatchObject({ stream: RECORD_EVENT_STREAM, consumer: 'webhooks', err: { message: 'store away' } })
+      const again = log.lines.filter((line) => line.msg === 'events applied again')
+      expect(again).toHaveLength(1)
+      expect(again[0]!.refused).toBeGreaterThan(3)
+    }, 15_000)
   })
