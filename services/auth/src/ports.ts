@@ -40,8 +40,11 @@ export interface AuthStore {
   /** Up to `limit` accounts by email, ascending, those after `afterEmail` when given. */
   listAccounts(afterEmail: string | null, limit: number): Promise<Account[]>
 
-  /** Throws StoreConflict('team_id') for a taken id. */
-  insertTeam(team: Team): Promise<void>
+  /**
+   * The team with `adminId` as its admin member: never the team without it (nobody could manage
+   * it). Throws StoreConflict('team_id') for a taken id, adding no membership then.
+   */
+  insertTeam(team: Team, adminId: string): Promise<void>
   /** null when no team has this id. */
   getTeam(teamId: string): Promise<Team | null>
   /** Every team with exactly this name, by id (names are not unique). */

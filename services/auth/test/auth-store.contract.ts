@@ -19,7 +19,7 @@ export function authStoreContract(name: string, makeStore: () => Promise<AuthSto
       store = await makeStore()
       await store.insertAccount(account(1))
       await store.insertAccount(account(2))
-      await store.insertTeam({ team_id: 'team_1', name: 'Team one' })
+      await store.insertTeam({ team_id: 'team_1', name: 'Team one' }, 'acct_2')
     })
     afterEach(() => store.close())
 
@@ -41,7 +41,11 @@ export function authStoreContract(name: string, makeStore: () => Promise<AuthSto
 
     it('refuses an account or team id already taken as a conflict on the id', async () => {
       expect((await conflict(store.insertAccount(account(1, { email: 'other@example.com' })))).key).toBe('account_id')
-      expect((await conflict(store.insertTeam({ team_id: 'team_1', name: 'Again' }))).key).toBe('team_id')
+      expect((await conflict(store.insertTeam({ team_id: 'team_1', name: 'Again' }, 'acct_1'))).key).toBe('team_id')
+      // The refused team's admin is not made a member of the team that has the id.
+      expect(await store.listMembers('team_1')).toEqual([{ team_id: 'team_1', account_id: 'acct_2', role: 'admin' }])
+      expect(await conflict(store.insertTeam({ team_id: 'team_1', name: 'Again' }, 'acct_2'))).toBeDefined()
+      expect(await store.listMembers('team_1')).toEqual([{ team_id: 'team_1', account_id: 'acct_2', role: 'admin' }])
     })
 
     it('updates only the given account fields and returns the account', async () => {
@@ -54,15 +58,16 @@ export function authStoreContract(name: string, makeStore: () => Promise<AuthSto
       expect(await store.updateAccount('acct_none', { tier: 'basic' })).toBeNull()
     })
 
-    it('returns a team as it was inserted', async () => {
+    it('returns a team as it was inserted, its admin a member', async () => {
       expect(await store.getTeam('team_1')).toEqual({ team_id: 'team_1', name: 'Team one' })
+      expect(await store.listMembers('team_1')).toEqual([{ team_id: 'team_1', account_id: 'acct_2', role: 'admin' }])
     })
 
     it('keeps one membership per team and account, the last role put winning', async () => {
       await store.putMembership({ team_id: 'team_1', account_id: 'acct_1', role: 'writer' })
       await store.putMembership({ team_id: 'team_1', account_id: 'acct_1', role: 'viewer' })
       expect(await store.getMembership('team_1', 'acct_1')).toEqual({ team_id: 'team_1', account_id: 'acct_1', role: 'viewer' })
-      expect(await store.listMembers('team_1')).toEqual([{ team_id: 'team_1', account_id: 'acct_1', role: 'viewer' }])
+      expect((await store.listMembers('team_1')).filter((m) => m.account_id === 'acct_1')).toEqual([{ team_id: 'team_1', account_id: 'acct_1', role: 'viewer' }])
     })
 
     it('lists the members of a team by account id', async () => {
@@ -177,8 +182,8 @@ export function authStoreContract(name: string, makeStore: () => Promise<AuthSto
     })
 
     it('finds every team with a name, by id', async () => {
-      await store.insertTeam({ team_id: 'team_3', name: 'Shared' })
-      await store.insertTeam({ team_id: 'team_2', name: 'Shared' })
+      await store.insertTeam({ team_id: 'team_3', name: 'Shared' }, 'acct_1')
+      await store.insertTeam({ team_id: 'team_2', name: 'Shared' }, 'acct_1')
       expect(await store.findTeamsByName('Shared')).toEqual([{ team_id: 'team_2', name: 'Shared' }, { team_id: 'team_3', name: 'Shared' }])
       expect(await store.findTeamsByName('Team one')).toEqual([{ team_id: 'team_1', name: 'Team one' }])
       expect(await store.findTeamsByName('None')).toEqual([])

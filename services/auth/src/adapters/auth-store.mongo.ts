@@ -85,12 +85,17 @@ export async function createMongoAuthStore(conn: Connection): Promise<AuthStore>
       return doc ? toAccount(doc) : null
     },
 
-    async insertTeam({ team_id, name }) {
+    // No transactions here (FerretDB has none): the admin's membership first, so a crash between
+    // the two writes leaves a membership of a team id nobody was given, never a team without an
+    // admin. $setOnInsert: an id taken by another team leaves its existing member's role alone.
+    async insertTeam({ team_id, name }, adminId) {
+      const member = await Members.updateOne({ team_id, account_id: adminId }, { $setOnInsert: { role: 'admin' } }, { upsert: true })
       try {
         await Teams.create({ _id: team_id, name })
       } catch (error) {
-        if (isDuplicateKey(error)) throw new StoreConflict('team_id', team_id)
-        throw error
+        if (!isDuplicateKey(error)) throw error
+        if (member.upsertedCount > 0) await Members.deleteOne({ team_id, account_id: adminId })
+        throw new StoreConflict('team_id', team_id)
       }
     },
     async getTeam(teamId) {

@@ -92,9 +92,12 @@ export function createSqliteAuthStore(db: Database): AuthStore {
       return q.getAccount.get(accountId)
     },
 
-    async insertTeam(team) {
+    async insertTeam(team, adminId) {
       try {
-        q.insertTeam.run(team)
+        db.transaction(() => {
+          q.insertTeam.run(team)
+          q.putMembership.run({ team_id: team.team_id, account_id: adminId, role: 'admin' })
+        })()
       } catch (error) {
         if (violatedColumns(error)) throw new StoreConflict('team_id', team.team_id)
         throw error

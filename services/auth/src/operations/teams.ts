@@ -14,8 +14,7 @@ export async function createTeam({ store }: AuthDeps, req: TeamCreateRequest): P
   if (admin.tier !== 'business')
     throw new AppError('forbidden', `account ${admin.account_id} has tier ${admin.tier}: only a business account can create a team`)
   const team: Team = { team_id: newId('team'), name }
-  await answeringConflicts(store.insertTeam(team), { team_id: () => duplicateId('team', team.team_id) })
-  await store.putMembership({ team_id: team.team_id, account_id: admin.account_id, role: 'admin' })
+  await answeringConflicts(store.insertTeam(team, admin.account_id), { team_id: () => duplicateId('team', team.team_id) })
   return team
 }
 

@@ -5,6 +5,19 @@ import { authStoreContract } from '../auth-store.contract'
 
 authStoreContract('sqlite', async () => createSqliteAuthStore(openSqlite(':memory:')))
 
+describe('sqlite adapter, a team and its admin', () => {
+  // A write failing (disk full, I/O error, the process dying) after the other went in.
+  for (const table of ['teams', 'memberships'])
+    it(`writes neither when the write to ${table} fails`, async () => {
+      const db = openSqlite(':memory:')
+      const store = createSqliteAuthStore(db)
+      await store.insertAccount({ account_id: 'acct_1', email: 'a@example.com', tier: 'business', api_grant_until: null, created_at: 1 })
+      db.exec(`CREATE TRIGGER fail_${table} AFTER INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`)
+      expect(store.insertTeam({ team_id: 'team_1', name: 'Night shift' }, 'acct_1')).rejects.toThrow('disk I/O error')
+      expect([await store.getTeam('team_1'), await store.listMembers('team_1')]).toEqual([null, []])
+    })
+})
+
 describe('sqlite adapter on a database from before key names', () => {
   it('adds the name column and reads older keys with a null name', async () => {
     const db = openSqlite(':memory:')
