@@ -18,9 +18,9 @@ new Gauge({ name: 'process_start_time_seconds', help: 'Start time of the process
 new Gauge({ name: 'process_resident_memory_bytes', help: 'Resident memory size', collect() { this.set(process.memoryUsage().rss) } })
 /**
  * Each Worker thread is a VM with a heap of its own, which this thread's memoryUsage() leaves
- * out: the resolver's threads, the relay's and the ingestion Worker hand theirs over in the
- * messages they already send (a scrape's tallies, the lag every 5 s, a batch's answer at most
- * once a second), by thread name, until `forgetThreadHeap`.
+ * out: the resolver's threads, the relay's, the ingestion Worker and the export Workers hand
+ * theirs over in the messages they already send (a scrape's tallies, the lag every 5 s, a batch's
+ * answer at most once a second, each export chunk), by thread name, until `forgetThreadHeap`.
  */
 const threadHeaps = new Map<string, number>()
 /** A Worker's heap in use, as it last said (`thread`: resolver-1, scan-relay, ingest...). */
@@ -36,7 +36,7 @@ new Gauge({
 })
 new Gauge({
   name: 'lr_thread_heap_used_bytes',
-  help: 'JavaScript heap in use by thread: main, and each Worker as it last said (resolver-N, scan-relay, ingest)',
+  help: 'JavaScript heap in use by thread: main, and each Worker as it last said (resolver-N, scan-relay, ingest, export-<store>)',
   labelNames: ['thread'] as const,
   collect() {
     this.reset()

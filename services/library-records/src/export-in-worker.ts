@@ -1,6 +1,6 @@
 import type { ChunkShape } from '@lr/platform/csv-format'
 import { errorFields, log } from '@lr/platform/log'
-import { storeDuration } from '@lr/platform/metrics'
+import { forgetThreadHeap, reportThreadHeap, storeDuration } from '@lr/platform/metrics'
 import type { LibraryStore, RecordBase, SqliteExportSource, SqliteKind } from './ports'
 
 export interface ExportChunkRequest {
@@ -13,8 +13,11 @@ export interface ExportChunkRequest {
   first: boolean
   shape: ChunkShape
 }
-/** `readSeconds`: what the chunk's store reads took in the Worker (a chunk read ahead: when it was read). */
-export type ExportChunkReply = { id: number; csv: string; next: string | null; rows: number; ahead: boolean; readSeconds: number } | { id: number; error: string; readSeconds: number }
+/**
+ * `readSeconds`: what the chunk's store reads took in the Worker (a chunk read ahead: when it was
+ * read); `heapUsed`: the Worker's heap as it answers (lr_thread_heap_used_bytes).
+ */
+export type ExportChunkReply = { id: number; csv: string; next: string | null; rows: number; ahead: boolean; readSeconds: number; heapUsed: number } | { id: number; error: string; readSeconds: number }
 export type ExportControl = { type: 'open'; path: string; kind: SqliteKind }
 export type ExportControlReply = { type: 'opened'; error?: string }
 
@@ -56,6 +59,8 @@ const CLOSE_WAIT_MS = 5_000
  */
 export function createExportWorker(source: SqliteExportSource, opts: { store: string; idleMs?: number; retryMs?: number }): ExportWorker {
   const idleMs = opts.idleMs ?? EXPORT_WORKER_IDLE_MS
+  // Its name in lr_thread_heap_used_bytes: one export Worker per store at most.
+  const thread = `export-${opts.store}`
   const retryMs = opts.retryMs ?? EXPORT_WORKER_RETRY_MS
   const waiting = new Map<number, { resolve(chunk: ExportChunkText): void; reject(error: Error): void }>()
   let next = 0
@@ -81,6 +86,7 @@ export function createExportWorker(source: SqliteExportSource, opts: { store: st
     current = undefined
     clearTimeout(idle)
     worker.terminate()
+    forgetThreadHeap(thread)
     if (error) failAll(error)
   }
 
@@ -104,8 +110,10 @@ export function createExportWorker(source: SqliteExportSource, opts: { store: st
         // The Worker's reads are the store's too: observed as the thread's own exportPage would be
         // (withStoreMetrics), so lr_store_operation_duration_seconds shows every export read.
         storeDuration.observe({ store: opts.store, operation: 'exportPage', outcome: 'error' in data ? 'error' : 'ok' }, data.readSeconds)
-        if (!('error' in data)) pending?.resolve({ csv: data.csv, next: data.next, rows: data.rows, ahead: data.ahead })
-        else {
+        if (!('error' in data)) {
+          reportThreadHeap(thread, data.heapUsed)
+          pending?.resolve({ csv: data.csv, next: data.next, rows: data.rows, ahead: data.ahead })
+        } else {
           const error = new Error(`export worker: ${data.error}`)
           log().error({ store: opts.store, ...errorFields(error) }, 'export worker could not make a chunk: making it on the service thread')
           pending?.reject(error)

@@ -62,7 +62,8 @@ async function answer(request: ExportChunkRequest): Promise<void> {
   ahead = undefined
   const chunk = kept ?? (await chunkOf(request))
   if ('error' in chunk) return self.postMessage({ id: request.id, ...chunk } satisfies ExportChunkReply)
-  self.postMessage({ id: request.id, csv: chunk.csv, next: chunk.next, rows: chunk.rows, ahead: kept !== undefined, readSeconds: chunk.readSeconds } satisfies ExportChunkReply)
+  const heapUsed = process.memoryUsage().heapUsed // with the chunk's text still held: the export's peak
+  self.postMessage({ id: request.id, csv: chunk.csv, next: chunk.next, rows: chunk.rows, ahead: kept !== undefined, readSeconds: chunk.readSeconds, heapUsed } satisfies ExportChunkReply)
   if (chunk.next === null) return
   // The version before the read: a commit while reading makes the chunk unusable, never stale.
   const next = { library: request.library, after: Number.parseInt(chunk.next, 16), first: false, shape: { ...request.shape, start: chunk.rows } }

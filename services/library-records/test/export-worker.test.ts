@@ -184,6 +184,24 @@ describe('export worker', () => {
     expect(worker.active()).toBe(true)
   })
 
+  // The Worker is a VM with a heap of its own, which this thread's memoryUsage() leaves out.
+  it('hands its heap to this thread\'s metrics with each chunk: lr_thread_heap_used_bytes{thread="export-things"}, summed into process_heap_used_bytes, gone once it ends', async () => {
+    const { store } = await fileStore(150)
+    const worker = workerOf(store, 50)
+    const heap = async () => {
+      const text = await (await metricsResponse()).text()
+      return { export: sample(text, 'lr_thread_heap_used_bytes{thread="export-things"}'), main: sample(text, 'lr_thread_heap_used_bytes{thread="main"}')!, process: sample(text, 'process_heap_used_bytes')! }
+    }
+    await worker.chunk({ library: LIB, after: 0, first: true, shape: shapeOf() })
+    const during = await heap()
+    expect(during.export).toBeGreaterThan(100_000) // a VM with the SQLite reader and the CSV formatter loaded
+    // Two readings of this thread's heap in one scrape: within a few hundred KiB of each other.
+    expect(Math.abs(during.process - (during.main + during.export!))).toBeLessThan(512 * 1024)
+    await Bun.sleep(300) // idle: the Worker ends
+    expect(worker.active()).toBe(false)
+    expect((await heap()).export).toBeUndefined()
+  })
+
   it('lets a chunk in flight finish when closed, and refuses the next', async () => {
     const { store } = await fileStore(3000)
     const worker = workerOf(store)
