@@ -157,6 +157,18 @@ else
       expect([code, lines]).toEqual([1, [`[resolver] cannot start: NATS at ${url} is unreachable (CONNECTION_REFUSED)`]])
     })
 
+    it('the resolver with NATS_URL a port that accepts and never answers: one line within about 5 s, exit 1', async () => {
+      // Another kind of server on the port, or a broker hung: the connection opens and no INFO comes.
+      const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+      try {
+        const url = `nats://127.0.0.1:${silent.port}`
+        const { code, lines } = await run(ENTRY_POINTS.resolver, { TRANSPORT: 'nats', NATS_URL: url, SHORT_PORT: String(await freePort()), DATA_DIR: dataDir })
+        expect([code, lines]).toEqual([1, [`[resolver] cannot start: NATS at ${url} is unreachable (TIMEOUT)`]])
+      } finally {
+        silent.stop(true)
+      }
+    }, 15_000) // nats.js's own connect timeout is 20 s
+
     it('a MONGODB_URL whose password is not percent-encoded: one line saying so, without the password, exit 1; the admin command line alike', async () => {
       const url = 'mongodb://library:pa/ss@127.0.0.1:1/lr'
       const { code, lines } = await run(ENTRY_POINTS.auth, { TRANSPORT: 'nats', NATS_URL: nats.url, STORE: 'mongo', MONGODB_URL: url })

@@ -22,6 +22,9 @@ export const natsConnectOptions = (url: string, name: string): ConnectionOptions
   // 6 s the connection counts as lost, and requests are a 503 at once (bus-nats.ts).
   pingInterval: 2_000,
   maxPingOut: 2,
+  // A port that accepts and never speaks NATS (another kind of server there, a broker hung) held
+  // a start, or the admin command line, for nats.js's 20 s; 5 s, as MongoDB's server selection.
+  timeout: 5_000,
   noAsyncTraces: true,
 })
 
