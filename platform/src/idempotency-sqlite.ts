@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { existsSync } from 'node:fs'
 import { IDEMPOTENCY_TTL_S, type KeyClaims, type Receipt, ReceiptTaken } from '@lr/proto'
 
 /**
@@ -8,14 +9,7 @@ import { IDEMPOTENCY_TTL_S, type KeyClaims, type Receipt, ReceiptTaken } from '@
  * key and created_at.
  */
 function expiringKeys(db: Database, table: string, columns: readonly string[]) {
-  db.exec(`
-CREATE TABLE IF NOT EXISTS ${table} (
-  scope TEXT NOT NULL,
-  key TEXT NOT NULL,
-${columns.map((column) => `  ${column} TEXT NOT NULL,\n`).join('')}  created_at INTEGER NOT NULL,
-  PRIMARY KEY (scope, key)
-);
-CREATE INDEX IF NOT EXISTS ${table}_created_at ON ${table} (created_at);`)
+  db.exec(expiringSchema(table, columns))
   const all = ['scope', 'key', ...columns, 'created_at']
   const upsert = db.prepare<never, Record<string, string | number>>(
     `INSERT INTO ${table} (${all.join(', ')}) VALUES (${all.map((column) => `$${column}`).join(', ')})
@@ -33,6 +27,17 @@ CREATE INDEX IF NOT EXISTS ${table}_created_at ON ${table} (created_at);`)
     },
   }
 }
+
+const expiringSchema = (table: string, columns: readonly string[]) => `
+CREATE TABLE IF NOT EXISTS ${table} (
+  scope TEXT NOT NULL,
+  key TEXT NOT NULL,
+${columns.map((column) => `  ${column} TEXT NOT NULL,\n`).join('')}  created_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX IF NOT EXISTS ${table}_created_at ON ${table} (created_at);`
+
+const CLAIM_COLUMNS = ['fingerprint'] as const
 
 type Row = Omit<Receipt, 'response'> & { response: string }
 
@@ -61,7 +66,7 @@ export function sqliteReceipts(db: Database) {
  * racing for one key exactly one gets its own fingerprint back.
  */
 export function sqliteKeyClaims(db: Database): KeyClaims {
-  const table = expiringKeys(db, 'key_claims', ['fingerprint'])
+  const table = expiringKeys(db, 'key_claims', CLAIM_COLUMNS)
   const holder = db.prepare<{ fingerprint: string }, [string, string]>('SELECT fingerprint FROM key_claims WHERE scope = ? AND key = ?')
   const claim = db.transaction((scope: string, key: string, fingerprint: string, at: number, since: number) => {
     table.put({ scope, key, fingerprint, created_at: at }, since)
@@ -72,5 +77,53 @@ export function sqliteKeyClaims(db: Database): KeyClaims {
       // IMMEDIATE: take the write lock first, so no other connection slips in between the two statements.
       return claim.immediate(scope, key, fingerprint, at, since)
     },
+  }
+}
+
+/**
+ * Makes the key claims' table of a file that has none yet with a claim for every answer the
+ * services' own files (`stores`: receipts tables) keep from `since` on. Those answers were written
+ * by a release before the shared register (or into a DATA_DIR restored without it): without
+ * their claims, a key one of them answers for was free on every other service's route, so for
+ * a day after such an upgrade a retry sent to the wrong route created records where the README
+ * promises a 422. Only when the table is made: from then on every service claims before it
+ * writes. One transaction with the table's creation, so of the connections opening the file at
+ * once (records and dynamic, in one process or two) one makes and fills it; a file that cannot be
+ * read is left out (its own service names it when it opens it).
+ */
+export function claimEarlierAnswers(db: Database, stores: readonly string[], since: number): number {
+  const exists = () => db.query('SELECT 1 FROM sqlite_master WHERE type = \'table\' AND name = \'key_claims\'').get() !== null
+  if (exists()) return 0
+  // ATTACH is refused inside a transaction, and would make a file that is not there.
+  const attached: string[] = []
+  for (const [i, path] of stores.entries()) {
+    if (!existsSync(path)) continue
+    let name: string | undefined
+    try {
+      db.query(`ATTACH DATABASE ? AS earlier_${i}`).run(path)
+      name = `earlier_${i}`
+      if (db.query(`SELECT 1 FROM ${name}.sqlite_master WHERE type = 'table' AND name = 'receipts'`).get()) {
+        attached.push(name)
+        name = undefined
+      }
+    } catch {
+      // Not a database, damaged, unreadable: its service's own start says so.
+    } finally {
+      if (name) db.exec(`DETACH DATABASE ${name}`)
+    }
+  }
+  try {
+    return db.transaction(() => {
+      if (exists()) return 0
+      db.exec(expiringSchema('key_claims', CLAIM_COLUMNS))
+      let claimed = 0
+      for (const name of attached) {
+        claimed += db.query(`INSERT OR IGNORE INTO key_claims (scope, key, fingerprint, created_at)
+          SELECT scope, key, fingerprint, created_at FROM ${name}.receipts WHERE created_at >= ?`).run(since).changes
+      }
+      return claimed
+    }).immediate()
+  } finally {
+    for (const name of attached) db.exec(`DETACH DATABASE ${name}`)
   }
 }

@@ -96,7 +96,7 @@ export function createCheckpointer() {
   }
 }
 
-const BUSY_TIMEOUT_MS = 5000
+export const BUSY_TIMEOUT_MS = 5000
 
 /**
  * The switch to WAL takes the file's exclusive lock from a shared one. When two connections

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
@@ -85,4 +85,56 @@ describe('openKeyClaims', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   }, 20_000)
+})
+
+// A DATA_DIR of a release before idempotency.sqlite (e2a8ed0): each service kept its answers
+// in its own file, claimed nowhere. Upgraded, such a key was free on every other route for a
+// day: a probe's retry of a static create's key on POST /v1/dynqrcodes created a code (201),
+// where README "Idempotent POSTs" answers 422.
+describe('openKeyClaims on a DATA_DIR from before the shared register', () => {
+  /** A service's file with its receipts table as the releases before wrote it, and `rows` in it. */
+  function earlierStore(path: string, rows: [scope: string, key: string, fingerprint: string, createdAt: number][]) {
+    const db = new Database(path, { create: true })
+    db.exec(`PRAGMA journal_mode = WAL;
+CREATE TABLE receipts (scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, response TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (scope, key));
+CREATE INDEX receipts_created_at ON receipts (created_at);`)
+    for (const row of rows) db.query('INSERT INTO receipts VALUES (?, ?, ?, \'{"created":[]}\', ?)').run(row[0], row[1], row[2], row[3])
+    db.close()
+  }
+
+  it('claims the keys of the answers kept within the day, once, when it makes the register', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-claims-upgrade-'))
+    const now = Math.floor(Date.now() / 1000)
+    earlierStore(join(dir, 'records.sqlite'), [['key_a', 'static-key', 'static create', now - 60], ['key_a', 'old-key', 'static create', now - IDEMPOTENCY_TTL_S - 60]])
+    earlierStore(join(dir, 'dynamic.sqlite'), [['key_a', 'dynamic-key', 'dynamic create', now - 60]])
+    try {
+      const keys = openKeyClaims(loadConfig({ DATA_DIR: dir }))
+      const since = now - IDEMPOTENCY_TTL_S
+      expect(await keys.claims!.claim('key_a', 'static-key', 'dynamic create', now, since)).toBe('static create')
+      expect(await keys.claims!.claim('key_a', 'dynamic-key', 'static create', now, since)).toBe('dynamic create')
+      // Expired answers claim nothing; keys stay per scope.
+      expect(await keys.claims!.claim('key_a', 'old-key', 'dynamic create', now, since)).toBe('dynamic create')
+      expect(await keys.claims!.claim('key_b', 'static-key', 'dynamic create', now, since)).toBe('dynamic create')
+      keys.close()
+      // Made once: an answer written after it (its claim came first) is not claimed again at the next open.
+      earlierStore(join(dir, 'webhooks.sqlite'), [['key_a', 'late-key', 'webhook create', now]])
+      const again = openKeyClaims(loadConfig({ DATA_DIR: dir }))
+      expect(await again.claims!.claim('key_a', 'late-key', 'static create', now, since)).toBe('static create')
+      again.close()
+      // Nothing was made beside the files that were there.
+      expect(readdirSync(dir).filter((f) => f.endsWith('.sqlite')).sort()).toEqual(['dynamic.sqlite', 'idempotency.sqlite', 'records.sqlite', 'webhooks.sqlite'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('a fresh DATA_DIR: makes no store file beside the register', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-claims-fresh-'))
+    try {
+      openKeyClaims(loadConfig({ DATA_DIR: dir })).close()
+      expect(readdirSync(dir).filter((f) => f.endsWith('.sqlite'))).toEqual(['idempotency.sqlite'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })

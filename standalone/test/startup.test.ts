@@ -6,6 +6,7 @@ import { basename, join } from 'node:path'
 import { runToExit } from '../../test/harness/exit'
 import { mongoSkipReason, startFerretDb } from '../../test/harness/ferretdb'
 import { freePort } from '../../test/harness/ports'
+import { servingOn } from './serving'
 
 // README "Operations", "Start-up": a process that cannot start says what and where in one line
 // and exits 1. SQLite's own words ("file is not a database") had named no file.
@@ -69,27 +70,7 @@ describe('two bun start on one DATA_DIR', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'lr-start-twice-'))
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
   /** A bun start on dataDir, once it answers /readyz. */
-  async function serving(settings: Record<string, string> = {}) {
-    const port = await freePort()
-    const env = { ...Bun.env, DATA_DIR: dataDir, ...settings, PORT: String(port), SHORT_PORT: String(await freePort()), LOG_LEVEL: 'info' }
-    const proc = Bun.spawn(['bun', 'run', join(ROOT, 'standalone/src/main.ts')], { cwd: ROOT, env, stdout: 'pipe', stderr: 'ignore' })
-    const ready = () => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false)
-    // The API answers before the short links are up and the stop handler is installed (a SIGTERM
-    // before then ends the process by the signal, 143): the start-up line comes after both.
-    let out = ''
-    const decoder = new TextDecoder()
-    const reader = proc.stdout.getReader()
-    // The test's own timeout bounds the wait.
-    while (!out.includes('one process: API on')) {
-      const { value, done } = await reader.read()
-      if (done) throw new Error(`bun start ended before its start-up line: ${out}`)
-      out += decoder.decode(value, { stream: true })
-    }
-    reader.releaseLock()
-    void proc.stdout.pipeTo(new WritableStream()).catch(() => undefined)
-    expect(await ready()).toBe(true)
-    return { proc, ready }
-  }
+  const serving = (settings: Record<string, string> = {}) => servingOn(dataDir, settings)
   const second = async (settings: Record<string, string> = {}) => runToExit('standalone/src/main.ts', { DATA_DIR: dataDir, ...settings, PORT: String(await freePort()), SHORT_PORT: String(await freePort()) })
 
   it('refuses the second in one line naming DATA_DIR, exit 1; the first serves on, and the admin command line still opens its store', async () => {
