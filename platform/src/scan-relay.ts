@@ -50,10 +50,11 @@ const LINE_BREAK = /[\r\n]/
 /**
  * A scan the relay can publish as README "Scan events" says: on `scans.<code>`, a code's shape
  * (CODE_PATTERN, what the resolver counts), with its scan_id as `Nats-Msg-Id` (a header value: no
- * line break). Anything else in a batch (published by hand, a bug) is dropped with the malformed:
- * published, it had stopped SCANS for good: `scans.a b` is a protocol error that closes the relay's
- * connection, `scans.` or an id with a line break throws, `scans.*` no stream answers; the
- * batch came again after each failure, and every batch behind it waited (scan-relay.test.ts).
+ * line break). Anything else in a batch (published by hand, a bug) is dropped with the malformed.
+ * Published, `scans.a b` is a protocol error that closes the relay's connection, an id with a line
+ * break throws, `scans.` no stream takes: each time the batch came again, so SCANS stopped for
+ * good, every batch behind it waiting (scan-relay.test.ts); `scans.*` and `scans.a.b` were stored,
+ * on subjects no `scans.<code>` consumer expects.
  */
 const isScan = (event: unknown): event is { scan_id: string; code: string } => {
   const { scan_id, code } = (event ?? {}) as { scan_id?: unknown; code?: unknown }

@@ -191,9 +191,9 @@ else
       expect(ids(await relayed())).toEqual(['scan-1'])
     })
 
-    // Published, each of these had stopped SCANS for good: `scans.a b` is a protocol error that
-    // closes the relay's connection, `scans.` and an id with a line break throw, `scans.*` is
-    // answered by no stream; the batch came again after each failure, and every batch behind it waited.
+    // Published, `scans.a b` closed the relay's connection (a protocol error), an id with a line
+    // break threw, `scans.` no stream took: the batch came again after each failure, and SCANS
+    // stopped for good. `scans.*` and `scans.a.b` were stored, on subjects no consumer expects.
     it('drops a scan that cannot be published as scans.<code> with its id (code no code, id no header value), and relays the rest', async () => {
       const js = nc.jetstream()
       const { lines, restore } = captureLog()
