@@ -67,23 +67,40 @@ export function watchServerChecks(client: MonitoredClient, options: { stuckMs?: 
     client.interruptInUse?.(connectionId)
   })
 
-  async function reconnect(waited: number): Promise<void> {
-    reconnecting = true
-    log().warn({ waited_ms: Math.round(waited) }, 'MongoDB: the check of the server has not ended; connecting again')
-    // A close that hangs on the same sockets must not hold the reconnection.
-    await Promise.race([client.close(true).catch(() => undefined), Bun.sleep(2_000)])
+  async function connectAgain(): Promise<void> {
     while (!stopped) {
       try {
         await client.connect()
         log().info({}, 'MongoDB: connected again')
-        break
+        return
       } catch (error) {
         log().warn(errorFields(error), 'MongoDB: not connected again yet; retrying')
         await Bun.sleep(retryMs)
       }
     }
+  }
+
+  async function reconnect(waited: number): Promise<void> {
+    reconnecting = true
+    log().warn({ waited_ms: Math.round(waited) }, 'MongoDB: the check of the server has not ended; connecting again')
+    // A close that hangs on the same sockets must not hold the reconnection.
+    const closing = client.close(true).catch(() => undefined)
+    const closedInTime = await Promise.race([closing.then(() => true), Bun.sleep(2_000).then(() => false)])
+    await connectAgain()
     checking.clear()
     reconnecting = false
+    if (closedInTime) return
+    // That close waits on the hung server (it ends the client's sessions there first) and ends
+    // once the server answers again, dropping the client's connections then, those the connect
+    // above kept too (it found the old ones still open); a closed client never connects by
+    // itself. Every operation had failed from then on, for good ('Client must be connected
+    // before running operations': dynamic and webhooks, after FerretDB was frozen 15 s). A
+    // connect of a connected client does nothing, so whenever the close ends, connect again.
+    void closing.then(() => {
+      if (stopped) return
+      log().warn({}, 'MongoDB: the close of the hung client ended late; connecting again')
+      return connectAgain()
+    })
   }
 
   const timer = setInterval(() => {

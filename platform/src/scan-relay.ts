@@ -2,6 +2,7 @@ import { createInbox, headers, type JetStreamManager, type Msg, type NatsConnect
 import { FOREIGN, REFUSED, scansAnswerOf } from './scan-puback'
 import { type RefusalWatch, watchRefusals } from './jetstream-refusals'
 import { scanSubject } from '@lr/proto'
+import { CODE_PATTERN } from '@lr/proto/codes'
 import { createJetStreamScanSource, type JetStreamSourceOptions } from './scan-stream-source'
 import { ensureScanStream, SCAN_BATCH_STREAM, SCAN_STREAM } from './scan-stream-config'
 
@@ -45,8 +46,20 @@ export interface ScanRelay {
 }
 
 const encoder = new TextEncoder()
-const isScan = (event: unknown): event is { scan_id: string; code: string } =>
-  typeof (event as { scan_id?: unknown } | null)?.scan_id === 'string' && typeof (event as { code?: unknown }).code === 'string'
+const LINE_BREAK = /[\r\n]/
+/**
+ * A scan the relay can publish as README "Scan events" says: on `scans.<code>`, a code's shape
+ * (CODE_PATTERN, what the resolver counts), with its scan_id as `Nats-Msg-Id` (a header value: no
+ * line break). Anything else in a batch (published by hand, a bug) is dropped with the malformed.
+ * Published, `scans.a b` is a protocol error that closes the relay's connection, an id with a line
+ * break throws, `scans.` no stream takes: each time the batch came again, so SCANS stopped for
+ * good, every batch behind it waiting (scan-relay.test.ts); `scans.*` and `scans.a.b` were stored,
+ * on subjects no `scans.<code>` consumer expects.
+ */
+const isScan = (event: unknown): event is { scan_id: string; code: string } => {
+  const { scan_id, code } = (event ?? {}) as { scan_id?: unknown; code?: unknown }
+  return typeof scan_id === 'string' && scan_id !== '' && !LINE_BREAK.test(scan_id) && typeof code === 'string' && CODE_PATTERN.test(code)
+}
 
 /**
  * Keeps the public SCANS stream one scan per message (README "Scan events"): reads

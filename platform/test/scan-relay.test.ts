@@ -10,7 +10,7 @@ import { captureLog } from './log-capture'
 import { event as scanOf, useScanStreams } from './scan-streams.fixture'
 
 /** Scan n, of one of three codes. */
-const event = (n: number): ScanEvent => scanOf(n, `Code${n % 3}`)
+const event = (n: number): ScanEvent => scanOf(n, `Code000${n % 3}`)
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => event(from + i))
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value))
 
@@ -190,6 +190,27 @@ else
       await relay.stop()
       expect(ids(await relayed())).toEqual(['scan-1'])
     })
+
+    // Published, `scans.a b` closed the relay's connection (a protocol error), an id with a line
+    // break threw, `scans.` no stream took: the batch came again after each failure, and SCANS
+    // stopped for good. `scans.*` and `scans.a.b` were stored, on subjects no consumer expects.
+    it('drops a scan that cannot be published as scans.<code> with its id (code no code, id no header value), and relays the rest', async () => {
+      const js = nc.jetstream()
+      const { lines, restore } = captureLog()
+      const bad = ['a b', '', 'a.b', '*', 'Code\r\n0001'].map((code, n) => ({ ...event(100 + n), code }))
+      await js.publish(SCAN_BATCH_SUBJECT, encode([event(1), ...bad, { ...event(2), scan_id: 'scan-2\r\nNats-Expected-Stream: X' }]))
+      await js.publish(SCAN_BATCH_SUBJECT, encode([event(3)]))
+      const relay = createScanRelay(nc, { timeoutMs: 500, retryMs: 100 })
+      await relay.start()
+      try {
+        await waitUntil(async () => (await jsm.consumers.info(SCAN_BATCH_STREAM, 'scans-relay')).ack_floor.stream_seq === 2, 10_000, 'both batches relayed and acknowledged')
+      } finally {
+        await relay.stop()
+        restore()
+      }
+      expect((await relayed()).map((m) => [m.subject, m.id])).toEqual([['scans.Code0001', 'scan-1'], ['scans.Code0000', 'scan-3']])
+      expect(lines.filter((l) => l.msg === 'malformed scans in a batch: not relayed').map((l) => l.dropped)).toEqual([6])
+    }, 20_000)
 
     it('after a stop, the next relay goes on with exactly the batches published meanwhile', async () => {
       const publisher = createJetStreamScanPublisher(nc)

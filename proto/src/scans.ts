@@ -26,7 +26,7 @@ export const ScanEvent = T.Object({
   user_agent: T.String(),
   /** Pseudonymous visitor: hex HMAC-SHA256 of address and user agent under VISITOR_HASH_KEY. */
   visitor_id: T.String({ pattern: '^[0-9a-f]{64}$' }),
-  /** ISO 3166-1 alpha-2 (from CF-IPCountry when TRUST_PROXY=1), or `unknown`. */
+  /** ISO 3166-1 alpha-2 (from CF-IPCountry when TRUST_PROXY is 1 or more), `XK` (Kosovo), or `unknown`. */
   country: T.String(),
   /** The Referer header, when sent. */
   referer: T.Optional(T.String()),
