@@ -5,7 +5,7 @@ import type { RateLimiter } from './port'
 export interface FailoverOptions {
   /** While degraded, how often the primary is tried again: by one request, or by a ping when none comes. */
   probeIntervalMs?: number
-  /** Upper bound on waiting for the primary, on top of the client's own command timeout. */
+  /** How long a request (or /readyz) waits for the primary before it counts as unreachable. */
   timeoutMs?: number
   /** Where the two state changes are reported; the process logger (warn level) by default. */
   log?: (message: string) => void
@@ -28,7 +28,7 @@ export interface FailoverLimiter extends RateLimiter {
  * says so) without waiting for a request: a quiet gateway would otherwise stay degraded forever.
  */
 export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimiter, options: FailoverOptions = {}): FailoverLimiter {
-  const { probeIntervalMs = 1_000, timeoutMs = 150, now = Date.now } = options
+  const { probeIntervalMs = 1_000, timeoutMs = 100, now = Date.now } = options
   // The limiter's state is the process's, not the request's that happened to notice it: its lines
   // carry no request_id, and the pinger made during a request does not keep that request's id.
   const write = options.log ?? ((message: string) => processLog().warn({}, message))
@@ -56,10 +56,17 @@ export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimite
     if (degraded && (await withTimeout(primary.ping()).catch(() => false))) recover()
   }
 
+  /**
+   * Bounds a call to the primary. When the bound is up, one more turn of the event loop before
+   * giving up: timers run before the sockets are read, so in a loop that stalled past the bound
+   * (the gateway starved of CPU, a long GC) a reply already in the socket would lose to the timer,
+   * and a Redis that answered at once be taken for a dead one, every gateway then limiting on its own.
+   */
   function withTimeout<T>(work: Promise<T>): Promise<T> {
     let timer: Timer | undefined
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+      const giveUp = () => reject(new Error(`no answer within ${timeoutMs} ms`))
+      timer = setTimeout(() => (timer = setTimeout(giveUp, 0)), timeoutMs)
     })
     return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
   }
@@ -78,7 +85,7 @@ export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimite
       }
       return fallback.consume(key, policy)
     },
-    ping: () => primary.ping(),
+    ping: () => withTimeout(primary.ping()).catch(() => false),
     degraded: () => degraded,
     async close() {
       clearInterval(pinger)
