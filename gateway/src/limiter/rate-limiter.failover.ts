@@ -19,6 +19,9 @@ export interface FailoverLimiter extends RateLimiter {
   degraded(): boolean
 }
 
+/** Redis refusing this client's credentials or rights, rather than not answering. */
+const REFUSED = /\b(NOAUTH|WRONGPASS|NOPERM)\b/
+
 /**
  * Shared limits while the primary answers; per-process limits on the fallback while it does not,
  * so the API keeps serving through a Redis outage. Logs once when it degrades, once when it
@@ -34,11 +37,18 @@ export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimite
   const write = options.log ?? ((message: string) => processLog().warn({}, message))
   const log = (message: string) => outsideRequest(() => write(message))
   let degraded = false
+  let refusedLogged = false
   let probeAt = 0
   let pinger: Timer | undefined
 
   function degrade(error: unknown) {
-    if (!degraded) log(`rate limiter: Redis unreachable (${error instanceof Error ? error.message : String(error)}); limiting per process until it returns`)
+    const cause = error instanceof Error ? error.message : String(error)
+    // Once more when the cause turns from the network to the credentials, or back: a Redis that
+    // came back from an outage with another password had left only the outage's line (ECONNREFUSED)
+    // to read, while it was up and refusing this gateway (NOAUTH). One line per such turn, not per probe.
+    const refused = REFUSED.test(cause)
+    if (!degraded || refused !== refusedLogged) log(`rate limiter: Redis unreachable (${cause}); limiting per process until it returns`)
+    refusedLogged = refused
     degraded = true
     probeAt = now() + probeIntervalMs // counted from the failure: a hung probe took a while
     pinger ??= outsideRequest(() => setInterval(() => void pingWhileDegraded(), probeIntervalMs))
