@@ -19,8 +19,17 @@ export interface FailoverLimiter extends RateLimiter {
   degraded(): boolean
 }
 
-/** Redis refusing this client's credentials or rights, rather than not answering. */
-const REFUSED = /\b(NOAUTH|WRONGPASS|NOPERM)\b/
+/**
+ * Why the primary failed, as far as the log and the recovery go: `network` (no connection, no
+ * answer), `credentials` (Redis refuses this client's password or rights), `script` (Redis
+ * answered the script with an error: out of memory under maxmemory, a read-only replica, MISCONF).
+ * After a `script` failure PING still answers, so only a request Redis takes again ends it.
+ */
+type Cause = 'network' | 'credentials' | 'script'
+function causeOf(error: unknown): Cause {
+  if (/\b(NOAUTH|WRONGPASS|NOPERM)\b/.test(error instanceof Error ? error.message : String(error))) return 'credentials'
+  return error instanceof Error && error.name === 'ReplyError' ? 'script' : 'network'
+}
 
 /**
  * Shared limits while the primary answers; per-process limits on the fallback while it does not,
@@ -37,18 +46,22 @@ export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimite
   const write = options.log ?? ((message: string) => processLog().warn({}, message))
   const log = (message: string) => outsideRequest(() => write(message))
   let degraded = false
-  let refusedLogged = false
+  let cause: Cause = 'network'
   let probeAt = 0
   let pinger: Timer | undefined
 
   function degrade(error: unknown) {
-    const cause = error instanceof Error ? error.message : String(error)
-    // Once more when the cause turns from the network to the credentials, or back: a Redis that
+    const message = error instanceof Error ? error.message : String(error)
+    // Once more when the cause turns (from the network to the credentials, or back): a Redis that
     // came back from an outage with another password had left only the outage's line (ECONNREFUSED)
     // to read, while it was up and refusing this gateway (NOAUTH). One line per such turn, not per probe.
-    const refused = REFUSED.test(cause)
-    if (!degraded || refused !== refusedLogged) log(`rate limiter: Redis unreachable (${cause}); limiting per process until it returns`)
-    refusedLogged = refused
+    const next = causeOf(error)
+    if (!degraded || next !== cause) {
+      log(next === 'script'
+        ? `rate limiter: Redis refuses the limiter's script (${message}); limiting per process until it takes it again`
+        : `rate limiter: Redis unreachable (${message}); limiting per process until it returns`)
+    }
+    cause = next
     degraded = true
     probeAt = now() + probeIntervalMs // counted from the failure: a hung probe took a while
     pinger ??= outsideRequest(() => setInterval(() => void pingWhileDegraded(), probeIntervalMs))
@@ -62,8 +75,10 @@ export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimite
     pinger = undefined
   }
 
+  // A PING that answers ends a network or credentials failure, not a refused script: recovering on
+  // it had logged "back" and "refuses" once a second each, for as long as Redis was out of memory.
   async function pingWhileDegraded() {
-    if (degraded && (await withTimeout(primary.ping()).catch(() => false))) recover()
+    if (degraded && cause !== 'script' && (await withTimeout(primary.ping()).catch(() => false))) recover()
   }
 
   /**

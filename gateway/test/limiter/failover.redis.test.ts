@@ -89,6 +89,26 @@ describe.skipIf(Boolean(skip))(`failover limiter on a real redis-server${skip ? 
     expect(await admin.hget('fo:lag', 'n')).toBe('10')
   }, 20_000)
 
+  it('logs once, not once a second, while Redis answers PING but refuses the script (out of memory)', async () => {
+    const { admin, limiter, logs, timed } = await setup()
+    await timed('oom')
+    // maxmemory reached with noeviction (the default): every write is refused, PING still answers.
+    await admin.config('SET', 'maxmemory', '1')
+    for (let i = 0; i < 30; i++, await Bun.sleep(60)) expect((await timed('oom')).decision.allowed).toBe(true)
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toStartWith("rate limiter: Redis refuses the limiter's script (OOM ")
+    expect(limiter.degraded()).toBe(true)
+    expect(await limiter.ping()).toBe(true)
+    await admin.config('SET', 'maxmemory', '0')
+    await until(async () => {
+      await timed('oom')
+      return !limiter.degraded()
+    })
+    expect(logs).toHaveLength(2)
+    expect(logs[1]).toBe('rate limiter: Redis is back; limits are shared again')
+    expect(await admin.hget('fo:oom', 'n')).toBe('2')
+  })
+
   it('takes the shared limiter back once redis-server restarts on the same port', async () => {
     const { server, admin, limiter, logs, timed } = await setup()
     await server.stop()
