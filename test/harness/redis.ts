@@ -54,15 +54,16 @@ function pingOnce(port: number, password?: string): Promise<boolean> {
   })
 }
 
-/** An ACL user (Redis 6+) besides the default one: `keys` its key pattern (`~keys`), every command. */
+/** An ACL user (Redis 6+) besides the default one: `keys` its key pattern (`~keys`), `commands` its rules (every command by default). */
 export interface RedisUser {
   name: string
   password: string
   keys: string
+  commands?: string[]
 }
 
 function spawnRedis(binary: string, port: number, password?: string, user?: RedisUser): Subprocess {
-  const auth = [...(password === undefined ? [] : ['--requirepass', password]), ...(user ? ['--user', user.name, 'on', `>${user.password}`, `~${user.keys}`, '+@all'] : [])]
+  const auth = [...(password === undefined ? [] : ['--requirepass', password]), ...(user ? ['--user', user.name, 'on', `>${user.password}`, `~${user.keys}`, ...(user.commands ?? ['+@all'])] : [])]
   return Bun.spawn([binary, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...auth], {
     stdout: 'ignore',
     stderr: 'pipe',

@@ -22,8 +22,7 @@ export interface FailoverLimiter extends RateLimiter {
 /**
  * Why the primary failed, as far as the log and the recovery go: `network` (no connection, no
  * answer), `credentials` (Redis refuses this client's password or rights), `script` (Redis
- * answered the script with an error: out of memory under maxmemory, a read-only replica, MISCONF).
- * After a `script` failure PING still answers, so only a request Redis takes again ends it.
+ * answered the script with another error: out of memory under maxmemory, a read-only replica, MISCONF).
  */
 type Cause = 'network' | 'credentials' | 'script'
 function causeOf(error: unknown): Cause {
@@ -47,6 +46,7 @@ export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimite
   const log = (message: string) => outsideRequest(() => write(message))
   let degraded = false
   let cause: Cause = 'network'
+  let answered = false
   let probeAt = 0
   let pinger: Timer | undefined
 
@@ -56,8 +56,11 @@ export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimite
     // came back from an outage with another password had left only the outage's line (ECONNREFUSED)
     // to read, while it was up and refusing this gateway (NOAUTH). One line per such turn, not per probe.
     const next = causeOf(error)
+    // Redis answered (OOM, READONLY, NOPERM for the script...): PING answers too, so only a request
+    // Redis takes again ends it. Recovering on a PING had logged "back" and out again once a second.
+    answered = error instanceof Error && error.name === 'ReplyError'
     if (!degraded || next !== cause) {
-      log(next === 'script'
+      log(answered
         ? `rate limiter: Redis refuses the limiter's script (${message}); limiting per process until it takes it again`
         : `rate limiter: Redis unreachable (${message}); limiting per process until it returns`)
     }
@@ -75,10 +78,8 @@ export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimite
     pinger = undefined
   }
 
-  // A PING that answers ends a network or credentials failure, not a refused script: recovering on
-  // it had logged "back" and "refuses" once a second each, for as long as Redis was out of memory.
   async function pingWhileDegraded() {
-    if (degraded && cause !== 'script' && (await withTimeout(primary.ping()).catch(() => false))) recover()
+    if (degraded && !answered && (await withTimeout(primary.ping()).catch(() => false))) recover()
   }
 
   /**

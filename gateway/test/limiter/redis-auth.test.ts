@@ -74,6 +74,19 @@ describe.skipIf(Boolean(skip))(`REDIS_URL with a password, on a real redis-serve
     await limiter.close()
   })
 
+  it('logs once, not once a second, when the ACL user may PING but not run the script (NOPERM)', async () => {
+    const started = await startRedis({ password: PASSWORD, user: { name: 'limiter', password: PASSWORD, keys: 'lr:limit:*', commands: ['+@all', '-@scripting'] } })
+    server = started
+    const logs: string[] = []
+    const limiter = createFailoverLimiter(createRedisLimiter(await connected(client(started.userUrl!))), createMemoryLimiter(), { probeIntervalMs: 50, log: (line) => logs.push(line) })
+    for (let i = 0; i < 30; i++, await Bun.sleep(60)) expect((await limiter.consume('key-6', POLICY)).allowed).toBe(true)
+    expect(await limiter.ping()).toBe(true)
+    expect(limiter.degraded()).toBe(true)
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toStartWith("rate limiter: Redis refuses the limiter's script (NOPERM ")
+    await limiter.close()
+  })
+
   it('names the refused connection when Redis is down, not only that a command could not be written', async () => {
     server = await startRedis()
     const url = server.url
