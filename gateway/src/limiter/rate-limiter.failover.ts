@@ -32,11 +32,12 @@ function causeOf(error: unknown): Cause {
 
 /**
  * Shared limits while the primary answers; per-process limits on the fallback while it does not,
- * so the API keeps serving through a Redis outage. Logs once when it degrades, once when it
- * recovers. Requests admitted by the fallback are not replayed into Redis.
+ * so the API keeps serving through a Redis outage. Logs once when it degrades (again only when
+ * the cause turns), once when it recovers. Requests admitted by the fallback are not replayed into Redis.
  *
  * While degraded it also pings the primary every probeIntervalMs, so it recovers (and /readyz
  * says so) without waiting for a request: a quiet gateway would otherwise stay degraded forever.
+ * Not after Redis answered the script with an error: PING answers throughout that.
  */
 export function createFailoverLimiter(primary: RateLimiter, fallback: RateLimiter, options: FailoverOptions = {}): FailoverLimiter {
   const { probeIntervalMs = 1_000, timeoutMs = 100, now = Date.now } = options
