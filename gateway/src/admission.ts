@@ -3,7 +3,7 @@ import {
   createFailoverLimiter, createMemoryLimiter, createRedisLimiter, type LimitPolicy, limitMessage,
   rateLimitHeaders, type RateLimiter,
 } from './limiter'
-import { rateLimited } from '@lr/platform/metrics'
+import { rateLimited, watchRateLimiter } from '@lr/platform/metrics'
 import type { Admit } from './plugins/api-key-auth'
 import type { ReadinessChecks } from './routes/health'
 
@@ -55,6 +55,7 @@ export async function createAdmission(config: Config): Promise<Admission> {
   // Loaded here, not at the top: a gateway on LIMITER=memory (and `bun start`) never loads ioredis.
   const { createRedisClient } = await import('./limiter/redis-client')
   const limiter = createFailoverLimiter(createRedisLimiter(createRedisClient(config.REDIS_URL)), createMemoryLimiter())
+  watchRateLimiter(() => limiter.degraded())
   return {
     admit: admitWith(limiter, policies),
     optional: { redis: async () => !limiter.degraded() && (await limiter.ping()) },

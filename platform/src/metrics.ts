@@ -62,6 +62,25 @@ export const rateLimited = new Counter({
   help: 'Requests answered 429, by reason (per_second: the burst limit; daily: the quota)',
   labelNames: ['reason'] as const,
 })
+/**
+ * 1 while the gateway's shared limiter (LIMITER=redis) cannot reach Redis and each gateway limits
+ * on its own, else 0: what /readyz lists as `degraded`, for an alert. Only in a gateway with
+ * LIMITER=redis (registered by watchRateLimiter), so no other process reports a limiter it lacks.
+ */
+const rateLimiterDegraded = new Gauge({
+  name: 'lr_rate_limiter_degraded',
+  help: '1 while Redis does not answer the shared rate limiter (LIMITER=redis) and this gateway limits on its own, else 0',
+  registers: [],
+  collect() {
+    this.set(limiterDegraded?.() ? 1 : 0)
+  },
+})
+let limiterDegraded: (() => boolean) | undefined
+/** Reports the shared limiter's state in lr_rate_limiter_degraded, read at each scrape. */
+export function watchRateLimiter(degraded: () => boolean): void {
+  if (!register.getSingleMetric('lr_rate_limiter_degraded')) register.registerMetric(rateLimiterDegraded)
+  limiterDegraded = degraded
+}
 export const busRequestDuration = new TallyHistogram(
   'lr_bus_request_duration_seconds',
   'Bus request-reply round trips as the caller sees them, by subject and outcome (ok, error, timeout, unavailable)',

@@ -11,8 +11,8 @@ export interface RedisServer {
   port: number
   /** Kills the server and waits until it has exited. */
   stop(): Promise<void>
-  /** Starts a fresh, empty server on the same port (after stop()). */
-  restart(): Promise<void>
+  /** Starts a fresh, empty server on the same port (after stop()); with `password`, one that requires it instead (`url` keeps the old one). */
+  restart(options?: { password?: string }): Promise<void>
   /** Freezes the server (SIGSTOP): connections stay open, nothing answers. */
   pause(): void
   /** Thaws a paused server (SIGCONT). */
@@ -54,15 +54,16 @@ function pingOnce(port: number, password?: string): Promise<boolean> {
   })
 }
 
-/** An ACL user (Redis 6+) besides the default one: `keys` its key pattern (`~keys`), every command. */
+/** An ACL user (Redis 6+) besides the default one: `keys` its key pattern (`~keys`), `commands` its rules (every command by default). */
 export interface RedisUser {
   name: string
   password: string
   keys: string
+  commands?: string[]
 }
 
 function spawnRedis(binary: string, port: number, password?: string, user?: RedisUser): Subprocess {
-  const auth = [...(password === undefined ? [] : ['--requirepass', password]), ...(user ? ['--user', user.name, 'on', `>${user.password}`, `~${user.keys}`, '+@all'] : [])]
+  const auth = [...(password === undefined ? [] : ['--requirepass', password]), ...(user ? ['--user', user.name, 'on', `>${user.password}`, `~${user.keys}`, ...(user.commands ?? ['+@all'])] : [])]
   return Bun.spawn([binary, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...auth], {
     stdout: 'ignore',
     stderr: 'pipe',
@@ -74,7 +75,8 @@ function spawnRedis(binary: string, port: number, password?: string, user?: Redi
  * an ACL user as well, whose URL is `userUrl`.
  */
 export async function startRedis(options: { password?: string; user?: RedisUser } = {}): Promise<RedisServer & { userUrl?: string }> {
-  const { password, user } = options
+  const { user } = options
+  let password = options.password
   const binary = Bun.which('redis-server')
   if (!binary) throw new Error('redis-server is not on PATH; these tests need a real Redis')
   const port = await freePort()
@@ -104,8 +106,9 @@ export async function startRedis(options: { password?: string; user?: RedisUser 
     ...(user && { userUrl: `redis://${encodeURIComponent(user.name)}:${encodeURIComponent(user.password)}@127.0.0.1:${port}` }),
     port,
     stop,
-    async restart() {
+    async restart(again: { password?: string } = {}) {
       await stop()
+      if ('password' in again) password = again.password
       await start()
     },
     pause: () => child?.kill('SIGSTOP'),

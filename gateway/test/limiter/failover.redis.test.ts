@@ -68,6 +68,47 @@ describe.skipIf(Boolean(skip))(`failover limiter on a real redis-server${skip ? 
     expect(limiter.degraded()).toBe(true)
   })
 
+  it('does not blame Redis for its own stalled event loop: a reply that came meanwhile counts', async () => {
+    const { admin, limiter, logs } = await setup()
+    await limiter.consume('lag', POLICY) // the script is loaded (EVALSHA answers without a second round trip)
+    for (let i = 2; i <= 10; i++) {
+      const decision = limiter.consume('lag', POLICY)
+      const ready = limiter.ping()
+      // A CPU-starved gateway (a throttled container, a long GC) past the 100 ms bound: Redis has
+      // answered at once, its reply waits in the socket. It had been taken for a dead Redis, and
+      // a loaded fleet went over to per-process limits, N times the budget (a probe: 72 of 36).
+      // Blocking, until Redis has run the script (asked by a child process) and 250 ms have passed.
+      const until = performance.now() + 250
+      const stored = () => Bun.spawnSync(['redis-cli', '-p', String(server!.port), 'HGET', 'fo:lag', 'n']).stdout.toString().trim()
+      while (stored() !== String(i) || performance.now() < until);
+      expect((await decision).allowed).toBe(true)
+      expect(await ready).toBe(true)
+    }
+    expect(limiter.degraded()).toBe(false)
+    expect(logs).toEqual([])
+    expect(await admin.hget('fo:lag', 'n')).toBe('10')
+  }, 20_000)
+
+  it('logs once, not once a second, while Redis answers PING but refuses the script (out of memory)', async () => {
+    const { admin, limiter, logs, timed } = await setup()
+    await timed('oom')
+    // maxmemory reached with noeviction (the default): every write is refused, PING still answers.
+    await admin.config('SET', 'maxmemory', '1')
+    for (let i = 0; i < 30; i++, await Bun.sleep(60)) expect((await timed('oom')).decision.allowed).toBe(true)
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toStartWith("rate limiter: Redis refuses the limiter's script (OOM ")
+    expect(limiter.degraded()).toBe(true)
+    expect(await limiter.ping()).toBe(true)
+    await admin.config('SET', 'maxmemory', '0')
+    await until(async () => {
+      await timed('oom')
+      return !limiter.degraded()
+    })
+    expect(logs).toHaveLength(2)
+    expect(logs[1]).toBe('rate limiter: Redis is back; limits are shared again')
+    expect(await admin.hget('fo:oom', 'n')).toBe('2')
+  })
+
   it('takes the shared limiter back once redis-server restarts on the same port', async () => {
     const { server, admin, limiter, logs, timed } = await setup()
     await server.stop()

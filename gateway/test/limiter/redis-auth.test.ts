@@ -56,6 +56,37 @@ describe.skipIf(Boolean(skip))(`REDIS_URL with a password, on a real redis-serve
     expect(logs).toEqual(['rate limiter: Redis unreachable (WRONGPASS invalid username-password pair or user is disabled.); limiting per process until it returns'])
     await limiter.close()
   })
+  it('says so in a second line when Redis comes back from an outage refusing the password, and no more', async () => {
+    server = await startRedis()
+    const logs: string[] = []
+    const limiter = createFailoverLimiter(createRedisLimiter(await connected(client(server.url))), createMemoryLimiter(), { probeIntervalMs: 50, log: (line) => logs.push(line) })
+    expect((await limiter.consume('key-5', POLICY)).allowed).toBe(true)
+    await server.stop()
+    await limiter.consume('key-5', POLICY)
+    expect(logs).toHaveLength(1)
+    // Restarted with a password this gateway lacks: the outage's line (ECONNREFUSED...) was all an
+    // operator had read, while Redis was up and refusing the gateway (NOAUTH).
+    await server.restart({ password: PASSWORD })
+    for (let i = 0; i < 40; i++, await Bun.sleep(60)) await limiter.consume('key-5', POLICY)
+    expect(logs).toHaveLength(2)
+    expect(logs[1]).toStartWith('rate limiter: Redis unreachable (NOAUTH ')
+    expect(limiter.degraded()).toBe(true)
+    await limiter.close()
+  })
+
+  it('logs once, not once a second, when the ACL user may PING but not run the script (NOPERM)', async () => {
+    const started = await startRedis({ password: PASSWORD, user: { name: 'limiter', password: PASSWORD, keys: 'lr:limit:*', commands: ['+@all', '-@scripting'] } })
+    server = started
+    const logs: string[] = []
+    const limiter = createFailoverLimiter(createRedisLimiter(await connected(client(started.userUrl!))), createMemoryLimiter(), { probeIntervalMs: 50, log: (line) => logs.push(line) })
+    for (let i = 0; i < 30; i++, await Bun.sleep(60)) expect((await limiter.consume('key-6', POLICY)).allowed).toBe(true)
+    expect(await limiter.ping()).toBe(true)
+    expect(limiter.degraded()).toBe(true)
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toStartWith("rate limiter: Redis refuses the limiter's script (NOPERM ")
+    await limiter.close()
+  })
+
   it('names the refused connection when Redis is down, not only that a command could not be written', async () => {
     server = await startRedis()
     const url = server.url
