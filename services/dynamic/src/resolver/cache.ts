@@ -42,7 +42,7 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
   const entries = new Map<string, Entry>()
   const loading = new Map<string, Promise<Target>>()
   /** The answers forgetAll took: each served only while its code's next load fails. */
-  let forgotten = new Map<string, Entry>()
+  const forgotten = new Map<string, Entry>()
 
   function remember(code: string, target: Target, at = now()): void {
     entries.delete(code)
@@ -109,7 +109,10 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
      */
     forgetAll(): number {
       const held = entries.size
-      forgotten = new Map(entries)
+      // Added to those a reconnect before took and no scan has looked up since: replacing them
+      // (a link flapping twice) left those codes a 503 while the service is away, not their
+      // last answer. entries and forgotten never share a code, so maxEntries still holds.
+      for (const [code, entry] of entries) forgotten.set(code, entry)
       entries.clear()
       loading.clear()
       return held
