@@ -25,6 +25,8 @@ export interface CacheOptions {
    * Age after which a known answer is re-read in the background (still served meanwhile). Not
    * how changes arrive (events do, at once): a safety net for an event that never came (one
    * missed while the bus was disconnected is handled at the reconnect: the resolver forgets all).
+   * An answer not re-read for twice as long (a code scanned less often) is looked up before it is
+   * served, so that net holds for every scan, not only those after the first one past it.
    */
   refreshMs?: number
   /** Clock in milliseconds. */
@@ -41,8 +43,8 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
   const { maxEntries = 100_000, refreshMs = 60_000, now = Date.now } = options
   const entries = new Map<string, Entry>()
   const loading = new Map<string, Promise<Target>>()
-  /** The answers forgetAll took: each served only while its code's next load fails. */
-  let forgotten = new Map<string, Entry>()
+  /** The answers forgetAll took, and those too old to serve unread: each served only while its code's next load fails. */
+  const forgotten = new Map<string, Entry>()
 
   function remember(code: string, target: Target, at = now()): void {
     entries.delete(code)
@@ -70,9 +72,10 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
         loading.delete(code)
         const old = forgotten.get(code)
         if (!old) throw error
-        // Forgotten, and the service cannot answer now: its last answer, as for any code cached
-        // while the service is away, re-read in the background from its next scan on.
-        remember(code, old.target, Number.NEGATIVE_INFINITY)
+        // Forgotten (or too old), and the service cannot answer now: its last answer, as for any
+        // code cached while the service is away, re-read in the background from its next scan on
+        // (and waited for again once it is too old).
+        remember(code, old.target, now() - refreshMs - 1)
         return old.target
       },
     )
@@ -85,8 +88,18 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
     lookup(code: string): Target | Promise<Target> {
       const known = entries.get(code)
       if (!known) return fill(code)
-      if (now() - known.at > refreshMs) fill(code).catch(() => undefined)
-      return known.target
+      const age = now() - known.at
+      if (age <= refreshMs) return known.target
+      if (age <= 2 * refreshMs) {
+        fill(code).catch(() => undefined)
+        return known.target
+      }
+      // Not re-read for two intervals: a change event that never came (a dynamic replica killed
+      // between its write and its event) would otherwise reach this scan, however late it comes.
+      // Looked up first, as a forgotten code is: its answer kept only while the lookup fails.
+      entries.delete(code)
+      forgotten.set(code, known)
+      return fill(code)
     },
 
     /** A change event: replaces a known or loading code; others are loaded when first scanned. */
@@ -109,7 +122,10 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
      */
     forgetAll(): number {
       const held = entries.size
-      forgotten = new Map(entries)
+      // Added to those a reconnect before took and no scan has looked up since: replacing them
+      // (a link flapping twice) left those codes a 503 while the service is away, not their
+      // last answer. entries and forgotten never share a code, so maxEntries still holds.
+      for (const [code, entry] of entries) forgotten.set(code, entry)
       entries.clear()
       loading.clear()
       return held

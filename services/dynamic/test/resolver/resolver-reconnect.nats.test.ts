@@ -92,6 +92,34 @@ describe.skipIf(skip !== null)(`a resolver whose NATS connection came back${skip
     expect(await r.scan(code)).toBe('https://after.example/')
   }, 20_000)
 
+  it('still answers a code as before while the dynamic service is away, after its connection dropped twice before the code was scanned again', async () => {
+    const r = await resolverAt(`nats://127.0.0.1:${proxy.port}`)
+    const code = await created('https://kept.example/')
+    expect(await r.scan(code)).toBe('https://kept.example/')
+
+    const captured = captureLog()
+    try {
+      // A flapping link: two reconnects, and no scan of the code in between.
+      for (const _ of [1, 2]) {
+        await proxy.cut()
+        await waitUntil(async () => !(await r.bus.ping()), 5_000, 'the resolver to notice its connection is gone')
+        await proxy.reopen()
+        await waitUntil(() => r.bus.ping(), 10_000, 'the resolver to reconnect')
+      }
+      await waitUntil(() => captured.lines.filter((line) => line.msg.startsWith('bus reconnected')).length === 2, 5_000, 'both reconnects to be heard')
+    } finally {
+      captured.restore()
+    }
+    // The dynamic service is away: the lookup fails, and the answer the resolver had is served
+    // (README "The short-link resolver"). Before, the second reconnect dropped it: a 503.
+    stopServing()
+    try {
+      expect(await r.scan(code)).toBe('https://kept.example/')
+    } finally {
+      stopServing = serveDynamic(dynamicBus, ctx.service)
+    }
+  }, 30_000)
+
   it('looks every cached code up again after the server restarts', async () => {
     const r = await resolverAt(nats.url)
     const codes = [await created('https://one.example/'), await created('https://two.example/')]

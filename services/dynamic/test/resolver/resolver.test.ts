@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { AppError, type Bus } from '@lr/proto'
 import { createLocalBus } from '@lr/platform/bus-local'
 import { personal } from '../fixtures'
-import { resolverSetup, settle } from './fixtures'
+import { NOW_MS, resolverSetup, settle } from './fixtures'
 
 let s: ReturnType<typeof resolverSetup>
 beforeEach(() => {
@@ -108,6 +108,60 @@ describe('resolver answers', () => {
     const res = await flaky.scan('/Unknown1')
     expect([res.status, res.headers.get('retry-after'), await res.text()]).toEqual([503, '1', 'Temporarily unavailable, please retry.\n'])
     await flaky.close()
+  })
+})
+
+describe('resolver memory, after a change event that never came', () => {
+  /**
+   * A resolver whose clock the test moves, over a bus that loses the change events of the
+   * writes made while `lose` is set (a dynamic replica killed between its write and its event),
+   * and whose lookups fail while `down` is set.
+   */
+  async function lossy() {
+    const state = { clock: NOW_MS, lose: false, down: false }
+    const inner = createLocalBus()
+    const bus: Bus = {
+      ...inner,
+      publish: (subject, event, opts) => (state.lose ? Promise.resolve() : inner.publish(subject, event, opts)),
+      request: <T>(subject: string, payload: unknown, opts?: { timeoutMs?: number }) =>
+        state.down ? Promise.reject(new AppError('unavailable', `no service answers ${subject}`)) : inner.request<T>(subject, payload, opts),
+    }
+    const r = resolverSetup({ bus, now: () => state.clock })
+    const code = await r.code('https://old.example/')
+    const where = async () => {
+      const res = await r.scan(`/${code}`)
+      return res.status === 302 ? res.headers.get('location') : res.status
+    }
+    expect(await where()).toBe('https://old.example/')
+    state.lose = true
+    await r.service.update(personal, code, { destination_url: 'https://new.example/' })
+    state.lose = false
+    return { r, state, where }
+  }
+
+  it('serves its answer for 60 s, re-reads it in the background after, and looks it up before answering once it is older than 120 s', async () => {
+    const { r, state, where } = await lossy()
+    state.clock += 59_000
+    expect([await where(), r.calls.resolve]).toEqual(['https://old.example/', 1])
+    // A code scanned rarely: its first scan an hour later was sent to the old destination (only
+    // the scans after it got the new one), however long ago the change was made.
+    state.clock += 3_600_000
+    expect([await where(), r.calls.resolve]).toEqual(['https://new.example/', 2])
+    await r.close()
+  })
+
+  it('answers as before when that lookup fails (the dynamic service away), rather than 503', async () => {
+    const { r, state, where } = await lossy()
+    state.clock += 3_600_000
+    state.down = true
+    expect(await where()).toBe('https://old.example/')
+    state.down = false
+    await Bun.sleep(1)
+    // Re-read in the background from its next scan on.
+    expect(await where()).toBe('https://old.example/')
+    await Bun.sleep(1)
+    expect(await where()).toBe('https://new.example/')
+    await r.close()
   })
 })
 
