@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Bus } from '@lr/proto'
 import { type Admit, apiKeyAuth } from './plugins/api-key-auth'
+import { apiCacheHeaders } from './plugins/api-cache-headers'
 import { errorHandler } from './plugins/error-handler'
 import { compression } from './plugins/compression'
 import { cors } from './plugins/cors'
@@ -37,6 +38,8 @@ export function createGateway(deps: GatewayDeps) {
     // Before the error handler: it turns the router's 404 into 405 on a known path.
     .use(methodNotAllowed)
     .use(errorHandler)
+    // Before CORS, whose preflight answer is a /v1 answer too.
+    .use(apiCacheHeaders)
     // Before the key check: a preflight carries no key.
     .use(cors(deps.corsOrigins))
     .use(compression)

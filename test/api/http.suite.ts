@@ -229,6 +229,12 @@ export function httpSuite(stack: () => Stack, withCors: () => Promise<Stack>) {
         expect(res.headers.get('access-control-allow-headers')).toContain('x-api-key')
       })
 
+      it('marks the preflight answer private to its key and not to be sniffed, like every other /v1 answer', async () => {
+        const res = await call(cors, 'OPTIONS', '/v1/qrcodes', { headers: preflight })
+        expect([res.status, res.headers.get('cache-control'), res.headers.get('vary')?.split(', '), res.headers.get('x-content-type-options')])
+          .toEqual([204, 'private, no-cache', expect.arrayContaining(['x-api-key', 'Origin']), 'nosniff'])
+      })
+
       it('lets the page read the rate-limit headers and Location of an answer', async () => {
         const member = await freshMember(cors)
         const res = await call(cors, 'POST', '/v1/qrcodes', { key: member.key, body: item(3), headers: { origin: CORS_ORIGIN } })

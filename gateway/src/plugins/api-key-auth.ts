@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { AppError, AUTH_SUBJECTS, type Bus, type Principal } from '@lr/proto'
 import { pathStartOf } from '@lr/platform/request-url'
 import { setPrincipal } from '../context'
-import { appendVary, mergeHeaders } from './set-headers'
+import { mergeHeaders } from './set-headers'
 
 /**
  * Admission of one verified request: throws AppError('rate_limited') to refuse, otherwise
@@ -19,18 +19,11 @@ export const isApiPath = (url: string) => url.startsWith('/v1', pathStartOf(url)
 /**
  * Every /v1 request: the key is verified by the auth service (403), then admitted by the rate
  * limiter (429), before routing and body parsing (docs/decisions.md §8 order). No cache: a revoked key
- * fails on the very next request. Every /v1 answer says `Cache-Control: private, no-cache`,
- * `Vary: x-api-key` and `X-Content-Type-Options: nosniff`.
+ * fails on the very next request. The caching headers of every /v1 answer are api-cache-headers.ts's.
  */
 export const apiKeyAuth = (bus: Bus, admit?: Admit) =>
   new Elysia({ name: 'api-key-auth' }).onRequest(async ({ request, set }) => {
     if (!isApiPath(request.url)) return
-    // Every /v1 answer is one library's, chosen by the key alone: no shared cache may keep it,
-    // and a client's own cache revalidates (an ETag's 304 still saves the body).
-    set.headers['cache-control'] = 'private, no-cache'
-    // An answer echoes what a client sent (ids in errors, names in a CSV): never sniffed as HTML.
-    set.headers['x-content-type-options'] = 'nosniff'
-    appendVary(set.headers, 'x-api-key')
     const key = request.headers.get('x-api-key')
     if (!key) throw new AppError('forbidden', 'missing API key: send it in the x-api-key header')
     const principal = await bus.request<Principal>(AUTH_SUBJECTS.verify, { key })
