@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test'
-import { register } from 'prom-client'
+import { metricsText } from '@lr/platform/metrics'
 import { loadConfig, type Principal } from '@lr/proto'
 import { type RedisServer, startRedis } from '../../../test/harness/redis'
 import { sample } from '../../../test/harness/metrics'
@@ -17,7 +17,7 @@ describe.skipIf(Boolean(skip))(`the gateway's admission with LIMITER=redis, on a
     await server?.stop()
   })
 
-  const degraded = async () => sample(await register.metrics(), 'lr_rate_limiter_degraded')
+  const degraded = async () => sample(await metricsText(), 'lr_rate_limiter_degraded')
 
   it('says in lr_rate_limiter_degraded whether it limits on its own, as /readyz does, and when Redis is back', async () => {
     server = await startRedis()
