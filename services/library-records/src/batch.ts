@@ -38,6 +38,8 @@ export function checkBatch<T>(items: readonly unknown[], check: (item: unknown, 
   const clean: T[] = []
   const failures: ItemError[] = []
   items.forEach((item, index) => {
+    // The item's own words: the body (an object, with the array) was fine.
+    if (!isPlainObject(item)) return void failures.push({ index, error: 'item must be a JSON object' })
     try {
       clean.push(check(item, index))
     } catch (error) {

@@ -53,7 +53,7 @@ describe('batch', () => {
           { index: 1, error: 'url must be an absolute http or https URL with a host' },
           { index: 3, error: 'name is required' },
           { index: 4, error: 'unknown field "status"' },
-          { index: 5, error: 'body must be a JSON object' },
+          { index: 5, error: 'item must be a JSON object' },
         ],
       },
     })
