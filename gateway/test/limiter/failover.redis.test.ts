@@ -63,8 +63,10 @@ describe.skipIf(Boolean(skip))(`failover limiter on a real redis-server${skip ? 
     const second = await timed('a')
     server.resume()
     expect(first.decision.allowed).toBe(true)
-    expect(first.ms).toBeLessThan(160)
-    expect(second.ms).toBeLessThan(50)
+    // The bound is 100 ms; the margin is for a loaded machine. Waiting on the hung Redis would be
+    // the socket's 5 s; the second, from memory, never waits on it (one try a second).
+    expect(first.ms).toBeLessThan(1_000)
+    expect(second.ms).toBeLessThan(100)
     expect(limiter.degraded()).toBe(true)
   })
 
