@@ -87,4 +87,20 @@ describe('requests without a Host header', () => {
     const hosted = await raw(api.port!, `GET /v1/dynqrcodes/${code} HTTP/1.0\r\nHost: api.example\r\nx-api-key: ${key}`)
     expect([hosted.status, JSON.parse(hosted.body).code]).toEqual([200, code])
   })
+
+  // Elysia reads a path from request.url's 11th character on unless told otherwise (its
+  // `standardHostname`, "http://" and a host of at least 4), so behind a 1-3 character Host it
+  // routed `/ab/v1/qrcodes` as `/v1/qrcodes` while the key check, reading the real path, let it
+  // pass unchecked (a 500 with no key, and no rate limit), and missed a record's route.
+  it('the gateway routes by the path whatever the length of the Host: a short one skips no key check and misroutes nothing', async () => {
+    for (const host of ['x', 'ab', 'api']) {
+      const unchecked = `/${'a'.repeat(3 - host.length)}/v1/qrcodes`
+      const res = await raw(api.port!, `GET ${unchecked} HTTP/1.1\r\nHost: ${host}\r\nConnection: close`)
+      expect([host, res.status, JSON.parse(res.body)]).toEqual([host, 404, { error: `no route GET ${unchecked}` }])
+      const own = await raw(api.port!, `GET /v1/dynqrcodes/${code} HTTP/1.1\r\nHost: ${host}\r\nx-api-key: ${key}\r\nConnection: close`)
+      expect([host, own.status, JSON.parse(own.body).code]).toEqual([host, 200, code])
+      const put = await raw(api.port!, `PUT /v1/qrcodes HTTP/1.1\r\nHost: ${host}\r\nx-api-key: ${key}\r\nContent-Length: 0\r\nConnection: close`)
+      expect([host, put.status, put.headers]).toEqual([host, 405, expect.stringContaining('allow: get, head, post, options')])
+    }
+  })
 })

@@ -31,7 +31,11 @@ export interface GatewayDeps {
 
 /** The API gateway as an Elysia app; no I/O happens until it handles a request. */
 export function createGateway(deps: GatewayDeps) {
-  return new Elysia()
+  // Elysia reads the path from request.url's 11th character on by default ("http://" and a
+  // host of at least 4): behind a Host of 1-3 characters (`x`, `api`) it routed `/ab/v1/qrcodes`
+  // as `/v1/qrcodes` while the key check, reading the real path, skipped it. From the 7th: the
+  // gateway's request.url is always http:// (Bun serves it without TLS; in-process, http://localhost).
+  return new Elysia({ handler: { standardHostname: false } })
     .use(requestId)
     .use(hostRequired)
     .use(observe)

@@ -33,7 +33,7 @@ export const WEBHOOK_ATTEMPTS_KEPT = 100
 const EventType = T.Union(WEBHOOK_EVENT_TYPES.map((type) => T.Literal(type)))
 
 export const WebhookCreateBody = T.Object({
-  url: T.String({ minLength: 1, maxLength: 2048, description: 'http or https URL the events are POSTed to; private, loopback and link-local destinations are refused unless WEBHOOKS_ALLOW_PRIVATE=1.', examples: ['https://example.com/hooks/qr'] }),
+  url: T.String({ minLength: 1, maxLength: 2048, description: 'http or https URL the events are POSTed to, without credentials, whitespace or control characters; stored and answered in its normal form (`new URL(url).href`). Private, loopback and link-local destinations are refused unless WEBHOOKS_ALLOW_PRIVATE=1.', examples: ['https://example.com/hooks/qr'] }),
   events: T.Array(EventType, { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true, description: 'The events sent to this endpoint.' }),
 }, { additionalProperties: false })
 export type WebhookCreateBody = Static<typeof WebhookCreateBody>

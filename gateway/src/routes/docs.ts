@@ -79,7 +79,8 @@ export const docsRoutes = () => new Elysia({ name: 'docs' })
   // Elysia answers /docs/ with this route too; the page's relative URLs must follow the slash.
   .get('/docs', ({ request }) => html(requestUrlOf(request.url).pathname.endsWith('/') ? '' : 'docs/'), hidden)
   .get('/docs/assets/:file', ({ params }) => {
-    const type = ASSETS[params.file]
+    // Own keys only: `ASSETS['constructor']` is Object's, and served a missing file as a 500 page with a stack and paths.
+    const type = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined
     if (!type) throw new AppError('not_found', `no file ${JSON.stringify(params.file.slice(0, 100))} under /docs/assets`)
     return new Response(Bun.file(join(UI_DIR, params.file)), { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' } })
   }, hidden)

@@ -1,4 +1,4 @@
-import { controlCharacterProblem, STYLE_MAX_BYTES, URL_MAX } from '@lr/proto'
+import { controlCharacterProblem, hasUrlWhitespace, hasUserinfo, STYLE_MAX_BYTES, URL_MAX } from '@lr/proto'
 import { FieldError } from './fields'
 
 /**
@@ -12,9 +12,6 @@ export interface FieldRule {
 }
 export type FieldRules = Record<string, FieldRule>
 
-/** The authority as written: after `scheme:` and any slashes or backslashes, up to a path, query or fragment. */
-const AUTHORITY = /^[a-z][a-z\d+.-]*:[/\\]*([^/\\?#]*)/i
-
 /**
  * An absolute http or https URL with a host and no user name or password, returned in its normal
  * form (`new URL(x).href`): what is stored, answered and redirected to (docs/decisions.md §3).
@@ -22,14 +19,11 @@ const AUTHORITY = /^[a-z][a-z\d+.-]*:[/\\]*([^/\\?#]*)/i
  */
 export function normaliseHttpUrl(field: string, value: unknown): string {
   const text = value as string
-  // Whitespace or control characters would be silently trimmed or escaped by URL parsing.
-  const url = /[\s\u0000-\u001f\u007f]/.test(text) ? null : URL.parse(text)
+  const url = hasUrlWhitespace(text) ? null : URL.parse(text)
   if (!url) throw new FieldError(`${field} must be an absolute http or https URL`)
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '')
     throw new FieldError(`${field} must be an absolute http or https URL with a host`)
-  // `https://paypal.com@evil.example` reads as paypal.com and opens evil.example. An empty
-  // userinfo (`https://@x.example`) is refused too: the rule is "no @ before the host".
-  if (url.username !== '' || url.password !== '' || AUTHORITY.exec(text)?.[1]?.includes('@'))
+  if (hasUserinfo(text, url))
     throw new FieldError(`${field} must not carry a user name or password (user@host)`)
   if (url.href.length > URL_MAX)
     throw new FieldError(`${field} must be at most ${URL_MAX} characters once normalised; this one has ${url.href.length}`)

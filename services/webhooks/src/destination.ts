@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
+import { hasUrlWhitespace, hasUserinfo, URL_MAX } from '@lr/proto'
 
 /**
  * Where a webhook may be sent (docs/decisions.md "Webhooks"): http or https, and never an address
@@ -89,6 +90,23 @@ function parseDestination(raw: string): URL | string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must use http or https'
   if (url.username || url.password) return 'url must not carry credentials; authenticate the sender by the signature'
   return url
+}
+
+/**
+ * A new endpoint's URL in its normal form (`new URL(url).href`), which is what is stored, listed
+ * and sent to, or why it is refused as written: whitespace or a control character (the parser drops
+ * a line break or tab, so `https://hooks.example\n.evil.example/` was listed as one host and sent
+ * to another) or an `@` before the host, as records' URLs (docs/decisions.md §3). The normal form
+ * reads as what it opens (`https://a.example\@b.example/` is listed as `https://a.example/@b.example/`).
+ * Endpoints stored before the rule keep their URL as it was.
+ */
+export function normalDestination(raw: string): { url: string } | { problem: string } {
+  if (hasUrlWhitespace(raw)) return { problem: 'url must be an absolute http or https URL without whitespace or control characters' }
+  const url = parseDestination(raw)
+  if (typeof url === 'string') return { problem: url }
+  if (hasUserinfo(raw, url)) return { problem: 'url must not carry credentials; authenticate the sender by the signature' }
+  if (url.href.length > URL_MAX) return { problem: `url must be at most ${URL_MAX} characters once normalised; this one has ${url.href.length}` }
+  return { url: url.href }
 }
 
 /**

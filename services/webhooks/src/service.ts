@@ -7,7 +7,7 @@ import {
 } from '@lr/proto'
 import { idempotent } from '@lr/platform/idempotency'
 import { log } from '@lr/platform/log'
-import { destinationProblem } from './destination'
+import { destinationProblem, normalDestination } from './destination'
 import { EndpointLimitReached, type StoredEndpoint, type StoredMessage, type WebhookStore } from './ports'
 import { storeClockOf } from '@lr/platform/store-clock'
 import { newSecret } from './signature'
@@ -160,7 +160,10 @@ export function createWebhookService(deps: WebhookDeps) {
     async create(principal: Principal, body: unknown, idempotencyKey?: string): Promise<WebhookCreated> {
       const library = manager(principal)
       // Checked before the key is looked at: a refused request holds no key.
-      const { url, events } = orBadRequest(() => checkCreate(body))
+      const { url: sent, events } = orBadRequest(() => checkCreate(body))
+      const normal = normalDestination(sent)
+      if ('problem' in normal) throw new AppError('bad_request', normal.problem)
+      const { url } = normal
       const at = Math.floor(nowMs() / 1000)
       // The destination (DNS) and the limit are checked once no earlier answer replays: a create
       // that succeeded is replayed with its 201 even once the library is at its limit (that
