@@ -32,6 +32,16 @@ function jsonLines(output: string): Record<string, any>[] {
     })
 }
 
+/** The metrics `read` answers once `series` has reached `least` (waiting up to `ms`). */
+async function metricsOnceAtLeast(read: () => Promise<Response>, series: string, least: number, ms: number, what: string): Promise<string> {
+  let metrics = ''
+  await waitUntil(async () => {
+    metrics = await (await read()).text()
+    return (sample(metrics, series) ?? 0) >= least
+  }, ms, what)
+  return metrics
+}
+
 /**
  * A list asked twice, then after a create: the second answer is the page the gateway kept (the
  * service said unchanged), the third the new page the service sent (kept-pages.ts).
@@ -127,11 +137,7 @@ else {
       const code = (await call(stack, 'POST', '/v1/dynqrcodes', { key: member.key, body: { destination_url: 'https://example.com/m', name: 'M' } })).body.created[0].code
       expect((await stack.short(`/${code}`, BROWSER)).status).toBe(302)
       expect((await stack.short('/NoSuchCode1')).status).toBe(404)
-      let metrics = ''
-      await waitUntil(async () => {
-        metrics = await (await stack.short('/metrics')).text()
-        return (sample(metrics, 'lr_scans_published_total') ?? 0) >= 1
-      }, 5000, 'the scan to be acknowledged')
+      const metrics = await metricsOnceAtLeast(() => stack.short('/metrics'), 'lr_scans_published_total', 1, 5000, 'the scan to be acknowledged')
       expect(sample(metrics, 'lr_http_requests_total{server="resolver",route="/:code",method="GET",status="302"}')).toBeGreaterThanOrEqual(1)
       expect(sample(metrics, 'lr_http_requests_total{server="resolver",route="/:code",method="GET",status="404"}')).toBeGreaterThanOrEqual(1)
       expect(sample(metrics, 'lr_scans_buffered')).toBe(0)
@@ -147,11 +153,7 @@ else {
         expect((await resolver.short(`/${code}`, BROWSER)).status).toBe(302)
         const answer = await resolver.short('/metrics')
         expect([answer.status, await answer.text()]).toEqual([404, 'Not found: no such short link.\n'])
-        let metrics = ''
-        await waitUntil(async () => {
-          metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text()
-          return (sample(metrics, 'lr_scans_published_total') ?? 0) >= 1
-        }, 5000, 'the scan to be acknowledged')
+        const metrics = await metricsOnceAtLeast(() => fetch(`http://127.0.0.1:${healthPort}/metrics`), 'lr_scans_published_total', 1, 5000, 'the scan to be acknowledged')
         expect(sample(metrics, 'lr_http_requests_total{server="resolver",route="/:code",method="GET",status="302"}')).toBe(1)
         // The start-up check for `/` and the /metrics above.
         expect(sample(metrics, 'lr_http_requests_total{server="resolver",route="/:code",method="GET",status="404"}')).toBeGreaterThanOrEqual(2)
@@ -179,6 +181,26 @@ else {
         await proc.exited
       }
     }, 30_000)
+
+    it('counts on the analytics side every scan it took in (lr_scans_ingested_total), to set against the resolver\'s lr_scans_published_total', async () => {
+      await Bun.sleep(1100)
+      // The stack's analytics has no probe listener: a replica with one takes its ingest lease.
+      await stack.stopProcess!('analytics')
+      const port = await freePort()
+      const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.analytics)], { cwd: ROOT, env: { ...stack.env, HEALTH_PORT: String(port) }, stdout: 'ignore', stderr: 'ignore' })
+      try {
+        await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200, 15_000, 'the analytics replica')
+        const code = (await call(stack, 'POST', '/v1/dynqrcodes', { key: member.key, body: { destination_url: 'https://example.com/i', name: 'I' } })).body.created[0].code
+        for (let i = 0; i < 3; i++) expect((await stack.short(`/${code}`, BROWSER)).status).toBe(302)
+        const metrics = await metricsOnceAtLeast(() => fetch(`http://127.0.0.1:${port}/metrics`), 'lr_scans_ingested_total{outcome="counted"}', 3, 10_000, 'the scans counted by analytics')
+        expect(sample(metrics, 'lr_scans_ingested_total{outcome="counted"}')).toBe(3)
+        expect((await call(stack, 'GET', `/v1/dynqrcodes/${code}/analytics`, { key: member.key })).body.total_scans).toBe(3)
+      } finally {
+        proc.kill('SIGTERM')
+        await proc.exited
+        await stack.startProcess!('analytics')
+      }
+    }, 60_000)
 
     it('writes nothing below LOG_LEVEL', async () => {
       const port = await freePort()
@@ -215,5 +237,14 @@ describe('observability in one process', () => {
 
   it('answers a list that did not change from the page the gateway kept, and the new page after a write', async () => {
     await keptPageCase(stack, await freshMember(stack))
+  })
+
+  it('counts the scans analytics took in on the API port too (lr_scans_ingested_total)', async () => {
+    const member = await freshMember(stack)
+    const code = (await call(stack, 'POST', '/v1/dynqrcodes', { key: member.key, body: { destination_url: 'https://example.com/i', name: 'I' } })).body.created[0].code
+    for (let i = 0; i < 2; i++) expect((await stack.short(`/${code}`, BROWSER)).status).toBe(302)
+    const metrics = await metricsOnceAtLeast(() => stack.request('/metrics'), 'lr_scans_ingested_total{outcome="counted"}', 2, 5000, 'the scans counted by analytics')
+    expect(sample(metrics, 'lr_scans_ingested_total{outcome="counted"}')).toBe(2)
+    expect(sample(metrics, 'lr_scans_published_total')).toBe(2)
   })
 })

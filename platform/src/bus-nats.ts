@@ -82,14 +82,18 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
   const logExpired = expiredRequestLog()
   const resumed = createResumed()
   void (async () => {
+    // One line each way (the server as host:port, never the URL's credentials): a broker away had
+    // left most processes silent, their 503s the only trace, and nothing said when it ended.
     for await (const status of nc.status()) {
       if (status.type === Events.Reconnect) {
         connected = true
+        log().info({ server: String(status.data) }, 'NATS connection back')
         settlers.reconnected()
         resumed.tell()
       }
       if (status.type !== Events.Disconnect) continue
       connected = false
+      log().warn({ server: String(status.data) }, 'NATS connection lost: bus requests fail at once (503) until it is back; reconnecting')
       requests.failAll(notConnected())
     }
   })()

@@ -123,6 +123,17 @@ export const scansBuffered = new Gauge({
     this.set(sum)
   },
 })
+/**
+ * Analytics' side of the scans the resolver publishes (lr_scans_published_total): every scan
+ * event it took in, by what became of it. `counted`: stored for the first time, so in
+ * total_scans (or fallback_scans); `repeated`: stored already (a batch delivered again after a
+ * restart or a lost acknowledgement, applied once by scan_id); `bot`, `malformed`: dropped.
+ */
+export const scansIngested = new Counter({
+  name: 'lr_scans_ingested_total',
+  help: 'Scan events analytics took in, by outcome (counted: stored for the first time; repeated: stored already; bot, malformed: dropped)',
+  labelNames: ['outcome'] as const,
+})
 export const scansDropped = new Counter({ name: 'lr_scans_dropped_total', help: 'Scans the resolver had to drop because its buffer was full' })
 export const scansLost = new Counter({ name: 'lr_scans_lost_total', help: 'Scans the resolver lost because its spool on disk failed (a write refused: a full disk, a directory it may not write)' })
 export const recordEventsLost = new Counter({

@@ -3,7 +3,8 @@ import { log } from '@lr/platform/log'
 import { forgetThreadHeap, reportThreadHeap, secondsSince, sqliteCheckpointFailures, storeDuration } from '@lr/platform/metrics'
 import { basename } from 'node:path'
 import { CHECKPOINT_EVERY_MS, type CheckpointFailure, filesToCheckpoint, HANDED_OVER_AUTOCHECKPOINT_PAGES, sqlitePathOf } from '@lr/platform/sqlite'
-import { type IngestResult, MALFORMED_DROPPED } from './ingest'
+import type { IngestResult } from './ingest'
+import { reportIngest } from './ingest-report'
 import { ANALYTICS_STORE } from './ports'
 
 /**
@@ -64,7 +65,7 @@ export async function ingestInWorker(dataDir: string, opts: IngestInWorkerOption
     const pending = waiting.get(data.id)
     waiting.delete(data.id)
     if ('error' in data) return pending?.reject(failed(errorOf(data.error)) as Error)
-    if (data.malformed > 0) log().error({ dropped: data.malformed }, MALFORMED_DROPPED)
+    reportIngest(data)
     pending?.resolve()
   }
   // A dead worker must not leave batches waiting forever: the scan source retries what failed.

@@ -10,14 +10,15 @@ import type { AnalyticsStore, FallbackScan, StoredScan } from './ports'
 // contract index (every schema, TypeBox's Value module) into that Worker for one schema.
 const isScanEvent = TypeCompiler.Compile(ScanEvent)
 
-/** What the caller logs: `dropped` malformed events were not applied. */
-export const MALFORMED_DROPPED = 'dropped malformed scan events'
-
 export interface IngestResult {
+  /** Events taken in, whatever became of them. */
+  received: number
   /** Scans and fallback scans stored for the first time. */
   applied: number
   /** Events that are no ScanEvent, dropped. */
   malformed: number
+  /** Scans by a bot's User-Agent, dropped. */
+  bots: number
 }
 
 /**
@@ -30,13 +31,17 @@ export function createScanIngest(store: Pick<AnalyticsStore, 'applyScans' | 'app
     const scans: StoredScan[] = []
     const fallbacks: FallbackScan[] = []
     let malformed = 0
+    let bots = 0
     for (const event of events) {
       if (!isScanEvent.Check(event)) {
         malformed++
         continue
       }
       const { device, os, browser, bot } = agentOf(event.user_agent)
-      if (bot) continue
+      if (bot) {
+        bots++
+        continue
+      }
       const { scan_id, code, scanned_at, country, visitor_id } = event
       if (event.outcome === 'fallback') {
         fallbacks.push({ scan_id, code, scanned_at })
@@ -46,6 +51,6 @@ export function createScanIngest(store: Pick<AnalyticsStore, 'applyScans' | 'app
     }
     // Fallbacks first: a batch whose scans fail is redelivered whole, and both are idempotent.
     const fresh = fallbacks.length === 0 ? 0 : await store.applyFallbacks(fallbacks)
-    return { applied: fresh + (await store.applyScans(scans)), malformed }
+    return { received: events.length, applied: fresh + (await store.applyScans(scans)), malformed, bots }
   }
 }

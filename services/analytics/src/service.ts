@@ -1,11 +1,11 @@
-import { log } from '@lr/platform/log'
 import { AppError, isIssuableCode, type Principal } from '@lr/proto'
 import { type CodeBreakdown, SCAN_EXPORT_COLUMNS, type ScanCount, type ScanRow, type SummaryPage } from '@lr/proto'
 import { csvChunk } from '@lr/platform/csv'
 import type { ExportChunk } from '@lr/proto'
 import { parseDayRange } from './day-query'
 import { type Agent, createAgentCache } from './enrich'
-import { createScanIngest, MALFORMED_DROPPED } from './ingest'
+import { createScanIngest } from './ingest'
+import { reportIngest } from './ingest-report'
 import type { AnalyticsStore, CodeDirectory, StoredScan } from './ports'
 import { ALL_TIME } from './days'
 import { decodeScanCursor } from './position'
@@ -62,9 +62,9 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
      * Resolves with how many were new; rejects only when the store does.
      */
     async ingest(events: unknown[]): Promise<number> {
-      const { applied, malformed } = await ingestBatch(events)
-      if (malformed > 0) log().error({ dropped: malformed }, MALFORMED_DROPPED)
-      return applied
+      const result = await ingestBatch(events)
+      reportIngest(result)
+      return result.applied
     },
 
     /** Totals over `from`/`to` of a page of the library's live codes, zeros included; `cursor` null starts, a page's `next_cursor` continues. */

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'bun:test'
 import { alice, bob, DAY, event, failure, T0, UA, visitor } from './fixtures'
 import { setup } from './setup'
+import { scansIngested } from '@lr/platform/metrics'
+
+/** lr_scans_ingested_total by outcome (the process's registry: other tests add to it, so compare deltas). */
+const ingestedCounts = async () => Object.fromEntries((await scansIngested.get()).values.map((v) => [v.labels.outcome, v.value])) as Record<string, number>
 
 const badRequest = (message: string) => ({ code: 'bad_request' as const, message })
 const notFound = (code: string) => ({ code: 'not_found' as const, message: `no dynamic QR code "${code}" in this library` })
@@ -43,6 +47,16 @@ describe('ingest', () => {
     await service.ingest(CLIENTS)
     expect(await service.ingest(CLIENTS)).toBe(0)
     expect((await service.summary(alice, {}, null)).analytics[0]).toEqual({ code: 'Code0001', total_scans: 4, unique_scans: 4 })
+  })
+
+  it('says in lr_scans_ingested_total what became of every event: counted, repeated, bot, malformed', async () => {
+    const { service } = setup()
+    const before = await ingestedCounts()
+    await service.ingest(CLIENTS)
+    await service.ingest([...CLIENTS.slice(0, 2), null, event(7, { user_agent: UA.android, visitor_id: visitor(7) })])
+    const after = await ingestedCounts()
+    const delta = Object.fromEntries(['counted', 'repeated', 'bot', 'malformed'].map((outcome) => [outcome, (after[outcome] ?? 0) - (before[outcome] ?? 0)]))
+    expect(delta).toEqual({ counted: 5, repeated: 2, bot: 2, malformed: 1 })
   })
 
   it('drops malformed events and applies the rest of the batch', async () => {

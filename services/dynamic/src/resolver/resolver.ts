@@ -149,7 +149,12 @@ export function createResolver(deps: ResolverDeps): Resolver {
 
   function unavailable(code: string, error: unknown): Response {
     const expected = error instanceof AppError
-    log().error({ code, ...(expected ? { error: error.message } : errorFields(error)) }, 'resolver lookup failed')
+    // As every line about an error, under `err` (README "Logs and metrics"): it had been a bare
+    // `error` text, which a query on err.message or err.code missed. A known outage (an AppError:
+    // unavailable, timeout) needs no stack.
+    const { err } = errorFields(error)
+    if (expected) delete err.stack
+    log().error({ code, err }, 'resolver lookup failed')
     const status = expected && error.code === 'timeout' ? 504 : 503
     return text(status, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
   }

@@ -169,7 +169,9 @@ describe('resolver threads', () => {
       for (let i = 3; answer.status !== 503 && i < 20; i++) answer = await r.get(`NoSuchCode${i}`)
       expect([answer.status, answer.headers.get('retry-after')]).toEqual([503, '1'])
       await until(() => captured.lines.some((line) => line.msg === 'resolver lookup failed'), 'the log line')
-      expect(captured.lines.find((line) => line.msg === 'resolver lookup failed')).toMatchObject({ error: 'the store is away' })
+      const line = captured.lines.find((line) => line.msg === 'resolver lookup failed')
+      expect(line).toMatchObject({ err: { type: 'AppError', code: 'unavailable', message: 'the store is away' } })
+      expect([line!.error, line!.err.stack]).toEqual([undefined, undefined])
     } finally {
       captured.restore()
     }
