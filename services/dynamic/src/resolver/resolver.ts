@@ -5,6 +5,7 @@ import { AppError } from '@lr/proto/app-error'
 import { isIssuableCode } from '@lr/proto/codes'
 import type { Config, ResolveReply, ResolverEntry, ScanEvent } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
+import { atMostEvery } from '@lr/platform/log-throttle'
 import { pathAndSearchOf } from '@lr/platform/request-url'
 import { isBot } from './bots'
 import { type CacheOptions, createTargetCache, type Target } from './cache'
@@ -92,6 +93,7 @@ export const resolverSettingsOf = (config: Config): ResolverSettings => ({
 export function createResolver(deps: ResolverDeps): Resolver {
   const { feed, now = Date.now } = deps
   const handOn = deps.publishScan
+  const failedLookupLine = atMostEvery(10_000)
   const prefix = deps.shortBaseUrl ? new URL(deps.shortBaseUrl).pathname.replace(/\/$/, '') : ''
   // One trailing slash is taken (`/AbCd1234/`): people type one after a printed link and some
   // linkifiers add one, and a 404 there reads as a dead link (Shlink has a setting for it). The
@@ -154,7 +156,9 @@ export function createResolver(deps: ResolverDeps): Resolver {
     // unavailable, timeout) needs no stack.
     const { err } = errorFields(error)
     if (expected) delete err.stack
-    log().error({ code, err }, 'resolver lookup failed')
+    // One line per 10 s while the lookups fail (each 503 is in lr_http_requests_total): every
+    // scan of a code not in memory had written its own, a flood at the rate of the scans.
+    failedLookupLine((repeated) => log().error({ code, ...(repeated > 0 ? { repeated } : {}), err }, 'resolver lookup failed'))
     const status = expected && error.code === 'timeout' ? 504 : 503
     return text(status, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
   }

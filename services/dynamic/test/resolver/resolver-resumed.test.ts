@@ -76,8 +76,9 @@ describe('a resolver whose feed resumed', () => {
     try {
       // Looked up, and the answer it had served when that fails.
       expect([await scan(), f.lookups]).toEqual(['https://old.example/', [CODE, CODE]])
-      // A code it never held is still a 503, logged.
+      // A code it never held is still a 503, logged: once per 10 s, however many fail meanwhile.
       expect(await scan('Code0002')).toBe(503)
+      expect(await scan('Code0003')).toBe(503)
       expect(captured.lines.filter((line) => line.msg === 'resolver lookup failed').map((line) => line.code)).toEqual(['Code0002'])
     } finally {
       captured.restore()
