@@ -132,7 +132,8 @@ function checkpointFailureReporter() {
       const last = loggedAt.get(path)
       if (last !== undefined && Date.now() - last < CHECKPOINT_FAILURE_LOG_EVERY_MS) continue
       loggedAt.set(path, Date.now())
-      log().warn({ file: path, error }, `could not checkpoint a SQLite file from the ingestion Worker (its own connection still does, once its WAL passes ${HANDED_OVER_AUTOCHECKPOINT_PAGES} pages)`)
+      // Under `err`, as every line about an error (its message is all that crossed from the Worker).
+      log().warn({ file: path, err: { type: 'SQLiteError', message: error } }, `could not checkpoint a SQLite file from the ingestion Worker (its own connection still does, once its WAL passes ${HANDED_OVER_AUTOCHECKPOINT_PAGES} pages)`)
     }
   }
 }

@@ -150,7 +150,7 @@ describe('ingestInWorker', () => {
       await waitUntil(async () => (await failures()) >= 3, 5000, 'three failed checkpoints')
       expect(await failures()).toBeGreaterThanOrEqual(3)
       const lines = logged.lines.filter((line) => line.file === path)
-      expect(lines).toEqual([{ msg: expect.stringMatching(/^could not checkpoint a SQLite file/), file: path, error: expect.stringMatching(/unable to open/i) }])
+      expect(lines).toEqual([{ msg: expect.stringMatching(/^could not checkpoint a SQLite file/), file: path, err: { type: 'SQLiteError', message: expect.stringMatching(/unable to open/i) } }])
     } finally {
       logged.restore()
       await worker.close()
