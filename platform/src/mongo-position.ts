@@ -40,6 +40,15 @@ export interface PositionBlock {
    * another system in sync") would never ask for it. Chained block to block, as the blocks are.
    */
   time: number
+  /**
+   * Whether readers may have taken this block for a crashed writer's since it was taken: its
+   * writer went longer than LAPSE_MS without a proof of life (the block's insert, a renewal) or
+   * since the last one. Asked once the block's documents are written: a writer that stalled (a
+   * paused process or VM, a network that held its packets) past the lease may have written them
+   * behind a reader's cursor, with times older than a sync client has seen, so it must move them
+   * to a new block (README "List positions on MongoDB").
+   */
+  lapsed(): boolean
   release(): Promise<void>
 }
 
@@ -66,6 +75,9 @@ export interface MongoPositions {
  * (kill -9) holds lists back for at most this long (README "List positions on MongoDB").
  */
 export const OPEN_BLOCK_LEASE_MS = 5_000
+
+/** The share of the lease after which a writer counts its block as lapsed (PositionBlock.lapsed): room for the clock readings' error. */
+const LAPSE_SHARE = 0.8
 
 /**
  * How old a block must be before it is deleted (README "List positions on MongoDB"). Every write
@@ -166,6 +178,7 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
       const first = end(before)
       // The block this one follows is the one read: times never go back from block to block.
       const blockTime = Math.max(time, before?.time ?? 0)
+      const sent = clock.monotonic()
       const taken = await blocks.insertOne({ _id: first, count, at: clock.wall(), open: true, time: blockTime }).then(
         () => true,
         (error: mongo.MongoServerError) => (error.code === 11000 ? false : Promise.reject(error)), // another replica took it: next one
@@ -180,17 +193,30 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
         continue
       }
       mark(first)
+      // Proofs of life: the send time of the last write of `at` acknowledged, and whether one
+      // came later than the lease after the one before (readers may have passed it meanwhile).
+      const lapseMs = leaseMs * LAPSE_SHARE
+      let alive = sent
+      let lapsed = clock.monotonic() - sent > lapseMs
       // Only this writer updates its block, so the renewals need no atomic update. The release
       // waits for a renewal still on its way: on a server whose update reads the document and
       // writes it back whole (FerretDB), a renewal that read the block before the release wrote
       // `open: false` would write the block open again, holding every reader back for good.
       let renewing: Promise<unknown> = Promise.resolve()
       const renew = setInterval(() => {
-        renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: clock.wall() } }).catch(() => undefined)
+        const at = clock.monotonic()
+        renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: clock.wall() } }).then(
+          () => {
+            if (clock.monotonic() - alive > lapseMs) lapsed = true
+            alive = Math.max(alive, at)
+          },
+          () => undefined,
+        )
       }, Math.floor(leaseMs / 3))
       return {
         first,
         time: blockTime,
+        lapsed: () => lapsed || clock.monotonic() - alive > lapseMs,
         async release() {
           clearInterval(renew)
           await renewing
@@ -230,6 +256,7 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
       ask.resolve({
         first: block.first + offset,
         time: block.time,
+        lapsed: () => block.lapsed(),
         async release() {
           if (released) return
           released = true
