@@ -40,14 +40,7 @@ export interface PositionBlock {
    * another system in sync") would never ask for it. Chained block to block, as the blocks are.
    */
   time: number
-  /**
-   * Whether readers may have taken this block for a crashed writer's since it was taken: its
-   * writer went longer than LAPSE_MS without a proof of life (the block's insert, a renewal) or
-   * since the last one. Asked once the block's documents are written: a writer that stalled (a
-   * paused process or VM, a network that held its packets) past the lease may have written them
-   * behind a reader's cursor, with times older than a sync client has seen, so it must move them
-   * to a new block (README "List positions on MongoDB").
-   */
+  /** Whether readers may have listed past the block (its writer stalled past the lease): asked once its documents are written, which must then move on. */
   lapsed(): boolean
   release(): Promise<void>
 }
@@ -75,9 +68,6 @@ export interface MongoPositions {
  * (kill -9) holds lists back for at most this long (README "List positions on MongoDB").
  */
 export const OPEN_BLOCK_LEASE_MS = 5_000
-
-/** The share of the lease after which a writer counts its block as lapsed (PositionBlock.lapsed): room for the clock readings' error. */
-const LAPSE_SHARE = 0.8
 
 /**
  * How old a block must be before it is deleted (README "List positions on MongoDB"). Every write
@@ -193,11 +183,10 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
         continue
       }
       mark(first)
-      // Proofs of life: the send time of the last write of `at` acknowledged, and whether one
-      // came later than the lease after the one before (readers may have passed it meanwhile).
-      const lapseMs = leaseMs * LAPSE_SHARE
-      let alive = sent
-      let lapsed = clock.monotonic() - sent > lapseMs
+      // Lapsed once a proof of life (its insert, a renewal: their send times) is acknowledged, or
+      // the write asks, more than 0.8 of the lease after the last one (room for clock error).
+      const lapseMs = leaseMs * 0.8
+      let [alive, lapsed] = [sent, clock.monotonic() - sent > lapseMs]
       // Only this writer updates its block, so the renewals need no atomic update. The release
       // waits for a renewal still on its way: on a server whose update reads the document and
       // writes it back whole (FerretDB), a renewal that read the block before the release wrote
@@ -205,13 +194,8 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
       let renewing: Promise<unknown> = Promise.resolve()
       const renew = setInterval(() => {
         const at = clock.monotonic()
-        renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: clock.wall() } }).then(
-          () => {
-            if (clock.monotonic() - alive > lapseMs) lapsed = true
-            alive = Math.max(alive, at)
-          },
-          () => undefined,
-        )
+        const proof = () => void ((lapsed ||= clock.monotonic() - alive > lapseMs), (alive = Math.max(alive, at)))
+        renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: clock.wall() } }).then(proof, () => undefined)
       }, Math.floor(leaseMs / 3))
       return {
         first,

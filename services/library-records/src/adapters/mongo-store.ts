@@ -1,5 +1,6 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
 import { type ListOptions, StoreConflict, type Tombstone } from '@lr/proto'
+import { log } from '@lr/platform/log'
 import { databaseNow } from '@lr/platform/mongo-clock'
 import { bulkUpdate } from '@lr/platform/mongo-bulk'
 import { createAtomicInsert } from '@lr/platform/mongo-insert'
@@ -160,6 +161,8 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
    * `updated_at` it saw would otherwise never be given it.
    */
   function moveOn(doc: LibraryDoc): Promise<LibraryDoc | null> {
+    // Rare (a stall of seconds), and a sign of a paused process or a database slower than the lease.
+    log().warn({ collection: kind.collection, rev: doc.rev }, 'a write landed after its list position block lapsed (its writer stalled past the lease): moved to a new change position')
     return write({ _id: doc._id, rev: doc.rev }, { updated_at: doc.updated_at, ...(doc.deleted_at != null && { deleted_at: doc.deleted_at }) })
   }
   /**
