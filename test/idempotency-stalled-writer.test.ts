@@ -13,17 +13,11 @@ import { supportsTransactions } from '@lr/platform/mongo-insert'
 import { createRecordsService, openRecordStore } from '@lr/records'
 import { createWebhookService, openWebhookStore, webhookSettingsOf } from '@lr/webhooks'
 import { mongoSkipReason, useMongoServer } from './harness/ferretdb'
+import { commandOn } from './harness/mongo-wire'
 import { startTcpProxy, type TcpProxy } from './harness/tcp-proxy'
 
 const alice: Principal = { account_id: 'acct_a', key_id: 'key_a', scope: 'personal', team_id: null, role: 'owner' }
 const batch = { qrcodes: ['a', 'b', 'c'].map((n) => ({ url: `https://example.com/${n}`, name: n })) }
-
-/** The start of a Mongo `insert` command into `collection` as sent on the wire (BSON: string element "insert"). */
-function insertCommandInto(collection: string): Uint8Array {
-  const name = new TextEncoder().encode(`${collection}\0`)
-  const length = new Uint8Array(new Int32Array([name.length]).buffer)
-  return new Uint8Array([0x02, ...new TextEncoder().encode('insert\0'), ...length, ...name])
-}
 
 /** A request's failure as its status and message (an AppError's status is its answer's). */
 const failure = (error: { status?: number; message: string }) => ({ status: error.status, error: error.message })
@@ -69,7 +63,7 @@ describe.skipIf(Boolean(skip))('Idempotency-Key on MongoDB without transactions:
     if (!stack) return
     const { proxy, reader, writer } = stack
 
-    const held = proxy.holdFrom(insertCommandInto('static_records'))
+    const held = proxy.holdFrom(commandOn('static_records'))
     const first = writer.records.batch(alice, batch, 'stall-1').then((answer) => ({ answer }), failure)
     await held // its receipt is written; its records wait on the wire
     const retry = await reader.records.batch(alice, batch, 'stall-1') // after the grace: written by the retry
@@ -88,7 +82,7 @@ describe.skipIf(Boolean(skip))('Idempotency-Key on MongoDB without transactions:
     if (!stack) return
     const { proxy, reader, writer } = stack
     const body = { url: 'http://127.0.0.1:9/hook', events: ['record.created'] }
-    const held = proxy.holdFrom(insertCommandInto('webhook_endpoints'))
+    const held = proxy.holdFrom(commandOn('webhook_endpoints'))
     const first = writer.webhooks.create(alice, body, 'stall-2').then((answer) => ({ answer }), failure)
     await held
     const retry = await reader.webhooks.create(alice, body, 'stall-2')
@@ -109,10 +103,10 @@ describe.skipIf(Boolean(skip))('Idempotency-Key on MongoDB without transactions:
     cleanups.push(() => firstProxy.stop())
     const writer = await replica(stack.name, firstProxy)
     // The twin: held at its receipt, after it looked for one and found none.
-    const twinHeld = proxy.holdFrom(insertCommandInto('receipts'))
+    const twinHeld = proxy.holdFrom(commandOn('receipts'))
     const twinAnswer = twin.records.batch(alice, batch, 'fail-1').then((answer) => ({ answer }), failure)
     await twinHeld
-    const firstHeld = firstProxy.holdFrom(insertCommandInto('static_records'))
+    const firstHeld = firstProxy.holdFrom(commandOn('static_records'))
     const firstAnswer = writer.records.batch(alice, batch, 'fail-1').then((answer) => ({ answer }), failure)
     await firstHeld // the first's receipt is written, its records wait
     proxy.release() // the twin's receipt clashes with it: the twin waits for the first's write

@@ -80,9 +80,10 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
     /**
      * Inserts the documents, all or nothing, with the receipt made for their time, and answers
      * that time: theirs, or the later one of their block (PositionBlock.time), which `opts.times`
-     * then carry as stored.
+     * then carry as stored; and whether the block lapsed before they were written
+     * (PositionBlock.lapsed: the caller must then move them to a new change position).
      */
-    async insert(given: Omit<D, 'position'>[], receiptAt?: (time: number) => Receipt): Promise<number> {
+    async insert(given: Omit<D, 'position'>[], receiptAt?: (time: number) => Receipt): Promise<{ time: number; lapsed: boolean }> {
       // Outside any transaction: the counter is shared by every writer and must not wait on one.
       const block = await positions.allocate(given.length, timeOf(given))
       const unplaced = atTime(given, block.time)
@@ -94,7 +95,7 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
             await model.insertMany(docs, { session, ordered: true })
             if (receipt) await receipts.write(receipt, session)
           })
-          return block.time
+          return { time: block.time, lapsed: block.lapsed() }
         }
         // The documents as a later reader would write them: without _id and positions, which it assigns anew.
         const held = now()
@@ -107,8 +108,9 @@ export async function createAtomicInsert<D extends { _id: Types.ObjectId; positi
           await (receipt ? receipts.takeBack(receipt, held, now(), undo) : undo())
           throw error
         }
+        const lapsed = block.lapsed()
         if (receipt) await receipts.settle(receipt.scope, receipt.key)
-        return block.time
+        return { time: block.time, lapsed }
       } finally {
         await block.release()
       }

@@ -40,6 +40,8 @@ export interface PositionBlock {
    * another system in sync") would never ask for it. Chained block to block, as the blocks are.
    */
   time: number
+  /** Whether readers may have listed past the block (its writer stalled past the lease): asked once its documents are written, which must then move on. */
+  lapsed(): boolean
   release(): Promise<void>
 }
 
@@ -166,6 +168,7 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
       const first = end(before)
       // The block this one follows is the one read: times never go back from block to block.
       const blockTime = Math.max(time, before?.time ?? 0)
+      const sent = clock.monotonic()
       const taken = await blocks.insertOne({ _id: first, count, at: clock.wall(), open: true, time: blockTime }).then(
         () => true,
         (error: mongo.MongoServerError) => (error.code === 11000 ? false : Promise.reject(error)), // another replica took it: next one
@@ -180,17 +183,24 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
         continue
       }
       mark(first)
+      // Lapsed once a proof of life (its insert, a renewal: their send times) is acknowledged, or
+      // the write asks, more than 0.8 of the lease after the last one (room for clock error).
+      const lapseMs = leaseMs * 0.8
+      let [alive, lapsed] = [sent, clock.monotonic() - sent > lapseMs]
       // Only this writer updates its block, so the renewals need no atomic update. The release
       // waits for a renewal still on its way: on a server whose update reads the document and
       // writes it back whole (FerretDB), a renewal that read the block before the release wrote
       // `open: false` would write the block open again, holding every reader back for good.
       let renewing: Promise<unknown> = Promise.resolve()
       const renew = setInterval(() => {
-        renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: clock.wall() } }).catch(() => undefined)
+        const at = clock.monotonic()
+        const proof = () => void ((lapsed ||= clock.monotonic() - alive > lapseMs), (alive = Math.max(alive, at)))
+        renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: clock.wall() } }).then(proof, () => undefined)
       }, Math.floor(leaseMs / 3))
       return {
         first,
         time: blockTime,
+        lapsed: () => lapsed || clock.monotonic() - alive > lapseMs,
         async release() {
           clearInterval(renew)
           await renewing
@@ -230,6 +240,7 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
       ask.resolve({
         first: block.first + offset,
         time: block.time,
+        lapsed: () => block.lapsed(),
         async release() {
           if (released) return
           released = true

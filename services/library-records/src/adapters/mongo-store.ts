@@ -1,5 +1,6 @@
 import { type Connection, type Model, type QueryFilter, Schema, Types } from 'mongoose'
 import { type ListOptions, StoreConflict, type Tombstone } from '@lr/proto'
+import { log } from '@lr/platform/log'
 import { databaseNow } from '@lr/platform/mongo-clock'
 import { bulkUpdate } from '@lr/platform/mongo-bulk'
 import { createAtomicInsert } from '@lr/platform/mongo-insert'
@@ -145,11 +146,24 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     const block = await atomic.positions.allocate(1, set.updated_at as number)
     // No earlier than the change before it (change-times.ts); a delete's two times alike.
     const times = block.time === set.updated_at ? {} : { updated_at: block.time, ...(set.deleted_at !== undefined && { deleted_at: block.time }) }
+    let doc: LibraryDoc | null
     try {
-      return await Model.findOneAndUpdate(filter, { $set: { ...set, ...times, rev: block.first } }, { returnDocument: 'after' }).lean<LibraryDoc>()
+      doc = await Model.findOneAndUpdate(filter, { $set: { ...set, ...times, rev: block.first } }, { returnDocument: 'after' }).lean<LibraryDoc>()
     } finally {
       await block.release()
     }
+    return doc && block.lapsed() ? ((await moveOn(doc)) ?? doc) : doc
+  }
+  /**
+   * A document written in a block that lapsed (PositionBlock.lapsed: its writer stalled past the
+   * lease, so a reader may have listed past it) gets a new change position and time, ahead of
+   * every reader, unless a later write moved it on already. A client syncing by the largest
+   * `updated_at` it saw would otherwise never be given it.
+   */
+  function moveOn(doc: LibraryDoc): Promise<LibraryDoc | null> {
+    // Rare (a stall of seconds), and a sign of a paused process or a database slower than the lease.
+    log().warn({ collection: kind.collection, rev: doc.rev }, 'a write landed after its list position block lapsed (its writer stalled past the lease): moved to a new change position')
+    return write({ _id: doc._id, rev: doc.rev }, { updated_at: doc.updated_at, ...(doc.deleted_at != null && { deleted_at: doc.deleted_at }) })
   }
   /**
    * A change of one document, by the one writer of the version it changes (mongo-version-claims.ts).
@@ -188,8 +202,15 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
           ...(r as unknown as Record<string, unknown>), _id: new Types.ObjectId(), library, style: JSON.stringify(r.style), tags: r.tags ?? [], deleted_at: null,
           ...extraOf(r as unknown as Record<string, unknown>),
         }))
-        const time = await atomic.insert(docs as unknown as Omit<LibraryDoc, 'position'>[], receiptOf && ((time) => receiptOf(recordsAt(records, time))))
-        return recordsAt(records, time)
+        const { time, lapsed } = await atomic.insert(docs as unknown as Omit<LibraryDoc, 'position'>[], receiptOf && ((time) => receiptOf(recordsAt(records, time))))
+        if (!lapsed) return recordsAt(records, time)
+        const moved: R[] = []
+        for (const [i, { _id }] of docs.entries()) {
+          const stored = await Model.findById(_id, { rev: 1, updated_at: 1, deleted_at: 1 }).lean<LibraryDoc>()
+          const doc = stored && (await moveOn(stored))
+          moved.push(doc ? toRecord(doc) : recordsAt([records[i]!], time)[0]!)
+        }
+        return moved
       } catch (error) {
         throw isDuplicateKey(error) ? new StoreConflict(idField, (error as DuplicateKey).keyValue?.[idField]) : error
       }
