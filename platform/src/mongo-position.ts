@@ -188,14 +188,14 @@ export async function mongoPositions(conn: Connection, scope: string, options: P
       const lapseMs = leaseMs * 0.8
       let [alive, lapsed] = [sent, clock.monotonic() - sent > lapseMs]
       // Only this writer updates its block, so the renewals need no atomic update. The release
-      // waits for a renewal still on its way: on a server whose update reads the document and
-      // writes it back whole (FerretDB), a renewal that read the block before the release wrote
-      // `open: false` would write the block open again, holding every reader back for good.
+      // waits for every renewal still on its way (a stalled connection holds several): on a server
+      // whose update reads the document and writes it back whole (FerretDB), one that read the block
+      // before the release wrote `open: false` would write it open again, holding readers back.
       let renewing: Promise<unknown> = Promise.resolve()
       const renew = setInterval(() => {
         const at = clock.monotonic()
         const proof = () => void ((lapsed ||= clock.monotonic() - alive > lapseMs), (alive = Math.max(alive, at)))
-        renewing = blocks.updateOne({ _id: first, open: true }, { $set: { at: clock.wall() } }).then(proof, () => undefined)
+        renewing = Promise.all([renewing, blocks.updateOne({ _id: first, open: true }, { $set: { at: clock.wall() } }).then(proof, () => undefined)])
       }, Math.floor(leaseMs / 3))
       return {
         first,
