@@ -29,8 +29,17 @@ export interface ProcessGroup {
 export function spawnProcesses(env: Record<string, string | undefined>, names = Object.keys(ENTRY_POINTS) as ProcessName[], opts: { inherit?: boolean; envOf?: (name: ProcessName) => Record<string, string> } = {}): ProcessGroup {
   const running = new Map<ProcessName, Subprocess>()
   let log = ''
+  // Each line its process's name: a chunk may hold several lines, or end within one (a chunk
+  // prefixed as a whole left its second line unnamed, and a test reading by name missed it).
   const collect = async (name: string, stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) log += `[${name}] ${new TextDecoder().decode(chunk)}`
+    const decoder = new TextDecoder()
+    let partial = ''
+    for await (const chunk of stream) {
+      const lines = (partial + decoder.decode(chunk, { stream: true })).split('\n')
+      partial = lines.pop()!
+      for (const line of lines) log += `[${name}] ${line}\n`
+    }
+    if (partial) log += `[${name}] ${partial}\n`
   }
   const start = (name: ProcessName) => {
     const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS[name])], {

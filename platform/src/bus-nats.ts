@@ -92,8 +92,10 @@ export function wrapNatsConnection(nc: NatsConnection, options: NatsBusOptions =
         resumed.tell()
       }
       if (status.type !== Events.Disconnect) continue
+      // Once per outage: nats.js tells a disconnect again after every attempt that fails (a
+      // server that refuses the credentials: one every 250 ms).
+      if (connected) log().warn({ server: String(status.data) }, 'NATS connection lost: bus requests fail at once (503) until it is back; reconnecting')
       connected = false
-      log().warn({ server: String(status.data) }, 'NATS connection lost: bus requests fail at once (503) until it is back; reconnecting')
       requests.failAll(notConnected())
     }
   })()

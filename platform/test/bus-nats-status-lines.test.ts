@@ -43,4 +43,22 @@ else
         log.restore()
       }
     }, 30_000)
+
+    it('writes the lost line once per outage, not once per failed attempt (a server that refuses the credentials now)', async () => {
+      const server = await startNats({ auth: { user: 'lr', password } })
+      const refused = await createNatsBus(server.url, 'status-lines-refused')
+      const log = captureLog()
+      try {
+        await server.down()
+        server.setPassword('rotated-elsewhere')
+        await server.up()
+        // nats.js tells a disconnect after each refused attempt, and gives up after two in a row.
+        await waitUntil(() => refused.connection.isClosed(), 10_000, 'the client to give up')
+        expect(log.lines.filter((line) => line.msg.startsWith('NATS connection lost')).length).toBe(1)
+      } finally {
+        log.restore()
+        await refused.close().catch(() => undefined)
+        await server.stop()
+      }
+    }, 30_000)
   })
