@@ -9,8 +9,8 @@ installLogger(createLogger('gateway', 'warn'))
 describe('JSON bodies', () => {
   const { bus, requests } = scriptedBus({ [RECORDS_SUBJECTS.create]: ({ body }) => ({ created: [body] }) })
   const app = createGateway({ bus })
-  const post = (body: Uint8Array | string) =>
-    app.handle(new Request('http://localhost/v1/qrcodes', { method: 'POST', headers: { 'x-api-key': GOOD_KEY, 'content-type': 'application/json' }, body }))
+  const post = (body: Uint8Array | string, contentType = 'application/json') =>
+    app.handle(new Request('http://localhost/v1/qrcodes', { method: 'POST', headers: { 'x-api-key': GOOD_KEY, 'content-type': contentType }, body }))
 
   it('refuses bytes that are not UTF-8 with 400, and reads the next body whole (the decoder keeps nothing)', async () => {
     const broken = await post(new Uint8Array([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d])) // {"n":"<cut é>"}
@@ -18,5 +18,14 @@ describe('JSON bodies', () => {
     const sent = await post(new TextEncoder().encode('{"name":"café"}'))
     expect([sent.status, await sent.json()]).toEqual([201, { created: [{ name: 'café' }] }])
     expect(requests.filter((r) => r.subject === RECORDS_SUBJECTS.create).map((r) => r.payload.body)).toEqual([{ name: 'café' }])
+  })
+
+  it('refuses a body declared in another charset with 415 (JSON is UTF-8), and takes utf-8 however spelled', async () => {
+    const latin1 = await post(new Uint8Array([...new TextEncoder().encode('{"name":"caf'), 0xe9, ...new TextEncoder().encode('"}')]), 'application/json; charset=iso-8859-1')
+    expect([latin1.status, await latin1.json()]).toEqual([415, { error: 'request body must be UTF-8 JSON: charset=iso-8859-1 is not read' }])
+    const utf16 = await post(new Uint8Array(Buffer.from('{"name":"x"}', 'utf16le')), 'application/json;charset="UTF-16"')
+    expect([utf16.status, await utf16.json()]).toEqual([415, { error: 'request body must be UTF-8 JSON: charset=UTF-16 is not read' }])
+    for (const spelling of ['application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'application/json; charset=UTF8'])
+      expect((await post('{"name":"café"}', spelling)).status).toBe(201)
   })
 })

@@ -76,7 +76,7 @@ function unfitString(text: string): string | undefined {
 }
 
 /**
- * The only body parser: JSON under 1 MiB. Errors: 415 for another content type, 413 when too
+ * The only body parser: UTF-8 JSON under 1 MiB. Errors: 415 for another content type or charset, 413 when too
  * large, 400 when empty, malformed or unfit (unfitText). What the JSON must hold is the services'
  * to check.
  */
@@ -89,6 +89,12 @@ export const jsonBody = new Elysia({ name: 'json-body' }).onParse({ as: 'global'
   }
   if (!/^application\/json\s*(;|$)/i.test(contentType ?? ''))
     throw new AppError('unsupported_media_type', 'request body must be JSON: send Content-Type: application/json')
+  // JSON is UTF-8 (RFC 8259 §8.1). A body declared in another charset was read as UTF-8 and
+  // refused as malformed JSON (400), or kept as other text if its bytes happened to decode.
+  // Elysia's contentType stops before the parameters: the header says the charset.
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers.get('content-type')!)?.[1]
+  if (charset !== undefined && !/^utf-?8$/i.test(charset))
+    throw new AppError('unsupported_media_type', `request body must be UTF-8 JSON: charset=${charset.slice(0, 40)} is not read`)
   let body: unknown
   try {
     body = JSON.parse(utf8.decode(bytes))
