@@ -18,8 +18,20 @@ export interface ServiceContext {
   mongo?: Connection
 }
 
-/** Reads config once and exits with a message naming the bad setting. */
+/**
+ * What this process creates on disk is its user's alone (umask 077): DATA_DIR's stores hold
+ * account emails, webhook signing secrets and scans, and under the usual umask (022) every user
+ * of the machine could read them, as could a backup's copy. SQLite gives a store's -wal and -shm
+ * the store's own mode. A directory made beforehand keeps its mode; the files in it are 0600.
+ * Every entry calls this before it writes anything (loadConfigOrExit, the admin command line).
+ */
+export function keepFilesPrivate(): void {
+  process.umask(0o077)
+}
+
+/** Reads config once and exits with a message naming the bad setting; files private from here on. */
 export function loadConfigOrExit(env: Record<string, string | undefined>): Config {
+  keepFilesPrivate()
   try {
     return loadConfig(env)
   } catch (error) {

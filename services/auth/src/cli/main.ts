@@ -1,5 +1,6 @@
 import { loadConfig } from '@lr/proto'
 import { createLogger, installLogger } from '@lr/platform/log'
+import { keepFilesPrivate } from '@lr/platform/lifecycle'
 import { type AdminConnection, connectAdmin } from './connect'
 import { helpFor } from './help'
 import { runAdmin } from './run-admin'
@@ -11,6 +12,8 @@ import { runAdmin } from './run-admin'
 // first, in one {"notice"} line on stderr, so a DATA_DIR with a typo does not go unseen.
 // The auth service this may run in-process logs nothing here: its lines would mix with the JSON.
 installLogger(createLogger('admin', 'silent'))
+// The SQLite store it may create is private, as bun start's are (platform/src/lifecycle.ts).
+keepFilesPrivate()
 let connection: AdminConnection | undefined
 let code = 0
 try {
