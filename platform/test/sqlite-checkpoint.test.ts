@@ -2,7 +2,8 @@ import { afterEach, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { checkpointElsewhere, createCheckpointer, filesToCheckpoint, HANDED_OVER_AUTOCHECKPOINT_PAGES, openSqlite } from '@lr/platform/sqlite'
+import { Database } from 'bun:sqlite'
+import { checkpointElsewhere, createCheckpointer, filesToCheckpoint, HANDED_OVER_AUTOCHECKPOINT_PAGES, openSqlite, WAL_KEPT_BYTES } from '@lr/platform/sqlite'
 
 const dirs: string[] = []
 const undo: (() => void)[] = []
@@ -85,4 +86,34 @@ it('stops handing files over when undone', () => {
   const back = checkpointElsewhere()
   back()
   expectOwnCheckpoints('after-undo.sqlite')
+})
+
+it('gives back what a long WAL cycle took once SQLite starts the WAL over: the file keeps WAL_KEPT_BYTES at most', () => {
+  undo.push(checkpointElsewhere())
+  const path = join(freshDir(), 'long-cycle.sqlite')
+  const db = openSqlite(path)
+  const reader = new Database(path, { readonly: true })
+  const checkpointer = createCheckpointer()
+  try {
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)')
+    // A reader's snapshot keeps every later page in the WAL: no checkpoint gets past it.
+    reader.exec('BEGIN')
+    reader.query('SELECT count(*) FROM t').get()
+    const insert = db.prepare('INSERT INTO t (body) VALUES (?)')
+    const rows = Math.ceil((WAL_KEPT_BYTES * 1.5) / 4096)
+    db.transaction(() => {
+      for (let i = 0; i < rows; i++) insert.run('x'.repeat(3000))
+    })()
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(WAL_KEPT_BYTES * 1.4)
+    reader.exec('COMMIT')
+    checkpointer.checkpoint([path])
+    // The next write starts the WAL over, and the file is cut back to the limit.
+    insert.run('after')
+    expect(statSync(`${path}-wal`).size).toBeLessThanOrEqual(WAL_KEPT_BYTES)
+    expect(db.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: rows + 1 })
+  } finally {
+    checkpointer.close()
+    reader.close()
+    db.close()
+  }
 })
