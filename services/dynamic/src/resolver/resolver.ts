@@ -159,8 +159,11 @@ export function createResolver(deps: ResolverDeps): Resolver {
     // One line per 10 s while the lookups fail (each 503 is in lr_http_requests_total): every
     // scan of a code not in memory had written its own, a flood at the rate of the scans.
     failedLookupLine((repeated) => log().error({ code, ...(repeated > 0 ? { repeated } : {}), err }, 'resolver lookup failed'))
-    const status = expected && error.code === 'timeout' ? 504 : 503
-    return text(status, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
+    // 503 whether the dynamic service is away or hung (its lookup timed out; the log line's
+    // err.code tells them apart): to a visitor the resolver is the site itself, not a gateway, and
+    // 503 with Retry-After is the answer browsers, scanner apps and CDNs know as "try again
+    // shortly" (docs/decisions.md §5). A timeout had been a 504, which no doc promised.
+    return text(503, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
   }
 
   function answer(request: Request, server: AddressSource | undefined, url: { search: string }, code: string, target: Target): Response {
