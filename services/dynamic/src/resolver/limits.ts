@@ -42,6 +42,14 @@ export interface ScanCounts {
   /** Counts one scan when the code is under its cap: true; false when capped (nothing counted). */
   take(code: string, max: number): boolean
   capped(code: string, max: number): boolean
+  /**
+   * Lets a code's count go: its code left the resolver's cache (dropped for room), so no scan
+   * reads the count until a lookup brings the code, and its count, back. Without it a count
+   * stayed until the process stopped, one per capped code ever scanned.
+   */
+  drop(code: string): void
+  /** How many codes' counts this resolver holds (at most its cache's size, but for codes being looked up). */
+  readonly size: number
   clear(): void
 }
 
@@ -61,6 +69,10 @@ export function createScanCounts(): ScanCounts {
       return true
     },
     capped: (code: string, max: number) => (used.get(code) ?? 0) >= max,
+    drop: (code: string) => void used.delete(code),
+    get size() {
+      return used.size
+    },
     clear: () => used.clear(),
   }
 }

@@ -41,7 +41,7 @@ export interface ResolverDeps extends ScanSettings {
   shortBaseUrl?: string
   /** Clock in epoch milliseconds (scan time, cache age). */
   now?: () => number
-  cache?: Omit<CacheOptions, 'now'>
+  cache?: Omit<CacheOptions, 'now' | 'dropped'>
   /** Capped codes' counts; default one of its own (createScanCounts). Resolver threads share theirs. */
   counts?: ScanCounts
   /**
@@ -100,7 +100,10 @@ export function createResolver(deps: ResolverDeps): Resolver {
   // same one regex match as before, so a redirect pays nothing for it.
   const codePath = new RegExp(`^(?:${escapeRegExp(prefix)})?/([0-9A-Za-z]+)/?$`)
   const counts = deps.counts ?? createScanCounts()
-  const cache = createTargetCache((code) => feed.lookup(code).then(seeded), { ...deps.cache, now })
+  // A capped code's count goes with its cache entry (dropped for room: not scanned while the
+  // cache took in many others) and comes back with its next lookup, as after a restart; kept
+  // after that, the counts grew by one per capped code ever scanned until the process stopped.
+  const cache = createTargetCache((code) => feed.lookup(code).then(seeded), { ...deps.cache, now, dropped: (code) => counts.drop(code) })
   const unsubscribe = feed.follow(changed)
   // Change events may have been missed: every cached code is looked up again at its next scan,
   // not served stale until its background re-read. Capped codes' counts stay: they are counts of

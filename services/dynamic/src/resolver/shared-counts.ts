@@ -64,6 +64,15 @@ export function createSharedScanCounts() {
       const [array, i] = cell(slot)
       return Atomics.load(array, i) >= BigInt(max)
     },
+    // The thread lets go of the code's slot; the count stays in it (the main thread keeps the
+    // code's slot), so the next lookup's answer names the same slot and the count goes on exact.
+    drop(code) {
+      slots.delete(code)
+      own.drop(code)
+    },
+    get size() {
+      return slots.size + own.size
+    },
     clear() {
       slots.clear()
       own.clear()
