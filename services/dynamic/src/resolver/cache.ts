@@ -172,6 +172,9 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
       return held
     },
 
+    /** Whether the code is in memory or being loaded (what a count may be kept for). */
+    holds: (code: string): boolean => entries.has(code) || loading.has(code) || forgotten.has(code),
+
     get size() {
       return entries.size
     },

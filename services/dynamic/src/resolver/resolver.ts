@@ -63,6 +63,8 @@ export interface Resolver {
    * promise's turn (a bare server: 167k against 153k redirects/s through two async functions).
    */
   fetch(request: Request, server?: AddressSource): Response | Promise<Response>
+  /** Whether the code is cached or being looked up: its count (if capped) is still wanted. */
+  holds(code: string): boolean
   /** Stops following change events and forgets every cached code. */
   stop(): void
 }
@@ -76,7 +78,7 @@ const ANSWERS = {
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** What a resolver takes from config (also what a resolver thread is started with). */
-export type ResolverSettings = Pick<ResolverDeps, 'shortBaseUrl' | 'trustProxy' | 'visitorHashKey'>
+export type ResolverSettings = Pick<ResolverDeps, 'shortBaseUrl' | 'trustProxy' | 'visitorHashKey' | 'cache'>
 
 export const resolverSettingsOf = (config: Config): ResolverSettings => ({
   shortBaseUrl: config.SHORT_BASE_URL,
@@ -185,6 +187,7 @@ export function createResolver(deps: ResolverDeps): Resolver {
 
   return {
     fetch,
+    holds: cache.holds,
     stop() {
       unsubscribe()
       unresumed?.()
