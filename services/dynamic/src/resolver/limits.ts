@@ -50,6 +50,8 @@ export interface ScanCounts {
   drop(code: string): void
   /** How many codes' counts this resolver holds (at most its cache's size, but for codes being looked up). */
   readonly size: number
+  /** The codes whose counts it holds (deleting one while walking them is safe). */
+  codes(): IterableIterator<string>
   clear(): void
 }
 
@@ -70,6 +72,7 @@ export function createScanCounts(): ScanCounts {
     },
     capped: (code: string, max: number) => (used.get(code) ?? 0) >= max,
     drop: (code: string) => void used.delete(code),
+    codes: () => used.keys(),
     get size() {
       return used.size
     },

@@ -75,6 +75,8 @@ const ANSWERS = {
   404: () => text(404, 'Not found: no such short link.\n'),
   410: () => text(410, 'Gone: this short link was deleted.\n'),
 }
+/** Cache drops between two sweeps of the counts of codes the cache does not hold (droppedFromCache). */
+export const COUNTS_SWEEP_DROPS = 4096
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** What a resolver takes from config (also what a resolver thread is started with). */
@@ -105,7 +107,8 @@ export function createResolver(deps: ResolverDeps): Resolver {
   // A capped code's count goes with its cache entry (dropped for room: not scanned while the
   // cache took in many others) and comes back with its next lookup, as after a restart; kept
   // after that, the counts grew by one per capped code ever scanned until the process stopped.
-  const cache = createTargetCache((code) => feed.lookup(code).then(seeded), { ...deps.cache, now, dropped: (code) => counts.drop(code) })
+  const cache = createTargetCache((code) => feed.lookup(code).then(seeded), { ...deps.cache, now, dropped: droppedFromCache })
+  let drops = 0
   const unsubscribe = feed.follow(changed)
   // Change events may have been missed: every cached code is looked up again at its next scan,
   // not served stale until its background re-read. Capped codes' counts stay: they are counts of
@@ -124,6 +127,18 @@ export function createResolver(deps: ResolverDeps): Resolver {
     } catch (error) {
       log().error(errorFields(error), 'scan not published')
     }
+  }
+
+  /**
+   * A code the cache dropped for room takes its count along. Every COUNTS_SWEEP_DROPS drops (on a
+   * miss, amortised: never a redirect's cost) the counts of codes the cache does not hold go too:
+   * a lookup a change event superseded (a scan racing its code's capping) seeds a count that no
+   * cache entry takes, and so no drop would ever reach.
+   */
+  function droppedFromCache(code: string): void {
+    counts.drop(code)
+    if (++drops % COUNTS_SWEEP_DROPS !== 0) return
+    for (const counted of counts.codes()) if (!cache.holds(counted)) counts.drop(counted)
   }
 
   /** A capped code's lookup carries its counted scans: our count starts there (never goes down). */

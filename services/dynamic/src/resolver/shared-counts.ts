@@ -143,6 +143,10 @@ export function createSharedScanCounts() {
     get size() {
       return slots.size + own.size
     },
+    *codes() {
+      yield* slots.keys()
+      yield* own.codes()
+    },
     clear() {
       slots.clear()
       own.clear()
