@@ -19,7 +19,11 @@ export function targetOf(entry: ResolveReply): Target {
 }
 
 export interface CacheOptions {
-  /** Codes kept in memory; the oldest-filled is dropped beyond it. Default 100 000. */
+  /**
+   * Codes kept in memory. Beyond it one is dropped by second chance (CLOCK): the oldest filled,
+   * unless it was answered from memory since it was filled or last spared (then it goes to the
+   * back, spared once). Default 100 000.
+   */
   maxEntries?: number
   /**
    * Age after which a known answer is re-read in the background (still served meanwhile). Not
@@ -31,16 +35,30 @@ export interface CacheOptions {
   refreshMs?: number
   /** Clock in milliseconds. */
   now?: () => number
+  /**
+   * Called with each code dropped to make room (never one dropped by `forget`, `forgetAll` or
+   * `clear`): what the resolver keeps beside a code (a capped code's count) can go with it.
+   */
+  dropped?: (code: string) => void
 }
 
-type Entry = { target: Target; at: number }
+/** `used`: answered from memory since it was filled or last spared (the CLOCK bit). */
+type Entry = { target: Target; at: number; used: boolean }
+
+/**
+ * At most this many used codes are spared to make room for one: past it the oldest goes,
+ * used or not. A sweep over every code (all used since the last) would hold the thread for
+ * milliseconds (100 000 map moves); this bounds one miss's work and still keeps hot codes,
+ * which are a small part of a cache that has to drop codes at all.
+ */
+const MAX_SPARED = 64
 
 /**
  * Code -> Target, in memory. A miss is loaded once however many scans wait for it; `apply`
  * (a change event) replaces a known answer at once and wins over a load still under way.
  */
 export function createTargetCache(load: (code: string) => Promise<ResolveReply>, options: CacheOptions = {}) {
-  const { maxEntries = 100_000, refreshMs = 60_000, now = Date.now } = options
+  const { maxEntries = 100_000, refreshMs = 60_000, now = Date.now, dropped } = options
   const entries = new Map<string, Entry>()
   const loading = new Map<string, Promise<Target>>()
   /** The answers forgetAll took, and those too old to serve unread: each served only while its code's next load fails. */
@@ -49,10 +67,31 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
   function remember(code: string, target: Target, at = now()): void {
     entries.delete(code)
     forgotten.delete(code)
-    entries.set(code, { target, at })
-    if (entries.size + forgotten.size <= maxEntries) return
-    const oldest = forgotten.size > 0 ? forgotten : entries
-    oldest.delete(oldest.keys().next().value!)
+    // Room is made before the code goes in: made after, a sweep that spared every other code
+    // would reach the new one first and drop it unused.
+    if (entries.size + forgotten.size >= maxEntries) makeRoom()
+    entries.set(code, { target, at, used: false })
+  }
+
+  /**
+   * Drops one code: a forgotten answer first (kept only for an outage), else by second chance.
+   * Use-based where a first-fill order dropped a code scanned every second as soon as enough
+   * other codes had been looked up (a scan of random codes fills the cache with 404s). Its cost
+   * is here, on a miss: a hit only sets `used`.
+   */
+  function makeRoom(): void {
+    if (forgotten.size > 0) {
+      const code = forgotten.keys().next().value!
+      forgotten.delete(code)
+      return dropped?.(code)
+    }
+    for (let spared = 0; entries.size > 0; spared++) {
+      const [code, entry] = entries.entries().next().value!
+      entries.delete(code)
+      if (!entry.used || spared === MAX_SPARED) return dropped?.(code)
+      entry.used = false
+      entries.set(code, entry)
+    }
   }
 
   function fill(code: string): Promise<Target> {
@@ -88,6 +127,8 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
     lookup(code: string): Target | Promise<Target> {
       const known = entries.get(code)
       if (!known) return fill(code)
+      // The CLOCK bit: the only cost of use-based eviction on a hit, one store to the entry just read.
+      known.used = true
       const age = now() - known.at
       if (age <= refreshMs) return known.target
       if (age <= 2 * refreshMs) {
@@ -130,6 +171,9 @@ export function createTargetCache(load: (code: string) => Promise<ResolveReply>,
       loading.clear()
       return held
     },
+
+    /** Whether the code is in memory or being loaded (what a count may be kept for). */
+    holds: (code: string): boolean => entries.has(code) || loading.has(code) || forgotten.has(code),
 
     get size() {
       return entries.size

@@ -42,6 +42,16 @@ export interface ScanCounts {
   /** Counts one scan when the code is under its cap: true; false when capped (nothing counted). */
   take(code: string, max: number): boolean
   capped(code: string, max: number): boolean
+  /**
+   * Lets a code's count go: its code left the resolver's cache (dropped for room), so no scan
+   * reads the count until a lookup brings the code, and its count, back. Without it a count
+   * stayed until the process stopped, one per capped code ever scanned.
+   */
+  drop(code: string): void
+  /** How many codes' counts this resolver holds (at most its cache's size, but for codes being looked up). */
+  readonly size: number
+  /** The codes whose counts it holds (deleting one while walking them is safe). */
+  codes(): IterableIterator<string>
   clear(): void
 }
 
@@ -61,6 +71,11 @@ export function createScanCounts(): ScanCounts {
       return true
     },
     capped: (code: string, max: number) => (used.get(code) ?? 0) >= max,
+    drop: (code: string) => void used.delete(code),
+    codes: () => used.keys(),
+    get size() {
+      return used.size
+    },
     clear: () => used.clear(),
   }
 }

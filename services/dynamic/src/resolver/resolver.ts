@@ -41,7 +41,7 @@ export interface ResolverDeps extends ScanSettings {
   shortBaseUrl?: string
   /** Clock in epoch milliseconds (scan time, cache age). */
   now?: () => number
-  cache?: Omit<CacheOptions, 'now'>
+  cache?: Omit<CacheOptions, 'now' | 'dropped'>
   /** Capped codes' counts; default one of its own (createScanCounts). Resolver threads share theirs. */
   counts?: ScanCounts
   /**
@@ -63,6 +63,8 @@ export interface Resolver {
    * promise's turn (a bare server: 167k against 153k redirects/s through two async functions).
    */
   fetch(request: Request, server?: AddressSource): Response | Promise<Response>
+  /** Whether the code is cached or being looked up: its count (if capped) is still wanted. */
+  holds(code: string): boolean
   /** Stops following change events and forgets every cached code. */
   stop(): void
 }
@@ -73,10 +75,12 @@ const ANSWERS = {
   404: () => text(404, 'Not found: no such short link.\n'),
   410: () => text(410, 'Gone: this short link was deleted.\n'),
 }
+/** Cache drops between two sweeps of the counts of codes the cache does not hold (droppedFromCache). */
+export const COUNTS_SWEEP_DROPS = 4096
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** What a resolver takes from config (also what a resolver thread is started with). */
-export type ResolverSettings = Pick<ResolverDeps, 'shortBaseUrl' | 'trustProxy' | 'visitorHashKey'>
+export type ResolverSettings = Pick<ResolverDeps, 'shortBaseUrl' | 'trustProxy' | 'visitorHashKey' | 'cache'>
 
 export const resolverSettingsOf = (config: Config): ResolverSettings => ({
   shortBaseUrl: config.SHORT_BASE_URL,
@@ -100,7 +104,11 @@ export function createResolver(deps: ResolverDeps): Resolver {
   // same one regex match as before, so a redirect pays nothing for it.
   const codePath = new RegExp(`^(?:${escapeRegExp(prefix)})?/([0-9A-Za-z]+)/?$`)
   const counts = deps.counts ?? createScanCounts()
-  const cache = createTargetCache((code) => feed.lookup(code).then(seeded), { ...deps.cache, now })
+  // A capped code's count goes with its cache entry (dropped for room: not scanned while the
+  // cache took in many others) and comes back with its next lookup, as after a restart; kept
+  // after that, the counts grew by one per capped code ever scanned until the process stopped.
+  const cache = createTargetCache((code) => feed.lookup(code).then(seeded), { ...deps.cache, now, dropped: droppedFromCache })
+  let drops = 0
   const unsubscribe = feed.follow(changed)
   // Change events may have been missed: every cached code is looked up again at its next scan,
   // not served stale until its background re-read. Capped codes' counts stay: they are counts of
@@ -119,6 +127,18 @@ export function createResolver(deps: ResolverDeps): Resolver {
     } catch (error) {
       log().error(errorFields(error), 'scan not published')
     }
+  }
+
+  /**
+   * A code the cache dropped for room takes its count along. Every COUNTS_SWEEP_DROPS drops (on a
+   * miss, amortised: never a redirect's cost) the counts of codes the cache does not hold go too:
+   * a lookup a change event superseded (a scan racing its code's capping) seeds a count that no
+   * cache entry takes, and so no drop would ever reach.
+   */
+  function droppedFromCache(code: string): void {
+    counts.drop(code)
+    if (++drops % COUNTS_SWEEP_DROPS !== 0) return
+    for (const counted of counts.codes()) if (!cache.holds(counted)) counts.drop(counted)
   }
 
   /** A capped code's lookup carries its counted scans: our count starts there (never goes down). */
@@ -159,8 +179,11 @@ export function createResolver(deps: ResolverDeps): Resolver {
     // One line per 10 s while the lookups fail (each 503 is in lr_http_requests_total): every
     // scan of a code not in memory had written its own, a flood at the rate of the scans.
     failedLookupLine((repeated) => log().error({ code, ...(repeated > 0 ? { repeated } : {}), err }, 'resolver lookup failed'))
-    const status = expected && error.code === 'timeout' ? 504 : 503
-    return text(status, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
+    // 503 whether the dynamic service is away or hung (its lookup timed out; the log line's
+    // err.code tells them apart): to a visitor the resolver is the site itself, not a gateway, and
+    // 503 with Retry-After is the answer browsers, scanner apps and CDNs know as "try again
+    // shortly" (docs/decisions.md §5). A timeout had been a 504, which no doc promised.
+    return text(503, 'Temporarily unavailable, please retry.\n', { 'retry-after': '1' })
   }
 
   function answer(request: Request, server: AddressSource | undefined, url: { search: string }, code: string, target: Target): Response {
@@ -179,6 +202,7 @@ export function createResolver(deps: ResolverDeps): Resolver {
 
   return {
     fetch,
+    holds: cache.holds,
     stop() {
       unsubscribe()
       unresumed?.()

@@ -20,6 +20,8 @@ export type ToThread =
   | { t: 'tallies'; id: number }
   /** Change events may have been missed (the bus reconnected): forget every cached code; answered `forgot` with its id. */
   | { t: 'forget'; id: number }
+  /** Which capped codes' count slots the thread holds (a sweep of the slots); answered `held` with its id. */
+  | { t: 'held'; id: number }
   | { t: 'metrics'; id: number; text: string; contentType: string }
   | { t: 'stop' }
 
@@ -36,6 +38,7 @@ export type FromThread =
   | { t: 'tallies'; id: number; snapshot: TallySnapshot; heapUsed: number }
   /** How many cached codes the thread forgot for `forget` `id`. */
   | { t: 'forgot'; id: number; codes: number }
+  | { t: 'held'; id: number; codes: string[] }
   /** The change events of `changed` `id` are in this thread's cache: its next request sees them. */
   | { t: 'applied'; id: number }
   | { t: 'metrics'; id: number }

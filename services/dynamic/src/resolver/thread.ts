@@ -79,6 +79,17 @@ function publishScan(event: ScanEvent): void {
 }
 
 let stop: (() => Promise<void>) | undefined
+let serving: ReturnType<typeof createResolver> | undefined
+
+/**
+ * The capped codes whose count slot this thread holds, for a sweep of the slots (./threads.ts).
+ * A slot known for a code the cache does not hold is let go first: a lookup a change event
+ * superseded (a scan racing its code's capping) seeds a count that no cache entry takes.
+ */
+function heldCodes(): string[] {
+  for (const code of shared.heldCodes()) if (!serving?.holds(code)) shared.counts.drop(code)
+  return shared.heldCodes()
+}
 
 /**
  * A start that throws (the resolver's: its GeoIP files unreadable; the listener's: its port taken)
@@ -99,6 +110,7 @@ function start(message: Extract<ToThread, { t: 'start' }>): void {
     return post({ t: 'failed', error: { type, code, message } })
   }
   const running = resolver
+  serving = resolver
   stop = async () => {
     await server.stop()
     running.stop()
@@ -126,6 +138,8 @@ self.onmessage = ({ data: message }: MessageEvent<ToThread>) => {
       return
     case 'tallies':
       return post({ t: 'tallies', id: message.id, snapshot: takeTallies(), heapUsed: process.memoryUsage().heapUsed })
+    case 'held':
+      return post({ t: 'held', id: message.id, codes: heldCodes() })
     case 'forget':
       return void Promise.all([...forgetters].map((forget) => forget())).then((counts) => post({ t: 'forgot', id: message.id, codes: counts.reduce((sum, n) => sum + n, 0) }))
     case 'metrics':

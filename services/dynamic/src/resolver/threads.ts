@@ -28,10 +28,16 @@ export interface ResolverThreadsOptions {
   answerMetrics: boolean
   /** A thread died while serving: the process cannot answer its share of the connections. */
   failed: (error: Error) => void
+  /** Count slots given to new codes between two sweeps of the slots no thread holds; default SLOTS_PER_BLOCK. */
+  slotSweepEvery?: number
 }
 
 export interface ResolverThreads {
   readonly port: number
+  /** Capped codes holding a count slot (the threads' caches bound it, but for one sweep's worth). */
+  readonly countSlots: number
+  /** Sweeps the count slots now, after the one under way if any (tests). */
+  sweepCountSlots(): Promise<void>
   /** Stops listening (answering the requests under way), hands on every scan, ends the threads. */
   stop(): Promise<void>
 }
@@ -69,9 +75,27 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
   /** A thread's name in lr_thread_heap_used_bytes. */
   const nameOf = (worker: Worker) => `resolver-${threads.indexOf(worker) + 1}`
   // Capped codes count in memory all threads share: the process stays exact at the cap.
-  const countSlots = createCountSlots((block) => {
-    for (const worker of threads) worker.postMessage({ t: 'block', block } satisfies ToThread)
-  })
+  const countSlots = createCountSlots(
+    (block) => {
+      for (const worker of threads) worker.postMessage({ t: 'block', block } satisfies ToThread)
+    },
+    { sweep: () => void sweepSlots(), sweepEvery: options.slotSweepEvery },
+  )
+  let sweeping: Promise<void> | undefined
+  /**
+   * Frees the count slots of codes no thread caches any more (amortised: every sweepEvery new
+   * slots, on the lookup path, never a redirect's); one at a time. A thread that does not answer
+   * in time frees nothing this round: a slot it may still count in must not go to another code.
+   */
+  function sweepSlots(): Promise<void> {
+    if (stopping) return Promise.resolve()
+    return (sweeping ??= (async () => {
+      countSlots.sweepStarted()
+      const answers = await Promise.all(liveThreads().map((worker) => ask<'held'>(worker, (id) => ({ t: 'held', id }))))
+      countSlots.sweepEnded(answers.every(Boolean) ? new Set(answers.flatMap((answer) => answer!.codes)) : undefined)
+      sweeping = undefined
+    })())
+  }
 
   function serve(worker: Worker, message: FromThread): void {
     const post = (reply: ToThread) => worker.postMessage(reply)
@@ -95,6 +119,7 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
         return waiting ? waiting(message) : addTallies(message.snapshot)
       }
       case 'forgot':
+      case 'held':
         return owed.get(message.id)?.(message)
       case 'applied': {
         const waiting = applying.get(message.id)
@@ -219,7 +244,14 @@ export async function startResolverThreads(options: ResolverThreadsOptions): Pro
     const port = await startOne(options.port, 0)
     for (let i = 1; i < options.threads; i++) await startOne(port, i)
     log().debug({ threads: options.threads, port }, 'resolver threads listening')
-    return { port, stop }
+    return {
+      port,
+      get countSlots() {
+        return countSlots.size
+      },
+      sweepCountSlots: () => sweepSlots().then(sweepSlots),
+      stop,
+    }
   } catch (error) {
     await stop().catch((stopError) => log().error(errorFields(stopError), 'resolver threads did not stop'))
     throw error

@@ -69,13 +69,30 @@ describe('target cache', () => {
     expect(cache.lookup('Code0001')).toEqual({ status: 302, destination: destinationOf('https://example.com/Code0001') })
   })
 
-  it('keeps at most maxEntries codes, dropping the oldest filled', async () => {
+  it('keeps at most maxEntries codes, dropping the oldest filled when none was scanned again', async () => {
     const l = loader()
     const cache = createTargetCache(l.load, { maxEntries: 2 })
     for (const code of ['Code0001', 'Code0002', 'Code0003']) await cache.lookup(code)
     expect(cache.size).toBe(2)
     await cache.lookup('Code0001')
     expect(l.calls).toEqual(['Code0001', 'Code0002', 'Code0003', 'Code0001'])
+  })
+
+  it('keeps a code scanned between fills while codes never scanned again are dropped (second chance)', async () => {
+    const l = loader()
+    const gone: string[] = []
+    const cache = createTargetCache(l.load, { maxEntries: 3, dropped: (code) => gone.push(code) })
+    await cache.lookup('HotCode1')
+    const cold = Array.from({ length: 10 }, (_, i) => `ColdCod${i}`)
+    for (const code of cold) {
+      expect(cache.lookup('HotCode1')).toEqual({ status: 404 })
+      await cache.lookup(code)
+    }
+    // First-fill order had dropped the hot code at the third fill and loaded it again every third scan.
+    expect(l.calls.filter((code) => code === 'HotCode1')).toHaveLength(1)
+    expect([cache.size, gone]).toEqual([3, cold.slice(0, 8)])
+    await cache.lookup('ColdCod0')
+    expect(l.calls.filter((code) => code === 'ColdCod0')).toHaveLength(2)
   })
 
   it('serves an old answer from memory while re-reading it in the background', async () => {

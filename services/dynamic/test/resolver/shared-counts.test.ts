@@ -13,7 +13,9 @@ function twoThreads() {
     a.counts.seed(code, scans)
     b.counts.seed(code, scans)
   }
-  return { a: a.counts, b: b.counts, slots, lookedUp }
+  /** What the two threads answer a sweep. */
+  const held = () => [...a.heldCodes(), ...b.heldCodes()]
+  return { a: a.counts, b: b.counts, slots, lookedUp, held }
 }
 
 describe('shared scan counts', () => {
@@ -46,6 +48,22 @@ describe('shared scan counts', () => {
     expect(a.capped('code4', 2)).toBe(false)
     expect(b.take('code4', 2)).toBe(true)
     expect(a.capped('code4', 2)).toBe(true)
+  })
+
+  it('free by a sweep the slots no thread holds, keep those handed out while it asked, and give a freed one on at zero', () => {
+    const { a, b, slots, lookedUp, held } = twoThreads()
+    for (const code of ['kept', 'gone', 'late']) lookedUp(code, 1)
+    // Both threads' caches dropped `gone`; `late` is looked up again while they are being asked.
+    for (const counts of [a, b]) counts.drop('gone')
+    slots.sweepStarted()
+    lookedUp('late', 1)
+    expect(slots.sweepEnded(new Set(held().filter((code) => code !== 'late')))).toBe(1)
+    expect(slots.size).toBe(2)
+    // A thread that did not answer: nothing is freed.
+    slots.sweepStarted()
+    expect(slots.sweepEnded(undefined)).toBe(0)
+    lookedUp('new', 0)
+    expect([slots.slotOf('new'), a.take('new', 1), b.take('new', 1)]).toEqual([1, true, false])
   })
 
   it('count a code without a slot in the thread alone, and forget slots on clear', () => {

@@ -37,7 +37,8 @@ export async function closeAll(): Promise<void> {
 }
 const running: Running[] = []
 
-export async function start(options: { threads?: number; analyticsCount?: number } = {}): Promise<Running> {
+/** `cacheEntries`: each thread's cache size; `slotSweepEvery`: ResolverThreadsOptions'. */
+export async function start(options: { threads?: number; analyticsCount?: number; cacheEntries?: number; slotSweepEvery?: number } = {}): Promise<Running> {
   const bus = createLocalBus()
   const resume = resumable(bus)
   const events = { missed: false }
@@ -55,8 +56,9 @@ export async function start(options: { threads?: number; analyticsCount?: number
       batches.push(batch)
       scans.push(...(JSON.parse(batch.events) as ScanEvent[]))
     },
-    settings: { trustProxy: 0, visitorHashKey: KEY },
+    settings: { trustProxy: 0, visitorHashKey: KEY, ...(options.cacheEntries !== undefined && { cache: { maxEntries: options.cacheEntries } }) },
     answerMetrics: true,
+    slotSweepEvery: options.slotSweepEvery,
     failed: (error) => void failures.push(error),
   })
   const get = (code: string, init: RequestInit = {}) =>

@@ -129,6 +129,26 @@ describe('resolver threads', () => {
     expect(r.scans.filter((s) => s.outcome === 'fallback')).toHaveLength(55)
   })
 
+  it('free the count slots of capped codes no thread caches any more, and give them to new codes at zero', async () => {
+    const r = await start({ cacheEntries: 2, slotSweepEvery: 4 })
+    const where = async (code: string) => (await r.get(code)).headers.get('location')
+    // Every code reaches its cap of 1: a slot given on at its count would send a new code to its fallback.
+    const first: string[] = []
+    for (let i = 0; i < 16; i++) first.push(await created(r, { max_scans: 1, fallback_url: FALLBACK }))
+    for (const code of first) expect([await where(code), await where(code)]).toEqual([DESTINATION, FALLBACK])
+    // Held after a sweep: what two threads of two codes each cache. Before, a slot per capped
+    // code ever looked up: 16 here, 32 after the next ones.
+    await r.threads.sweepCountSlots()
+    expect(r.threads.countSlots).toBeLessThanOrEqual(4)
+    const next: (string | null)[] = []
+    for (let i = 0; i < 16; i++) next.push(await where(await created(r, { max_scans: 1, fallback_url: FALLBACK })))
+    expect(next).toEqual(Array(16).fill(DESTINATION))
+    // Swept as new codes come (every 4 here): never near one slot per code.
+    expect(r.threads.countSlots).toBeLessThan(16)
+    await r.threads.sweepCountSlots()
+    expect(r.threads.countSlots).toBeLessThanOrEqual(4)
+  })
+
   it('count every thread\'s answers in the metrics this thread is scraped for, also on the short-link port', async () => {
     const r = await start()
     const code = await created(r)
