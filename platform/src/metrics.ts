@@ -83,13 +83,13 @@ export function watchRateLimiter(degraded: () => boolean): void {
 }
 export const busRequestDuration = new TallyHistogram(
   'lr_bus_request_duration_seconds',
-  'Bus request-reply round trips as the caller sees them, by subject and outcome (ok, error, timeout, unavailable)',
+  'Bus request-reply round trips as the caller sees them, by subject and outcome (ok; refused: a 4xx answer, the client\'s to act on; error; timeout; unavailable)',
   ['subject', 'outcome'],
   LATENCY_BUCKETS,
 )
 export const busHandlerDuration = new TallyHistogram(
   'lr_bus_handler_duration_seconds',
-  'Time a service spent answering a bus request, by subject and outcome (ok, error)',
+  'Time a service spent answering a bus request, by subject and outcome (ok; refused: a 4xx answer; error: any other failure)',
   ['subject', 'outcome'],
   LATENCY_BUCKETS,
 )
@@ -163,7 +163,7 @@ export const consumerAckPending = new Gauge({
 })
 export const storeDuration = new TallyHistogram(
   'lr_store_operation_duration_seconds',
-  'Store operations, by store, operation (port method) and outcome (ok, error)',
+  'Store operations, by store, operation (port method) and outcome (ok; refused: a unique key refused the write, or a 4xx answer; error)',
   ['store', 'operation', 'outcome'],
   LATENCY_BUCKETS,
 )
