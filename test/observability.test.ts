@@ -126,6 +126,14 @@ else {
       expect(sample(metrics, 'process_resident_memory_bytes')).toBeGreaterThan(0)
     })
 
+    it('counts a 404 over NATS as refused in the gateway\'s bus metrics, not as error (test/metrics-outcomes.test.ts)', async () => {
+      await Bun.sleep(1100)
+      expect((await call(stack, 'GET', '/v1/qrcodes/qr_nosuchrecord', { key: member.key })).status).toBe(404)
+      const metrics = await (await stack.request('/metrics')).text()
+      const count = (outcome: string) => sample(metrics, `lr_bus_request_duration_seconds_count{subject="records.v1.get",outcome="${outcome}"}`)
+      expect([count('refused'), count('error')]).toEqual([1, undefined])
+    })
+
     it('answers a list that did not change from the page the gateway kept, and the new page after a write', async () => {
       await Bun.sleep(1100)
       // A fresh key: this one's burst is 3 requests, and a token comes back each second.

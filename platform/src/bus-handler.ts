@@ -1,6 +1,7 @@
 import { AppError, type Handler, type Reply, toAppError } from '@lr/proto'
 import { errorFields, log } from './log'
 import { busHandlerDuration, busRequestDuration, secondsSince } from './metrics'
+import { failedOutcome } from './outcome'
 import { asHandlerOf } from './request-context'
 import { countedInShutdown } from './shutdown-failures'
 
@@ -16,12 +17,14 @@ export function runHandler(handler: Handler, payload: unknown, subject: string, 
   return asHandlerOf(requestId, deadline, async () => {
     const started = performance.now()
     let reply: Reply<unknown>
+    let outcome = 'ok'
     try {
       reply = { ok: true, data: await handler(payload) }
     } catch (error) {
-      reply = { ok: false, error: replyError(error, subject).toWire() }
+      const answer = replyError(error, subject)
+      outcome = failedOutcome(answer)
+      reply = { ok: false, error: answer.toWire() }
     }
-    const outcome = reply.ok ? 'ok' : 'error'
     const seconds = secondsSince(started)
     busHandlerDuration.observe({ subject, outcome }, seconds)
     log().debug({ subject, outcome, duration_ms: Math.round(seconds * 1e4) / 10 }, 'bus request handled')
@@ -72,7 +75,10 @@ export function replyWithin(encoded: string, max: number, subject: string): stri
   return JSON.stringify({ ok: false, error: { code: 'internal', message: `the reply is too large for the message bus (${bytes} bytes; at most ${max})` } })
 }
 
-/** Runs one request-reply round trip, recording its duration and outcome as the caller saw them. */
+/**
+ * Runs one request-reply round trip, recording its duration and outcome as the caller saw them:
+ * ok, refused (a 4xx answer), error, or the bus's own timeout or unavailable (failedOutcome).
+ */
 export async function observeRound<R>(subject: string, run: () => Promise<R>): Promise<R> {
   const started = performance.now()
   const observe = (outcome: string) => busRequestDuration.observe({ subject, outcome }, secondsSince(started))
@@ -81,7 +87,7 @@ export async function observeRound<R>(subject: string, run: () => Promise<R>): P
     observe('ok')
     return result
   } catch (error) {
-    observe(error instanceof AppError && (error.code === 'timeout' || error.code === 'unavailable') ? error.code : 'error')
+    observe(error instanceof AppError && (error.code === 'timeout' || error.code === 'unavailable') ? error.code : failedOutcome(error))
     throw error
   }
 }

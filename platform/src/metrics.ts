@@ -1,4 +1,4 @@
-import { Counter, Gauge, register } from 'prom-client'
+import { Counter, Gauge, type Metric, register } from 'prom-client'
 import { LATENCY_BUCKETS } from './http-tallies'
 import { scrapeTalliesWith, TallyCounter, TallyHistogram } from './tally'
 
@@ -81,21 +81,37 @@ export function watchRateLimiter(degraded: () => boolean): void {
   if (!register.getSingleMetric('lr_rate_limiter_degraded')) register.registerMetric(rateLimiterDegraded)
   limiterDegraded = degraded
 }
+/**
+ * Series that mean something only in some processes (the resolver's scans, webhooks' deliveries,
+ * a settled publish's answers) are made with `registers: []` and put in this process's registry
+ * by the code they belong to, when it starts: no other process lists them at 0 (auth had listed
+ * lr_scans_buffered 0 and lr_webhook_deliveries_given_up_total 0). In one process (`bun start`)
+ * each part registers its own into the one registry; a second call is a no-op.
+ */
+export function reportMetrics(...metrics: (Metric | TallyCounter<string>)[]): void {
+  for (const metric of metrics) {
+    // prom-client's metrics have their name at run time, though its types do not say so.
+    const { name } = metric as unknown as { name: string }
+    if (!register.getSingleMetric(name)) register.registerMetric(metric as Metric)
+  }
+}
 export const busRequestDuration = new TallyHistogram(
   'lr_bus_request_duration_seconds',
-  'Bus request-reply round trips as the caller sees them, by subject and outcome (ok, error, timeout, unavailable)',
+  'Bus request-reply round trips as the caller sees them, by subject and outcome (ok; refused: a 4xx answer, the client\'s to act on; error; timeout; unavailable)',
   ['subject', 'outcome'],
   LATENCY_BUCKETS,
 )
 export const busHandlerDuration = new TallyHistogram(
   'lr_bus_handler_duration_seconds',
-  'Time a service spent answering a bus request, by subject and outcome (ok, error)',
+  'Time a service spent answering a bus request, by subject and outcome (ok; refused: a 4xx answer; error: any other failure)',
   ['subject', 'outcome'],
   LATENCY_BUCKETS,
 )
+/** Registered by a NATS bus's first settled publish (nats-settlers.ts): dynamic's, over NATS. */
 export const eventsUnsettled = new Counter({
   name: 'lr_bus_events_unsettled_total',
   help: 'Over NATS, answers a settled publish (a dynamic code\'s change) did not get in time from a subscriber that settles its subject (a resolver replica)',
+  registers: [],
 })
 // A tally: an overloaded service may shed thousands a second.
 export const busRequestsExpired = new TallyCounter(
@@ -103,8 +119,10 @@ export const busRequestsExpired = new TallyCounter(
   'Bus requests a service did not run because their deadline had passed when it got to them (NATS), by subject',
   ['subject'],
 )
-// A tally as well: counted on the resolver's hot path.
-export const scansPublished = new TallyCounter('lr_scans_published_total', 'Scans the resolver handed to the scan stream (acknowledged by it)', [])
+// A tally as well: counted on the resolver's hot path. This and the three below are the
+// resolver's (and bun start's): registered by its scan publisher (scan-stream-publisher.ts,
+// scan-publisher.ts) and spool (scan-spool-guard.ts).
+export const scansPublished = new TallyCounter('lr_scans_published_total', 'Scans the resolver handed to the scan stream (acknowledged by it)', [], false)
 const published = scansPublished.labels({})
 /** One more scan handed on (acknowledged by JetStream, or published on the in-process bus). */
 export const countScanPublished = (scans = 1) => published.inc(scans)
@@ -117,6 +135,7 @@ export function trackBufferedScans(pending: () => number): () => void {
 export const scansBuffered = new Gauge({
   name: 'lr_scans_buffered',
   help: 'Scans the resolver holds that the stream has not acknowledged yet',
+  registers: [],
   collect() {
     let sum = 0
     for (const pending of bufferedSources) sum += pending()
@@ -134,8 +153,8 @@ export const scansIngested = new Counter({
   help: 'Scan events analytics took in, by outcome (counted: stored for the first time; repeated: stored already; bot, malformed: dropped)',
   labelNames: ['outcome'] as const,
 })
-export const scansDropped = new Counter({ name: 'lr_scans_dropped_total', help: 'Scans the resolver had to drop because its buffer was full' })
-export const scansLost = new Counter({ name: 'lr_scans_lost_total', help: 'Scans the resolver lost because its spool on disk failed (a write refused: a full disk, a directory it may not write)' })
+export const scansDropped = new Counter({ name: 'lr_scans_dropped_total', help: 'Scans the resolver had to drop because its buffer was full', registers: [] })
+export const scansLost = new Counter({ name: 'lr_scans_lost_total', help: 'Scans the resolver lost because its spool on disk failed (a write refused: a full disk, a directory it may not write)', registers: [] })
 export const recordEventsLost = new Counter({
   name: 'lr_record_events_lost_total',
   help: 'Record events of stored writes that records or dynamic held while JetStream was away and lost, by cause (spool_full: past SCAN_SPOOL_MAX_MB; held_max: past the batches held in memory; unreadable: in a spool file that could not be read back)',
@@ -163,23 +182,27 @@ export const consumerAckPending = new Gauge({
 })
 export const storeDuration = new TallyHistogram(
   'lr_store_operation_duration_seconds',
-  'Store operations, by store, operation (port method) and outcome (ok, error)',
+  'Store operations, by store, operation (port method) and outcome (ok; refused: a unique key refused the write, or a 4xx answer; error)',
   ['store', 'operation', 'outcome'],
   LATENCY_BUCKETS,
 )
 
+// The webhooks worker's: registered by createDeliveryWorker.
 export const webhookAttempts = new Counter({
   name: 'lr_webhook_attempts_total',
   help: 'Webhook delivery attempts, by event type and outcome (delivered: a 2xx; failed: anything else, retried or given up)',
   labelNames: ['event_type', 'outcome'] as const,
+  registers: [],
 })
 export const webhookGivenUp = new Counter({
   name: 'lr_webhook_deliveries_given_up_total',
   help: 'Webhook deliveries that failed for the whole retry window and are not retried any more',
+  registers: [],
 })
 export const webhookEndpointsDisabled = new Counter({
   name: 'lr_webhook_endpoints_disabled_total',
   help: 'Webhook endpoints disabled because every delivery to them failed for the retry window',
+  registers: [],
 })
 
 export const listCacheLookups = new Counter({

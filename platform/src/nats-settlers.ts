@@ -2,7 +2,7 @@ import { createInbox, type Msg, type NatsConnection } from 'nats'
 import { subjectMatches } from './bus-handler'
 import { log } from './log'
 import { within } from './within'
-import { eventsUnsettled } from './metrics'
+import { eventsUnsettled, reportMetrics } from './metrics'
 
 /**
  * `publish(..., { settled: true })` over NATS. The in-process bus knows every subscriber and
@@ -111,6 +111,8 @@ export function createSettlers(nc: NatsConnection, options: { settleTimeoutMs?: 
     },
 
     async publishSettled(subject, data, connected) {
+      // Only a bus that publishes settled (dynamic's) lists lr_bus_events_unsettled_total, from its first.
+      reportMetrics(eventsUnsettled)
       // Disconnected, no answer could come back before the reconnect: the publish waits in the
       // client's buffer, and the resolvers re-read a code they cached after 60 s in any case.
       const waiting = connected ? expectedFor(subject) : new Set<string>()

@@ -1,6 +1,6 @@
 import { type Bus, SCAN_BATCH_EVENT, type ScanBatch, scanBatchOf, type ScanEvent, type ScanPublisher, scanSubject } from '@lr/proto'
 import { errorFields, log } from './log'
-import { countScanPublished } from './metrics'
+import { countScanPublished, reportMetrics, scansPublished } from './metrics'
 
 /**
  * One-process mode: scans travel the in-process bus as ScanBatch events on SCAN_BATCH_EVENT,
@@ -12,6 +12,8 @@ import { countScanPublished } from './metrics'
  * `publish` holds the scans of one event-loop turn and sends them as one batch.
  */
 export function createBusScanPublisher(bus: Bus): ScanPublisher {
+  // No buffer, spool or drop here: lr_scans_buffered, _dropped and _lost are JetStream's publisher's.
+  reportMetrics(scansPublished)
   /** Scans handed over whose events are not yet delivered. */
   let inFlight = 0
   let held: ScanEvent[] = []

@@ -1,7 +1,7 @@
 import type { ScanEvent } from '@lr/proto'
 import { errorFields, log } from './log'
 import { dropReport } from './log-throttle'
-import { scansLost } from './metrics'
+import { reportMetrics, scansLost } from './metrics'
 import { spoolProbes } from './spool-probe'
 import type { ScanSpool } from './scan-spool'
 
@@ -39,6 +39,7 @@ export interface GuardedSpool extends ScanSpool {
  */
 export function scanSpoolGuard(spool: ScanSpool, opts: GuardedSpoolOptions = {}): GuardedSpool {
   const { probeMs = 1000, reportMs = 10_000 } = opts
+  reportMetrics(scansLost)
   let failing = false
   let lostTotal = 0
   let lastError: unknown

@@ -3,7 +3,7 @@ import { Fifo } from './fifo'
 import type { ScanSpool } from './scan-spool'
 import { type GuardedSpoolOptions, scanSpoolGuard } from './scan-spool-guard'
 import { errorFields, log } from './log'
-import { countScanPublished, scansDropped, trackBufferedScans } from './metrics'
+import { countScanPublished, reportMetrics, scansBuffered, scansDropped, scansPublished, trackBufferedScans } from './metrics'
 import type { ScanEvent, ScanPublisher } from '@lr/proto'
 import { codesHeader, ensureScanBatchStream, SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT, SCAN_CODES_HEADER } from './scan-stream-config'
 import { streamRestorer } from './jetstream-faults'
@@ -57,6 +57,7 @@ const encoder = new TextEncoder()
  */
 export function createJetStreamScanPublisher(nc: NatsConnection, opts: JetStreamPublisherOptions = {}): ScanPublisher & { dropped(): number; keepsScans(): boolean } {
   const { maxBuffer = 10_000, maxInFlight = 4, maxBatch = 500, maxBatchBytes = 256 * 1024, timeoutMs = 2000, retryMs = 250 } = opts
+  reportMetrics(scansPublished, scansBuffered, scansDropped)
   const spool = opts.spool && scanSpoolGuard(opts.spool, opts.spoolGuard) // a failed write costs its scans, never the process
   const js = nc.jetstream({ timeout: timeoutMs })
   const origin = `${process.pid}-${crypto.randomUUID().slice(0, 8)}`

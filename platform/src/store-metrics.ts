@@ -2,6 +2,7 @@ import { AppError } from '@lr/proto'
 import { errorFields, log } from './log'
 import { atMostEvery } from './log-throttle'
 import { secondsSince, storeDuration } from './metrics'
+import { failedOutcome } from './outcome'
 import { countedInShutdown } from './shutdown-failures'
 import type { StoreHealth } from './sqlite-health'
 
@@ -60,7 +61,7 @@ export function storeFailures(store: string, health?: StoreHealth): (operation: 
 
 /**
  * The store with every asynchronous port method timed into lr_store_operation_duration_seconds
- * (store, operation, outcome), and an unreachable store's error made a 503 (asStoreError), logged
+ * (store, operation, outcome: ok, refused or error, failedOutcome), and an unreachable store's error made a 503 (asStoreError), logged
  * as unreachableLines says.
  * Wrapped once where a service opens its store, so no adapter carries metrics code; synchronous
  * methods pass through untouched. With `health` (the driver's view of its file), each unreachable
@@ -85,7 +86,7 @@ export function withStoreMetrics<S extends object>(store: string, target: S, hea
               return ok
             },
             (error) => {
-              storeDuration.observe({ store, operation: prop, outcome: 'error' }, secondsSince(started))
+              storeDuration.observe({ store, operation: prop, outcome: failedOutcome(error) }, secondsSince(started))
               throw failed(prop, error)
             },
           )

@@ -50,12 +50,12 @@ let registry: Registry | undefined
 
 /**
  * Registers every tally, and each one made later, with `scraped` (./metrics.ts gives prom-client's
- * default registry). This file does not load prom-client itself: a resolver thread keeps tallies
+ * default registry), but those not `scrapedEverywhere`, which their owner registers. This file does not load prom-client itself: a resolver thread keeps tallies
  * that its main thread scrapes, and every module a thread loads is resident in its own heap.
  */
 export function scrapeTalliesWith(scraped: Registry): void {
   registry = scraped
-  for (const tally of tallies.values()) scraped.registerMetric(tally as never)
+  for (const tally of tallies.values()) if (tally.scrapedEverywhere) scraped.registerMetric(tally as never)
 }
 
 /** What this thread's tallies counted since the last call; their series start again from zero. */
@@ -83,9 +83,11 @@ abstract class Tally<L extends string, S extends { labels: Labels<L> }> {
     readonly name: string,
     readonly help: string,
     private readonly labelNames: readonly L[],
+    /** false: scraped only once the code it belongs to registers it (metrics.ts, reportMetrics). */
+    readonly scrapedEverywhere = true,
   ) {
     tallies.set(name, this as never)
-    registry?.registerMetric(this as never)
+    if (scrapedEverywhere) registry?.registerMetric(this as never)
   }
 
   /** The series that counted anything since the last call, as data; each is zeroed (its handles stay valid). */

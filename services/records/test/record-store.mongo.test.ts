@@ -3,6 +3,7 @@ import { createMongoRecordStore, STATIC_MONGO } from '../src/adapters/record-sto
 import type { RecordStore, StaticPatch } from '../src/ports'
 import type { StaticRecord } from '@lr/proto'
 import { receiptContract } from '@lr/platform/testing/receipts'
+import { captureLog } from '@lr/platform/testing/log-capture'
 import { libraryStoreContract } from '@lr/library-records/testing/store-contract'
 import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
 import { concurrentWritesContract } from '@lr/library-records/testing/concurrent-writes'
@@ -38,6 +39,30 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
         record(1), record(3), { qr_id: record(2).qr_id, deleted_at: 1_800_000_000, updated_at: 1_800_000_000 },
       ])
     } finally {
+      await db.cleanup()
+    }
+  })
+
+  it('logs each migration with documents to change, as it starts and when done; nothing for a new or a migrated database', async () => {
+    const db = await freshDatabase(url(), 'lr_records_migration_lines')
+    const { lines, restore } = captureLog()
+    try {
+      const migrationLines = () => lines.filter((line) => line.msg.startsWith('records migration')).map(({ msg, ...fields }): Record<string, unknown> => ({ msg: msg.split(':')[0], ...fields }))
+      await (await createMongoRecordStore(db.conn)).insertMany(A, [record(1), record(2), record(3)])
+      expect(migrationLines()).toEqual([])
+      // A database from before change positions and tags, whose migrations never ran.
+      await db.conn.db!.collection('static_records').updateMany({}, { $unset: { rev: '', tags: '' } })
+      await db.conn.db!.collection('migrations').deleteMany({})
+      await createMongoRecordStore(db.conn)
+      const step = (adding: string) => [
+        { msg: 'records migration started', store: 'static_records', records: 3, adding: [adding] },
+        { msg: 'records migration done', store: 'static_records', records: 3, adding: [adding], seconds: expect.any(Number) },
+      ]
+      expect(migrationLines()).toEqual([...step('rev'), ...step('tags')])
+      await createMongoRecordStore(db.conn)
+      expect(migrationLines()).toHaveLength(4)
+    } finally {
+      restore()
       await db.cleanup()
     }
   })

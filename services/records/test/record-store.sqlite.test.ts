@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteRecordStore } from '../src/adapters/record-store.sqlite'
 import { receiptContract } from '@lr/platform/testing/receipts'
+import { captureLog } from '@lr/platform/testing/log-capture'
 import { concurrentPagingContract } from '@lr/platform/testing/concurrent-paging'
 import { concurrentWritesContract } from '@lr/library-records/testing/concurrent-writes'
 import { libraryStoreContract } from '@lr/library-records/testing/store-contract'
@@ -80,15 +81,21 @@ describe('RecordStore on SQLite, several connections writing one record', () => 
   })
 })
 
+/** A database with the table as stores before tombstones made it, holding records 1 to `count`. */
+function oldDatabase(count: number) {
+  const db = openSqlite(':memory:')
+  db.exec(OLD_TABLE)
+  const insert = db.prepare('INSERT INTO static_records (qr_id, library, url, name, style, status, team_id, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+  for (let n = 1; n <= count; n++) {
+    const r = record(n)
+    insert.run(r.qr_id, A, r.url, r.name, '{}', r.status, null, r.created_by, r.created_at, r.updated_at)
+  }
+  return db
+}
+
 describe('RecordStore on SQLite, a file from before tombstones', () => {
   it('adds the columns and keeps every record listed, in order, with change positions', async () => {
-    const db = openSqlite(':memory:')
-    db.exec(OLD_TABLE)
-    const insert = db.prepare('INSERT INTO static_records (qr_id, library, url, name, style, status, team_id, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-    for (const n of [1, 2, 3]) {
-      const r = record(n)
-      insert.run(r.qr_id, A, r.url, r.name, '{}', r.status, null, r.created_by, r.created_at, r.updated_at)
-    }
+    const db = oldDatabase(3)
     const store = createSqliteRecordStore(db)
     expect((await store.list(A, { limit: 10 })).items).toEqual([record(1), record(2), record(3)])
     // At record 3's time, the latest of the old rows: record 4's is later, so it is stored as given.
@@ -102,5 +109,27 @@ describe('RecordStore on SQLite, a file from before tombstones', () => {
     await store.update(A, record(1).qr_id, { tags: ['print'] }, 1_800_000_001)
     expect((await store.list(A, { limit: 10, tags: ['print'] })).items).toEqual([record(1, { tags: ['print'], updated_at: 1_800_000_001 })])
     db.close()
+  })
+
+  it('logs the migration of a table with records, as it starts and when done; nothing for a new, an empty or a migrated table', () => {
+    const { lines, restore } = captureLog()
+    try {
+      const migrationLines = () => lines.filter((line) => line.msg.startsWith('records migration')).map(({ msg, ...fields }): Record<string, unknown> => ({ msg: msg.split(':')[0], ...fields }))
+      createSqliteRecordStore(openSqlite(':memory:'))
+      createSqliteRecordStore(oldDatabase(0))
+      expect(migrationLines()).toEqual([])
+      const db = oldDatabase(3)
+      createSqliteRecordStore(db)
+      const adding = ['deleted_at', 'rev', 'tags', 'static_records_library_rev', 'static_records_tags', 'static_records_tags_insert', 'static_records_tags_update', 'static_records_library_name', 'static_records_library_created', 'static_records_library_updated']
+      expect(migrationLines()).toEqual([
+        { msg: 'records migration started', store: 'static_records', records: 3, adding },
+        { msg: 'records migration done', store: 'static_records', records: 3, adding, seconds: expect.any(Number) },
+      ])
+      createSqliteRecordStore(db)
+      expect(migrationLines()).toHaveLength(2)
+      db.close()
+    } finally {
+      restore()
+    }
   })
 })

@@ -1,6 +1,6 @@
 import { WEBHOOK_ATTEMPTS_KEPT } from '@lr/proto'
 import { errorFields, log } from '@lr/platform/log'
-import { webhookAttempts, webhookEndpointsDisabled, webhookGivenUp } from '@lr/platform/metrics'
+import { reportMetrics, webhookAttempts, webhookEndpointsDisabled, webhookGivenUp } from '@lr/platform/metrics'
 import { connectionsOf } from './destination'
 import { postTo } from './post'
 import type { StoredAttempt, StoredMessage, WebhookStore } from './ports'
@@ -49,6 +49,7 @@ export function retryDelay(settings: WebhookSettings, attempts: number): number 
  */
 export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   const { store, settings } = deps
+  reportMetrics(webhookAttempts, webhookGivenUp, webhookEndpointsDisabled)
   const nowMs = deps.nowMs ?? storeClockOf(store)
   const inFlight = new Set<Promise<void>>()
   const slots = createSlots()

@@ -1,6 +1,7 @@
 import type { Model, QueryFilter } from 'mongoose'
 import type { ListOptions } from '@lr/proto'
 import { parseSortPosition, searchPattern, sortOrderOf, sortPositionText } from '../list-order'
+import { migrationStarted } from './migration-log'
 
 /** What these queries read of a stored document (a LibraryDoc of mongo-store.ts). */
 type ListedDoc = Record<string, unknown> & { position: number }
@@ -16,9 +17,17 @@ export const LIST_INDEXES: Record<string, 1>[] = [
   { library: 1, updated_at: 1, position: 1 },
 ]
 
-/** Documents stored before tags get `tags: []` (they already read as []: this keeps the stored data plain). */
+/**
+ * Documents stored before tags get `tags: []` (they already read as []: this keeps the stored
+ * data plain). Counted first, so the start of a long one is logged (migration-log.ts).
+ */
 export async function placeTags<D extends ListedDoc>(Model: Model<D>): Promise<void> {
-  await Model.collection.updateMany({ tags: { $exists: false } }, { $set: { tags: [] } })
+  const untagged = { tags: { $exists: false } }
+  const records = await Model.collection.countDocuments(untagged)
+  if (records === 0) return
+  const done = migrationStarted({ store: Model.collection.collectionName, records, adding: ['tags'] })
+  await Model.collection.updateMany(untagged, { $set: { tags: [] } })
+  done()
 }
 
 /** The conditions of `tags` (every one, `$all`) and `search` (name or URL, ASCII letters in either case). */

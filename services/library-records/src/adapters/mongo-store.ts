@@ -9,6 +9,7 @@ import { isFiltered } from '../list-order'
 import { type LibraryStore, type OwnFields, type RecordBase, tombstoneOf } from '../ports'
 import { recordsAt } from './change-times'
 import { filterConditions, LIST_INDEXES, placeTags, sortedPage } from './mongo-list'
+import { migrationStarted } from './migration-log'
 import { createReceiptedChange } from './mongo-receipted-change'
 import { mongoVersionClaims } from './mongo-version-claims'
 
@@ -95,8 +96,11 @@ export async function runOnce(conn: Connection, marker: string, migrate: () => P
  */
 async function placeChanges(Model: Model<LibraryDoc>): Promise<void> {
   const docs = await Model.collection.find({ rev: { $exists: false } }, { projection: { position: 1 } }).toArray()
+  if (docs.length === 0) return
+  const done = migrationStarted({ store: Model.collection.collectionName, records: docs.length, adding: ['rev'] })
   // In short commands: every one of these updates matches a document (mongo-bulk.ts).
   await bulkUpdate(Model.collection, docs.map(({ _id, position }) => ({ updateOne: { filter: { _id, rev: { $exists: false } }, update: { $set: { rev: position } } } })))
+  done()
 }
 
 /**

@@ -9,6 +9,7 @@ import { filteredPage, tagSchemaOf } from './sqlite-list'
 import { latestOf, recordsAt } from './change-times'
 import { createGroupCommit } from './group-commit'
 import { createSqliteExportReader, fieldListOf } from './sqlite-export'
+import { migrationStarted } from './migration-log'
 
 export type { SqliteKind } from '../ports'
 
@@ -36,12 +37,35 @@ CREATE TABLE IF NOT EXISTS ${table} (
 );
 CREATE INDEX IF NOT EXISTS ${table}_library_seq ON ${table} (library, seq);`
 
-/** Tables made before tombstones (static: hard deletes) and change positions get their columns. */
-function migrate(db: Database, table: string) {
-  const added = addMissingColumns(db, table, { deleted_at: 'INTEGER', rev: 'INTEGER', tags: "TEXT NOT NULL DEFAULT '[]'" })
+/** The columns tables made before tombstones (static: hard deletes), change positions and tags lack. */
+const LATER_COLUMNS = { deleted_at: 'INTEGER', rev: 'INTEGER', tags: "TEXT NOT NULL DEFAULT '[]'" }
+/** What came with change positions and tags: the change index, the tag table, its triggers, the sort indexes. */
+const laterSchemaOf = (table: string) => `CREATE INDEX IF NOT EXISTS ${table}_library_rev ON ${table} (library, rev);${tagSchemaOf(table)}`
+
+/**
+ * What `migrate` would add to a table with rows: its missing columns and schema objects. On a
+ * table of an older release that is every row rewritten and five indexes built, which is logged.
+ */
+function missingFrom(db: Database, table: string): string[] {
+  const columns = new Set(db.query<{ name: string }, []>(`PRAGMA table_info(${table})`).all().map((c) => c.name))
+  const objects = new Set(db.query<{ name: string }, []>('SELECT name FROM sqlite_master').all().map((o) => o.name))
+  const laterObjects = [...laterSchemaOf(table).matchAll(/CREATE (?:TABLE|INDEX|TRIGGER) IF NOT EXISTS (\w+)/g)].map((m) => m[1]!)
+  return [...Object.keys(LATER_COLUMNS).filter((c) => !columns.has(c)), ...laterObjects.filter((o) => !objects.has(o))]
+}
+
+/**
+ * Tables made before tombstones, change positions and tags get their columns, positions and
+ * indexes. With rows to change, it logs its start and returns what logs its end, which the
+ * caller calls once the transaction has committed (migration-log.ts).
+ */
+function migrate(db: Database, table: string): (() => void) | undefined {
+  const adding = missingFrom(db, table)
+  const records = adding.length === 0 ? 0 : db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
+  const done = records > 0 ? migrationStarted({ store: table, records, adding }) : undefined
+  const added = addMissingColumns(db, table, LATER_COLUMNS)
   if (added.includes('rev')) db.exec(`UPDATE ${table} SET rev = seq`)
-  db.exec(`CREATE INDEX IF NOT EXISTS ${table}_library_rev ON ${table} (library, rev)`)
-  db.exec(tagSchemaOf(table))
+  db.exec(laterSchemaOf(table))
+  return done
 }
 
 type Row = Record<string, string | number | null> & { style: string; tags: string; seq?: number; rev?: number; deleted_at?: number | null }
@@ -57,11 +81,13 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   const extraFields = Object.keys(extra)
   const ownFields = new Set(extraFields)
   // Immediate: several connections opening one file at once must not add a column twice.
-  db.transaction(() => {
+  const migrated = db.transaction(() => {
     db.exec(schemaOf(kind))
-    migrate(db, table)
+    const done = migrate(db, table)
     addMissingColumns(db, table, Object.fromEntries(extraFields.map((f) => [f, extra[f] === 'number' ? 'INTEGER' : 'TEXT'])))
+    return done
   }).immediate()
+  migrated?.()
   const FIELDS = fieldListOf(kind)
   const PENDING = 'pending_change' in extra ? '(pending_change IS NOT NULL)' : '0'
   const LIVE = `library = $library AND ${idField} = $id AND deleted_at IS NULL`
