@@ -10,8 +10,9 @@ import { adminOf } from './harness/stack'
 /**
  * `bun start` on MongoDB whose server stops answering (FerretDB frozen with SIGSTOP): the API
  * answers the store's 503 before the gateway's 10 s deadline (it answered 504 at that deadline),
- * /readyz is 503 until the server answers again (SIGCONT), and a graceful stop is not held by it
- * (it waited out its 25 s and exited 1). README "Operations", the store away.
+ * /readyz is 503 until the server answers again (SIGCONT), a scan made meanwhile is counted once
+ * it does (its batch failed and was kept, not dropped), and a graceful stop is not held by it (it
+ * waited out its 25 s and exited 1). README "Operations", the store away.
  */
 const ROOT = join(import.meta.dir, '..')
 const skip = mongoSkipReason()
@@ -21,6 +22,7 @@ else
     let mongo: MongoServer
     let proc: Subprocess<'ignore', 'pipe', 'pipe'>
     let api: string
+    let short: string
     let output = ''
     const dataDir = mkdtempSync(join(tmpdir(), 'lr-silent-store-'))
     const freeze = () => process.kill(mongo.pid!, 'SIGSTOP')
@@ -31,6 +33,7 @@ else
       mongo = await startFerretDb()
       const [port, shortPort] = [await freePort(), await freePort()]
       api = `http://127.0.0.1:${port}`
+      short = `http://127.0.0.1:${shortPort}`
       env = {
         ...(Bun.env as Record<string, string>), STORE: 'mongo', MONGODB_URL: `${mongo.url}library_records`, PORT: String(port),
         SHORT_PORT: String(shortPort), RESOLVER_THREADS: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info',
@@ -54,7 +57,13 @@ else
       const headers = { 'x-api-key': key, 'content-type': 'application/json' }
       const create = (name: string) => fetch(`${api}/v1/dynqrcodes`, { method: 'POST', headers, body: JSON.stringify({ destination_url: 'https://example.com/', name }) })
       const list = () => fetch(`${api}/v1/dynqrcodes`, { headers })
-      expect((await create('before')).status).toBe(201)
+      const created = await create('before')
+      expect(created.status).toBe(201)
+      const { code } = ((await created.json()) as { created: { code: string }[] }).created[0]!
+      const scan = async () => (await fetch(`${short}/${code}`, { redirect: 'manual', headers: { 'user-agent': 'curl/8.5.0' } })).status
+      const scans = async () => ((await (await fetch(`${api}/v1/dynqrcodes/${code}/analytics`, { headers })).json()) as { total_scans?: number }).total_scans
+      expect(await scan()).toBe(302)
+      await waitUntil(async () => (await scans()) === 1, 15_000, 'the first scan counted')
 
       freeze()
       const since = performance.now()
@@ -66,6 +75,8 @@ else
         expect(answer).toMatchObject({ status: 503, retryAfter: '1', body: { error: expect.any(String) } })
         expect(answer.ms).toBeLessThan(9_500) // the gateway's deadline is 10 s
       }
+      // A scan meanwhile (the resolver redirects from its cache): its batch fails, and is kept.
+      expect(await scan()).toBe(302)
       const ready = await fetch(`${api}/readyz`)
       expect([ready.status, ((await ready.json()) as { checks: unknown }).checks]).toEqual([503, { stores: false }])
 
@@ -74,6 +85,7 @@ else
       const names = ((await (await list()).json()) as { dynqrcodes: { name: string }[] }).dynqrcodes.map((item) => item.name)
       // 'during' was answered 503, never 201: whether its write landed as the server woke is unknown.
       expect(names).toContain('before')
+      await waitUntil(async () => (await scans()) === 2, 15_000, 'the scan made while the server was silent counted')
 
       freeze()
       await Bun.sleep(1_000)
