@@ -1,8 +1,26 @@
 import mongoose, { type Connection } from 'mongoose'
 import { errorFields, log } from './log'
+import { createServerSilence, registerSilence } from './mongo-silence'
 
 /** How long the driver's check of the server may go unanswered before the client is made again. */
 export const STUCK_CHECK_MS = 12_000
+/**
+ * How often the driver checks each server (heartbeatFrequencyMS; its default is 10 s). A check
+ * is one `hello` on a connection of its own, answered without touching any collection, so a
+ * server busy with slow writes still answers it at once: one a second costs nothing.
+ */
+export const CHECK_EVERY_MS = 1_000
+/**
+ * A check unanswered this long means the server has stopped answering (a frozen process, a
+ * network path that went silent without closing): the operations waiting on it are ended and
+ * new ones fail at once, each a 503, until a check is answered again. Without it they waited for
+ * the driver's own check to time out (connectTimeoutMS, 30 s) or for the watchdog's
+ * reconnection (12 s), so an API request hung until the gateway's 10 s deadline (504), and
+ * analytics' batch and a graceful stop waited with it. No limit is put on an operation itself:
+ * a slow write on a server that answers its checks (FerretDB under load took 4-10 s for a batch
+ * of 50 counter updates) runs to its end; only a silent server is given up on.
+ */
+export const SILENT_CHECK_MS = 5_000
 /** Between two attempts to connect again after that, while the server does not answer. */
 const RECONNECT_RETRY_MS = 1_000
 
@@ -53,14 +71,24 @@ export function inUseInterrupter(client: unknown): (server: string) => void {
  * connected again, with the same Db and Collection objects, which every adapter keeps. Returns
  * a stop (the connection's own close calls it).
  */
-export function watchServerChecks(client: MonitoredClient, options: { stuckMs?: number; retryMs?: number; everyMs?: number } = {}): () => void {
-  const { stuckMs = STUCK_CHECK_MS, retryMs = RECONNECT_RETRY_MS, everyMs = 1_000 } = options
+export function watchServerChecks(
+  client: MonitoredClient,
+  options: { stuckMs?: number; silentMs?: number; retryMs?: number; everyMs?: number; onSilence?: (server: string, silent: boolean) => void } = {},
+): () => void {
+  const { stuckMs = STUCK_CHECK_MS, silentMs = SILENT_CHECK_MS, retryMs = RECONNECT_RETRY_MS, everyMs = 250, onSilence } = options
   /** When each server's check under way began (a replica set's members are checked apart). */
   const checking = new Map<string, number>()
+  /** Servers taken as silent (silentMs), until one of their checks is answered; and the check that showed it last. */
+  const silent = new Map<string, number>()
   let reconnecting = false
   let stopped = false
   client.on('serverHeartbeatStarted', ({ connectionId }) => void (checking.has(connectionId) || checking.set(connectionId, performance.now())))
-  client.on('serverHeartbeatSucceeded', ({ connectionId }) => void checking.delete(connectionId))
+  client.on('serverHeartbeatSucceeded', ({ connectionId }) => {
+    checking.delete(connectionId)
+    if (!silent.delete(connectionId)) return
+    onSilence?.(connectionId, false)
+    log().info({ server: connectionId }, 'MongoDB: the server answers again')
+  })
   client.on('serverHeartbeatFailed', ({ connectionId }) => {
     checking.delete(connectionId)
     // The server did not answer its check: whatever waits on a connection to it ends now.
@@ -103,8 +131,34 @@ export function watchServerChecks(client: MonitoredClient, options: { stuckMs?: 
     })
   }
 
+  /**
+   * Ends what waits on a server whose check has gone unanswered for silentMs, once per check.
+   * Decided a turn later: after a stall of this process's own event loop the answer may be
+   * waiting in the socket, read before a timer of the next turn (as the Redis limiter does).
+   */
+  function giveUpOnSilent(): void {
+    const now = performance.now()
+    const due = [...checking].filter(([server, since]) => silent.get(server) !== since && now - since >= silentMs)
+    if (due.length > 0)
+      setTimeout(() => {
+        for (const [server, since] of due) {
+          if (stopped || checking.get(server) !== since || silent.get(server) === since) continue
+          // One line per outage; every check that goes unanswered in it (the client made again
+          // by the watchdog checks anew, on a pool of its own) ends what waits then.
+          if (!silent.has(server)) log().warn({ server, waited_ms: Math.round(performance.now() - since) }, 'MongoDB: the server has not answered its check; its operations fail (503) until it answers')
+          silent.set(server, since)
+          onSilence?.(server, true)
+          // Those under way end (the driver's retry meets the cleared pool and fails at once), and
+          // the pool refuses new ones until a check is answered and the driver makes it ready.
+          client.interruptInUse?.(server)
+        }
+      }, 0)
+  }
+
   const timer = setInterval(() => {
-    if (stopped || reconnecting || checking.size === 0) return
+    if (stopped || checking.size === 0) return
+    giveUpOnSilent()
+    if (reconnecting) return
     const waited = performance.now() - Math.min(...checking.values())
     if (waited >= stuckMs) void reconnect(waited)
   }, everyMs)
@@ -117,7 +171,11 @@ export function watchServerChecks(client: MonitoredClient, options: { stuckMs?: 
 
 /** One mongoose connection per process; every Mongo adapter of that process shares it. */
 export async function connectMongo(url: string): Promise<Connection> {
-  const connection = mongoose.createConnection(url, { serverSelectionTimeoutMS: 5000, autoIndex: false })
+  const connection = mongoose.createConnection(url, {
+    serverSelectionTimeoutMS: 5000,
+    heartbeatFrequencyMS: CHECK_EVERY_MS,
+    autoIndex: false,
+  })
   // A URL the driver cannot parse (a password with an unescaped `/`) makes no client: its error
   // is the connection's rejection. Watching the missing client had thrown `undefined is not an
   // object (evaluating 'client.on')` instead, and left the driver's own error unhandled.
@@ -126,12 +184,14 @@ export async function connectMongo(url: string): Promise<Connection> {
     throw new Error('MongoDB: no client was made for MONGODB_URL')
   }
   const client = connection.getClient()
+  const silence = createServerSilence()
+  registerSilence(client, silence)
   const stop = watchServerChecks({
     on: client.on.bind(client) as MonitoredClient['on'],
     close: (force) => client.close(force),
     connect: () => client.connect(),
     interruptInUse: inUseInterrupter(client),
-  })
+  }, { onSilence: silence.set })
   // The process's own close stops the watchdog. Not on the connection's 'close' event: the
   // watchdog's own reconnection closes the client too, and must go on watching.
   const close = connection.close.bind(connection)

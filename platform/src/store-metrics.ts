@@ -2,6 +2,7 @@ import { AppError } from '@lr/proto'
 import { errorFields, log } from './log'
 import { atMostEvery } from './log-throttle'
 import { secondsSince, storeDuration } from './metrics'
+import { wrapMethods } from './method-proxy'
 import { failedOutcome } from './outcome'
 import { countedInShutdown } from './shutdown-failures'
 import type { StoreHealth } from './sqlite-health'
@@ -10,6 +11,8 @@ import type { StoreHealth } from './sqlite-health'
 const UNREACHABLE_MONGO = new Set([
   'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongooseServerSelectionError',
   'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoPoolClearedError', 'MongoPoolClosedError', 'PoolClearedOnNetworkError',
+  // A call given up on because its server stopped answering (mongo-silence.ts).
+  'MongoServerSilentError',
 ])
 /**
  * SQLite's codes of a file it cannot use now: locked past the busy timeout, a full or failing
@@ -68,33 +71,23 @@ export function storeFailures(store: string, health?: StoreHealth): (operation: 
  * error is reported to it and `ping` answers true only while it is ready too.
  */
 export function withStoreMetrics<S extends object>(store: string, target: S, health?: StoreHealth, failed = storeFailures(store, health)): S {
-  const wrapped = new Map<PropertyKey, unknown>()
-  return new Proxy(target, {
-    get(obj, prop, receiver) {
-      const value = Reflect.get(obj, prop, receiver)
-      if (typeof value !== 'function' || typeof prop !== 'string') return value
-      let fn = wrapped.get(prop)
-      if (!fn) {
-        const call = health && prop === 'ping' ? withHealth(value as () => Promise<boolean>, health) : value
-        fn = function (this: unknown, ...args: unknown[]) {
-          const started = performance.now()
-          const result = (call as (...a: unknown[]) => unknown).apply(this === receiver ? obj : this, args)
-          if (!(result instanceof Promise)) return result
-          return result.then(
-            (ok) => {
-              storeDuration.observe({ store, operation: prop, outcome: 'ok' }, secondsSince(started))
-              return ok
-            },
-            (error) => {
-              storeDuration.observe({ store, operation: prop, outcome: failedOutcome(error) }, secondsSince(started))
-              throw failed(prop, error)
-            },
-          )
-        }
-        wrapped.set(prop, fn)
-      }
-      return fn
-    },
+  return wrapMethods(target, (prop, method) => {
+    const call = health && prop === 'ping' ? withHealth(method as () => Promise<boolean>, health) : method
+    return (self, args) => {
+      const started = performance.now()
+      const result = call.apply(self, args)
+      if (!(result instanceof Promise)) return result
+      return result.then(
+        (ok) => {
+          storeDuration.observe({ store, operation: prop, outcome: 'ok' }, secondsSince(started))
+          return ok
+        },
+        (error) => {
+          storeDuration.observe({ store, operation: prop, outcome: failedOutcome(error) }, secondsSince(started))
+          throw failed(prop, error)
+        },
+      )
+    }
   })
 }
 

@@ -5,6 +5,7 @@ import { sqlitePathOf } from './sqlite'
 import { openSqliteAtStart } from './sqlite-startup'
 import { createSqliteHealth, type SqliteHealthOptions, type StoreHealth } from './sqlite-health'
 import { storeFailures, withStoreMetrics } from './store-metrics'
+import { silenceOf, withSilenceBound } from './mongo-silence'
 
 /** A store a service opened, and how to release what the opening acquired. */
 export interface OpenedStore<S> {
@@ -55,11 +56,13 @@ async function openStore<S extends Pingable>(config: Config, mongo: Connection |
     }))
   }
   const create = await adapters.mongo()
-  if (mongo) return { store: await create(mongo), close: async () => undefined }
+  // Each call fails once its server stops answering, not when the gateway gives up (mongo-silence.ts).
+  const bounded = async (conn: Connection) => withSilenceBound(await create(conn), silenceOf(conn.getClient()))
+  if (mongo) return { store: await bounded(mongo), close: async () => undefined }
   const { connectMongo } = await import('./mongo')
   const own = await connectMongo(config.MONGODB_URL!)
   try {
-    return { store: await create(own), close: () => own.close() }
+    return { store: await bounded(own), close: () => own.close() }
   } catch (error) {
     await own.close()
     throw error

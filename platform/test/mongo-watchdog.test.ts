@@ -89,6 +89,32 @@ describe('watchServerChecks', () => {
     expect(calls).toEqual([])
   })
 
+  it('takes a server whose check goes unanswered silentMs as silent: ends what waits on it each such check, one line per outage, until a check is answered', async () => {
+    const log = captureLog()
+    const interrupted: string[] = []
+    const silences: string[] = []
+    const { client, calls, emit } = fakeClient()
+    const stop = watchServerChecks({ ...client, interruptInUse: (server) => interrupted.push(server) }, { silentMs: 30, stuckMs: 10_000, everyMs: 5, onSilence: (server, silent) => silences.push(`${server} ${silent}`) })
+    try {
+      emit('serverHeartbeatStarted') // unanswered
+      for (let i = 0; i < 40 && interrupted.length === 0; i++) await Bun.sleep(5)
+      await Bun.sleep(40) // the same check: nothing more
+      emit('serverHeartbeatFailed') // the driver's own timeout; the next check hangs too
+      emit('serverHeartbeatStarted')
+      for (let i = 0; i < 40 && interrupted.length < 3; i++) await Bun.sleep(5)
+      emit('serverHeartbeatSucceeded')
+      const lines = log.lines.map((line) => line.msg).filter((msg) => msg.startsWith('MongoDB:'))
+      // The failed check itself ends what waits (as before), then its successor's silence does.
+      expect(interrupted).toEqual(['db-1:27017', 'db-1:27017', 'db-1:27017'])
+      expect(silences).toEqual(['db-1:27017 true', 'db-1:27017 true', 'db-1:27017 false'])
+      expect(lines).toEqual(['MongoDB: the server has not answered its check; its operations fail (503) until it answers', 'MongoDB: the server answers again'])
+      expect(calls).toEqual([]) // no reconnection before stuckMs
+    } finally {
+      stop()
+      log.restore()
+    }
+  })
+
   it('has the operations on a server end when a check of it fails (inUseInterrupter)', () => {
     const interrupted: string[] = []
     const { client, emit } = fakeClient()

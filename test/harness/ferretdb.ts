@@ -16,6 +16,8 @@ import { stopProcess } from './stop-process'
 
 export interface MongoServer {
   url: string
+  /** Its process, for a test that freezes it (SIGSTOP) and lets it go on (SIGCONT). */
+  pid?: number
   /** Kills the server and removes its data. */
   stop(): Promise<void>
 }
@@ -58,7 +60,9 @@ export async function startFerretDb(options: { auth?: { user: string; password: 
     url: auth
       ? `mongodb://${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@127.0.0.1:${port}/${auth.database}?authSource=${auth.database}`
       : `mongodb://127.0.0.1:${port}/`,
+    pid: proc.pid,
     async stop() {
+      proc.kill('SIGCONT') // a frozen server would not end on SIGTERM
       await stopProcess(proc)
       rmSync(dir, { recursive: true, force: true })
     },
