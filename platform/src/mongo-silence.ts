@@ -5,26 +5,33 @@
  */
 import { wrapMethods } from './method-proxy'
 
-/** The servers of one client that have left a check unanswered (SILENT_CHECK_MS), and who waits on that. */
+/**
+ * The servers of one client as their checks tell (SILENT_CHECK_MS), and who waits on that. The
+ * client counts as silent only while every server it has heard from is: one frozen member of a
+ * replica set (a secondary, or a primary about to be replaced) must not fail every call, which
+ * the driver sends to the members that answer.
+ */
 export interface ServerSilence {
-  /** A server is silent (true) or answers again (false). */
+  /** A server has left a check unanswered (true), or answered one (false). */
   set(server: string, silent: boolean): void
-  /** Whether some server is silent now. */
+  /** Whether every server heard from is silent now. */
   silent(): boolean
-  /** Calls `listener` when some server is taken as silent. Returns its removal. */
+  /** Calls `listener` when the client becomes silent. Returns its removal. */
   onSilent(listener: () => void): () => void
 }
 
 export function createServerSilence(): ServerSilence {
-  const silent = new Set<string>()
+  /** Each server heard from, and whether it is silent. */
+  const servers = new Map<string, boolean>()
   const listeners = new Set<() => void>()
+  const silent = () => servers.size > 0 && [...servers.values()].every(Boolean)
   return {
     set(server, isSilent) {
-      if (!isSilent) return void silent.delete(server)
-      silent.add(server)
-      for (const listener of [...listeners]) listener()
+      const was = silent()
+      servers.set(server, isSilent)
+      if (!was && silent()) for (const listener of [...listeners]) listener()
     },
-    silent: () => silent.size > 0,
+    silent,
     onSilent(listener) {
       listeners.add(listener)
       return () => void listeners.delete(listener)
@@ -44,7 +51,7 @@ export class MongoServerSilentError extends Error {
 
 /**
  * The store with each asynchronous call failing (MongoServerSilentError; `ping` answering false)
- * once a server of its client is silent, and at once while one is. The watchdog also ends the driver's operations on
+ * once its client is silent (every server it heard from), and at once while it is. The watchdog also ends the driver's operations on
  * that server, but not one waiting for a new connection to it: the handshake waits for
  * connectTimeoutMS. Nothing is told done that was not: a call given up on is an error; its write
  * may still land should the server wake up with it (as after any lost connection), which
@@ -53,36 +60,44 @@ export class MongoServerSilentError extends Error {
  */
 export function withSilenceBound<S extends object>(target: S, silence: ServerSilence | undefined): S {
   if (!silence) return target
-  return wrapMethods(target, (prop, method) => (self, args) => {
-    // Readiness (`ping`) answers false; any other call fails.
-    const givenUp = () => (prop === 'ping' ? Promise.resolve(false) : Promise.reject(new MongoServerSilentError(`the MongoDB server stopped answering (${prop})`)))
-    // Not even begun while the server is silent: a write sent now could land when it wakes.
-    if (silence.silent()) return givenUp()
-    const result = method.apply(self, args)
-    if (!(result instanceof Promise)) return result
-    return new Promise((resolve, reject) => {
-      let settled = false
-      const off = silence.onSilent(() => {
-        if (settled) return
-        settled = true
-        off()
-        result.catch(() => undefined) // it ends later (the watchdog, the connect timeout): nobody waits
-        givenUp().then(resolve, reject)
+  return wrapMethods(target, (prop, method) => {
+    // Only a call that answers with a promise is bounded: an `async` method, or one seen to
+    // answer so. A synchronous one (a store's `now()`, its clock) answers as it is: given up on,
+    // it had answered a rejected promise where a number was due, which nobody awaited, and the
+    // unhandled rejection ended the process (bun start with the webhooks worker running).
+    let answersPromises = method.constructor.name === 'AsyncFunction'
+    return (self, args) => {
+      // Readiness (`ping`) answers false; any other call fails.
+      const givenUp = () => (prop === 'ping' ? Promise.resolve(false) : Promise.reject(new MongoServerSilentError(`the MongoDB server stopped answering (${prop})`)))
+      // Not even begun while the server is silent: a write sent now could land when it wakes.
+      if (answersPromises && silence.silent()) return givenUp()
+      const result = method.apply(self, args)
+      if (!(result instanceof Promise)) return result
+      answersPromises = true
+      return new Promise((resolve, reject) => {
+        let settled = false
+        const off = silence.onSilent(() => {
+          if (settled) return
+          settled = true
+          off()
+          result.catch(() => undefined) // it ends later (the watchdog, the connect timeout): nobody waits
+          givenUp().then(resolve, reject)
+        })
+        const end = () => {
+          settled = true
+          off()
+        }
+        result.then(
+          (ok) => {
+            end()
+            resolve(ok)
+          },
+          (error) => {
+            end()
+            reject(error)
+          },
+        )
       })
-      const end = () => {
-        settled = true
-        off()
-      }
-      result.then(
-        (ok) => {
-          end()
-          resolve(ok)
-        },
-        (error) => {
-          end()
-          reject(error)
-        },
-      )
-    })
+    }
   })
 }

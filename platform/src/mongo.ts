@@ -85,8 +85,10 @@ export function watchServerChecks(
   client.on('serverHeartbeatStarted', ({ connectionId }) => void (checking.has(connectionId) || checking.set(connectionId, performance.now())))
   client.on('serverHeartbeatSucceeded', ({ connectionId }) => {
     checking.delete(connectionId)
-    if (!silent.delete(connectionId)) return
+    // Every answer, not only the first after a silence: the client is silent only while every
+    // server it heard from is (mongo-silence.ts), so each must be heard from.
     onSilence?.(connectionId, false)
+    if (!silent.delete(connectionId)) return
     log().info({ server: connectionId }, 'MongoDB: the server answers again')
   })
   client.on('serverHeartbeatFailed', ({ connectionId }) => {
