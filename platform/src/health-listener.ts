@@ -27,7 +27,8 @@ async function probe(check: () => Promise<boolean>): Promise<boolean> {
   }
 }
 
-const probeAll = (checks: HealthChecks) => Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await probe(check)] as const))
+/** Each check's answer, by name: false for one that fails or hangs past CHECK_TIMEOUT_MS. */
+export const probeAll = (checks: HealthChecks) => Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await probe(check)] as const))
 
 /**
  * /readyz's answer, in the gateway's shape: 200 only while every check passes, else 503. An
