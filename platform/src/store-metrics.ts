@@ -11,8 +11,9 @@ import type { StoreHealth } from './sqlite-health'
 const UNREACHABLE_MONGO = new Set([
   'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongooseServerSelectionError',
   'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoPoolClearedError', 'MongoPoolClosedError', 'PoolClearedOnNetworkError',
-  // A call given up on because its server stopped answering (mongo-silence.ts).
-  'MongoServerSilentError',
+  // A call given up on because its server stopped answering (mongo-silence.ts), or ended by the
+  // watchdog's closing of its client to make it again (mongo.ts): the store is away for now.
+  'MongoServerSilentError', 'MongoClientClosedError',
 ])
 /**
  * SQLite's codes of a file it cannot use now: locked past the busy timeout, a full or failing

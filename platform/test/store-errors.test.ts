@@ -68,6 +68,34 @@ describe('a store that cannot be reached', () => {
     }
   }, 30_000)
 
+  // The watchdog makes a client again when a check hangs (platform/src/mongo.ts): the calls it
+  // ends so fail MongoClientClosedError, outside any stop. They had been a 500 ("bus handler failed").
+  it.skipIf(Boolean(mongoSkipReason()))('MongoDB client closed under a call outside a stop (the watchdog making it again): unavailable, its cause logged', async () => {
+    const server = await startFerretDb()
+    const conn = await connectMongo(server.url)
+    const things = conn.db!.collection<{ _id: string }>('things')
+    const store = withStoreMetrics('things', { find: async (id: string) => things.findOne({ _id: id }) })
+    await store.find('a')
+    const log = captureLog()
+    let closing: Promise<unknown> | undefined
+    process.kill(server.pid!, 'SIGSTOP')
+    try {
+      const pending = failure(store.find('a'))
+      await Bun.sleep(200)
+      // Not awaited: the close itself waits on the frozen server.
+      closing = conn.getClient().close(true).catch(() => undefined)
+      const closed = await pending
+      expect([(closed as AppError).code, (closed as AppError).status]).toEqual(['unavailable', 503])
+      expect(log.lines.filter((line) => line.msg === 'store unreachable')).toEqual([expect.objectContaining({ store: 'things', operation: 'find', err: expect.objectContaining({ type: 'MongoClientClosedError' }) })])
+    } finally {
+      process.kill(server.pid!, 'SIGCONT')
+      log.restore()
+      await closing
+      await conn.close(true)
+      await server.stop()
+    }
+  }, 30_000)
+
   it('SQLite that may not write its file: unavailable too, for SQLITE_READONLY (a file opened read-only) and its extended codes (SQLITE_READONLY_DBMOVED: the file removed under a rollback-journal connection)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lr-store-errors-'))
     const path = join(dir, 'things.sqlite')
