@@ -20,7 +20,11 @@ describe.skipIf(Boolean(skip))('list of changes on MongoDB: a writer stalled pas
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
   })
-  const replica = (name: string, proxy?: TcpProxy) => recordsReplica(url(), name, cleanups, proxy)
+  // The writer's every packet is held, as a paused process's would be; but this process goes on
+  // running, so its driver would take the server as silent after 5 s and give the write up (a
+  // 503: platform/src/mongo-silence.ts). A paused process's timers stop with it: no such rule
+  // fires there, which the writer's silentMs past the hold stands for.
+  const replica = (name: string, proxy?: TcpProxy) => recordsReplica(url(), name, cleanups, proxy, proxy ? { silentMs: 60_000 } : {})
 
   /**
    * A writer holds its write to the records on the wire past the lease, a reader lists meanwhile

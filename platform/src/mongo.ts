@@ -171,8 +171,12 @@ export function watchServerChecks(
   }
 }
 
-/** One mongoose connection per process; every Mongo adapter of that process shares it. */
-export async function connectMongo(url: string): Promise<Connection> {
+/**
+ * One mongoose connection per process; every Mongo adapter of that process shares it. `silentMs`
+ * is for tests only: a test that holds a client's every packet to stand for a paused process
+ * (whose own timers stop with it, so it never takes its server as silent) sets it past its hold.
+ */
+export async function connectMongo(url: string, options: { silentMs?: number } = {}): Promise<Connection> {
   const connection = mongoose.createConnection(url, {
     serverSelectionTimeoutMS: 5000,
     heartbeatFrequencyMS: CHECK_EVERY_MS,
@@ -193,7 +197,7 @@ export async function connectMongo(url: string): Promise<Connection> {
     close: (force) => client.close(force),
     connect: () => client.connect(),
     interruptInUse: inUseInterrupter(client),
-  }, { onSilence: silence.set })
+  }, { onSilence: silence.set, silentMs: options.silentMs })
   // The process's own close stops the watchdog. Not on the connection's 'close' event: the
   // watchdog's own reconnection closes the client too, and must go on watching.
   const close = connection.close.bind(connection)

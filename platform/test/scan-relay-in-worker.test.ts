@@ -93,9 +93,21 @@ else
       publisher.close()
     })
 
+    /** What /proc says of a thread of this process; undefined once it ended (between listing and reading: a CI run met one). */
+    const taskFile = (tid: string, file: string) => {
+      try {
+        return readFileSync(`/proc/self/task/${tid}/${file}`, 'utf8')
+      } catch {
+        return undefined
+      }
+    }
     /** The nice value of each thread of this process, by thread id (Linux keeps one per thread). */
-    const nices = () => new Map(readdirSync('/proc/self/task').map((tid) => [tid, Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])]))
-    const threadName = (tid: string) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim()
+    const nices = () =>
+      new Map(readdirSync('/proc/self/task').flatMap((tid) => {
+        const stat = taskFile(tid, 'stat')
+        return stat === undefined ? [] : [[tid, Number(stat.split(') ')[1]!.split(' ')[16])] as const]
+      }))
+    const threadName = (tid: string) => taskFile(tid, 'comm')?.trim()
 
     it('runs its thread SCAN_RELAY_NICE below the process\'s CPU priority, every thread there before untouched, and still relays every scan', async () => {
       const before = nices()

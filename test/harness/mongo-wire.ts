@@ -12,10 +12,10 @@ export function commandOn(collection: string, command = 'insert'): Uint8Array {
 }
 
 /** A records service on a connection of its own to database `name` at `url`, through `proxy` when given; its closing goes to `cleanups`. */
-export async function recordsReplica(url: string, name: string, cleanups: (() => Promise<unknown>)[], proxy?: TcpProxy) {
+export async function recordsReplica(url: string, name: string, cleanups: (() => Promise<unknown>)[], proxy?: TcpProxy, mongo: { silentMs?: number } = {}) {
   const target = new URL(url)
   if (proxy) [target.hostname, target.port] = ['127.0.0.1', String(proxy.port)]
-  const base = await connectMongo(target.href)
+  const base = await connectMongo(target.href, mongo)
   const conn: Connection = base.useDb(name, { useCache: false })
   const records = await openRecordStore(loadConfig({ STORE: 'mongo', MONGODB_URL: target.href }), conn)
   cleanups.push(() => base.close(), () => records.close())
