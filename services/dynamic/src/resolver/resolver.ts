@@ -65,6 +65,12 @@ export interface Resolver {
   fetch(request: Request, server?: AddressSource): Response | Promise<Response>
   /** Whether the code is cached or being looked up: its count (if capped) is still wanted. */
   holds(code: string): boolean
+  /**
+   * Lets go of the counts of codes the cache does not hold (a lookup a change event superseded
+   * seeds one that no cache entry takes). Run every COUNTS_SWEEP_DROPS drops, and by a resolver
+   * thread before it answers a sweep of the shared count slots (./thread.ts).
+   */
+  dropUnheldCounts(): void
   /** Stops following change events and forgets every cached code. */
   stop(): void
 }
@@ -137,7 +143,9 @@ export function createResolver(deps: ResolverDeps): Resolver {
    */
   function droppedFromCache(code: string): void {
     counts.drop(code)
-    if (++drops % COUNTS_SWEEP_DROPS !== 0) return
+    if (++drops % COUNTS_SWEEP_DROPS === 0) dropUnheldCounts()
+  }
+  function dropUnheldCounts(): void {
     for (const counted of counts.codes()) if (!cache.holds(counted)) counts.drop(counted)
   }
 
@@ -203,6 +211,7 @@ export function createResolver(deps: ResolverDeps): Resolver {
   return {
     fetch,
     holds: cache.holds,
+    dropUnheldCounts,
     stop() {
       unsubscribe()
       unresumed?.()

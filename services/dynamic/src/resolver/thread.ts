@@ -82,12 +82,11 @@ let stop: (() => Promise<void>) | undefined
 let serving: ReturnType<typeof createResolver> | undefined
 
 /**
- * The capped codes whose count slot this thread holds, for a sweep of the slots (./threads.ts).
- * A slot known for a code the cache does not hold is let go first: a lookup a change event
- * superseded (a scan racing its code's capping) seeds a count that no cache entry takes.
+ * The capped codes whose count slot this thread holds, for a sweep of the slots (./threads.ts),
+ * once its resolver let go of those its cache does not hold (dropUnheldCounts).
  */
 function heldCodes(): string[] {
-  for (const code of shared.heldCodes()) if (!serving?.holds(code)) shared.counts.drop(code)
+  serving?.dropUnheldCounts()
   return shared.heldCodes()
 }
 
