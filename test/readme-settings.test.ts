@@ -6,9 +6,10 @@ import { ConfigSchema } from '@lr/proto'
 /**
  * README "Configuration" is what an operator reads to set the processes up: its table must list
  * exactly the settings loadConfig reads (proto/src/config.ts), with their defaults and bounds, so
- * a setting added, renamed or re-ranged in the code without the README fails here.
+ * a setting added, renamed or re-ranged in the code without the README fails here. The table of
+ * docs/decisions.md §1, which config.ts names as the list of its settings, must name the same.
  */
-const README = readFileSync(join(import.meta.dir, '..', 'README.md'), 'utf8')
+const read = (file: string) => readFileSync(join(import.meta.dir, '..', file), 'utf8')
 
 interface Row {
   /** The whole table row, for the bounds it states. */
@@ -17,17 +18,21 @@ interface Row {
   default: string
 }
 
-/** The settings of the table, with their rows; `LIMIT_X_DAILY` / `_PER_SECOND` rows name three. */
-function documentedSettings(): Map<string, Row> {
-  const start = README.indexOf('\n## Configuration\n')
-  const section = README.slice(start, README.indexOf('\n## ', start + 1))
+/**
+ * The settings of the table under `heading`, with their rows; a `LIMIT_X_DAILY` / `_PER_SECOND`
+ * row names three, as does one naming three settings in full.
+ */
+function documentedSettings(text: string, heading: string): Map<string, Row> {
+  const start = text.indexOf(`\n${heading}\n`)
+  if (start < 0) throw new Error(`no section ${heading}`)
+  const section = text.slice(start, text.indexOf('\n## ', start + 1))
   const rows = new Map<string, Row>()
   for (const line of section.split('\n').filter((l) => /^\| `[A-Z]/.test(l))) {
     const [names, defaults] = line.split(' | ')
     const [first, ...suffixes] = [...names!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!)
     const values = defaults!.split(' / ')
     const prefix = first!.slice(0, first!.lastIndexOf('_'))
-    ;[first!, ...suffixes.map((suffix) => prefix + suffix)].forEach((name, i) => rows.set(name, { text: line, default: values[i] ?? values[0]! }))
+    ;[first!, ...suffixes.map((other) => (other.startsWith('_') ? prefix + other : other))].forEach((name, i) => rows.set(name, { text: line, default: values[i] ?? values[0]! }))
   }
   return rows
 }
@@ -38,7 +43,7 @@ const PORT_SETTINGS = ['PORT', 'SHORT_PORT', 'HEALTH_PORT']
 const DESCRIBED_DEFAULTS = ['VISITOR_HASH_KEY']
 
 describe('README "Configuration"', () => {
-  const documented = documentedSettings()
+  const documented = documentedSettings(read('README.md'), '## Configuration')
 
   it('lists exactly the settings the code reads', () => {
     expect([...documented.keys()].sort()).toEqual(Object.keys(properties).sort())
@@ -61,5 +66,16 @@ describe('README "Configuration"', () => {
       if (schema.minLength !== undefined && schema.minLength > 1 && !row.includes(`${schema.minLength} characters`)) missing.push(`${name}: ${schema.minLength} characters`)
     }
     expect(missing).toEqual([])
+  })
+})
+
+describe('docs/decisions.md §1', () => {
+  it('lists exactly the settings the code reads, with their defaults', () => {
+    const documented = documentedSettings(read('docs/decisions.md'), '## 1. Processes, ports, configuration')
+    expect([...documented.keys()].sort()).toEqual(Object.keys(properties).sort())
+    const wrong = Object.entries(properties)
+      .filter(([name, schema]) => typeof schema.default === 'number' && !documented.get(name)!.default.startsWith(String(schema.default)))
+      .map(([name]) => name)
+    expect(wrong).toEqual([])
   })
 })
