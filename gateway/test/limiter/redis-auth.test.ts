@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { join } from 'node:path'
 import type Redis from 'ioredis'
 import { type RedisServer, startRedis } from '../../../test/harness/redis'
 import { skipReason } from '../../../test/harness/servers'
@@ -42,6 +43,29 @@ describe.skipIf(Boolean(skip))(`REDIS_URL with a password, on a real redis-serve
     expect(Object.keys(await redis.hgetall('lr:limit:key-4')).length).toBeGreaterThan(0)
     // The pattern holds: the limiter's own prefix is all this user may touch.
     await expect(redis.set('elsewhere', '1')).rejects.toThrow('NOPERM')
+  })
+
+  it('serves an ACL user with exactly the rules README "Configuration" (REDIS_URL) gives it, and notices Redis back by PING', async () => {
+    const readme = await Bun.file(join(import.meta.dir, '../../../README.md')).text()
+    const rule = /`ACL SETUSER limiter on >password ~(\S+) ([^`]+)`/.exec(readme)
+    if (!rule) throw new Error('README "Configuration" gives no `ACL SETUSER limiter ...` line for REDIS_URL')
+    const started = await startRedis({ password: PASSWORD, user: { name: 'limiter', password: PASSWORD, keys: rule[1]!, commands: rule[2]!.split(' ') } })
+    server = started
+    const logs: string[] = []
+    const limiter = createFailoverLimiter(createRedisLimiter(await connected(client(started.userUrl!))), createMemoryLimiter(), { probeIntervalMs: 50, log: (line) => logs.push(line) })
+    expect((await limiter.consume('key-7', POLICY)).allowed).toBe(true)
+    expect([limiter.degraded(), logs]).toEqual([false, []])
+    // An outage, then Redis back: the limiter's PING notices it without a request.
+    await started.stop()
+    await limiter.consume('key-7', POLICY)
+    expect(limiter.degraded()).toBe(true)
+    await started.restart()
+    for (let i = 0; i < 100 && limiter.degraded(); i++) await Bun.sleep(50)
+    expect(limiter.degraded()).toBe(false)
+    expect((await limiter.consume('key-7', POLICY)).allowed).toBe(true)
+    expect(logs).toHaveLength(2)
+    expect(logs[1]).toBe('rate limiter: Redis is back; limits are shared again')
+    await limiter.close()
   })
 
   it('with a wrong password, limits per process and says why in one line (the server\'s WRONGPASS)', async () => {

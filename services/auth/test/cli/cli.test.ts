@@ -261,6 +261,15 @@ describe('bun run admin --help', () => {
     }
   })
 
+  it('states the exit code a failure really gets: 1, a command line that cannot be run included', async () => {
+    const help = (await admin('--help')).stdout
+    const bad = await admin('account', 'create', '--email', 'x@example.com', '--tier', 'gold')
+    expect(bad.code).toBe(1)
+    expect(help).toContain('a command line that cannot be run')
+    expect(help).toContain('and exits 1.')
+    expect(help).not.toMatch(/exits\s+(1 \(.*\) or )?2/s)
+  })
+
   it("prints each command's usage, flags and output, and exits 0", async () => {
     const r = await admin('key', 'create', '--help')
     expect([r.code, r.stderr]).toEqual([0, ''])
