@@ -52,7 +52,7 @@ export const RecordBodyFields = {
     pattern: NOT_BLANK,
     description: `trimmed; 1 to ${NAME_MAX} characters after trimming, counted as Unicode code points (as JSON Schema counts a string's length): 200 emoji are 200 characters; ${CONTROL_CHARACTERS_RULE}`,
   }),
-  style: T.Optional(T.Record(T.String(), T.Unknown(), { description: `any JSON object, at most ${STYLE_MAX_BYTES} bytes as JSON` })),
+  style: T.Optional(T.Record(T.String(), T.Unknown(), { description: `any JSON object, at most ${STYLE_MAX_BYTES} bytes as JSON; no text in it (a value or a member name) may hold U+0000 or a lone UTF-16 surrogate, which no store keeps as sent (400 naming its place: \`style.k[1] holds U+0000 ...\`)` })),
   tags: T.Optional(T.Array(Tag, {
     maxItems: TAGS_MAX,
     errorMessage: `tags must be an array of at most ${TAGS_MAX} tags`,

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { firstInJson } from '@lr/platform/json-walk'
 import { AppError } from '@lr/proto'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -26,59 +27,37 @@ async function readCapped(request: Request, limit: number): Promise<Uint8Array> 
 
 /** Deeper than any body a route takes (a batch item's `style` sits at level 3). */
 export const MAX_BODY_DEPTH = 64
+const DEEPER = `request body nests deeper than ${MAX_BODY_DEPTH} levels`
 
 /**
- * What JSON allows but no route can keep, checked once here for every field (a batch item's too):
+ * What JSON allows but no route can even read as sent, checked once here for every field (a batch
+ * item's too), before any service sees the body:
  * - nesting deeper than MAX_BODY_DEPTH. JSON.parse reads any depth, but every later step that
  *   walks a value recursively (the bus's JSON copy, the schema check, the store) overflows the
  *   stack past about 35,000 levels: a 200 KB body was a 500 and held the API's thread for
  *   seconds;
- * - a lone UTF-16 surrogate (`"\ud800"`): UTF-8 cannot store it, so the stored text would differ
- *   from the answer (U+FFFD in its place);
- * - U+0000: the CSV export cannot carry it, so the export would differ from the answer;
- * - a number past a double's range (`1e400`): JSON.parse makes it Infinity, which JSON writes as
- *   null, so the record would keep null. A number within range is kept as the double it reads as
- *   (integers past 2^53 round, as in every JavaScript and most JSON stores; README says so).
- * Iterative, so a deep body costs no stack: about 0.1 µs for a create's body.
+ * - a number past a double's range (`1e400`): JSON.parse makes it Infinity, which the bus's JSON
+ *   writes as null, so no service could tell it from a null sent. A number within range is kept
+ *   as the double it reads as (integers past 2^53 round, as in every JavaScript and most JSON
+ *   stores; README says so).
+ * Text a store cannot keep (U+0000, a lone surrogate) reaches the services, whose body check
+ * names the field, and in a batch the item (services/library-records/src/body-check.ts).
  */
-function unfitText(value: unknown): string | undefined {
-  const pending: { value: unknown; depth: number }[] = [{ value, depth: 1 }]
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const { value, depth } = next
-    if (typeof value === 'string') {
-      const reason = unfitString(value)
-      if (reason) return reason
-      continue
-    }
-    if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return 'request body holds a number too large for a double (such as 1e400): it would be stored as null'
-      continue
-    }
-    if (value === null || typeof value !== 'object') continue
-    if (depth > MAX_BODY_DEPTH) return `request body nests deeper than ${MAX_BODY_DEPTH} levels`
-    if (Array.isArray(value)) {
-      for (const item of value) pending.push({ value: item, depth: depth + 1 })
-      continue
-    }
-    for (const key in value) {
-      const reason = unfitString(key)
-      if (reason) return reason
-      pending.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1 })
-    }
-  }
-  return undefined
-}
-
-function unfitString(text: string): string | undefined {
-  if (!text.isWellFormed()) return 'request body holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair): text must be valid Unicode'
-  if (text.includes('\u0000')) return 'request body holds U+0000 (NUL), which no field may contain'
-  return undefined
+function unreadable(body: unknown): string | undefined {
+  const problem = firstInJson(body, ({ value, depth }) => {
+    if (typeof value === 'number') return Number.isFinite(value) ? undefined : 'holds a number too large for a double (such as 1e400): it would be stored as null'
+    if (value !== null && typeof value === 'object' && depth > MAX_BODY_DEPTH) return DEEPER
+    return undefined
+  })
+  if (!problem) return undefined
+  // The place of a too deep value is 64 steps long: the depth says enough.
+  return problem.reason === DEEPER ? DEEPER : `${problem.place || 'request body'} ${problem.reason}`
 }
 
 /**
  * The only body parser: UTF-8 JSON under 1 MiB. Errors: 415 for another content type or charset, 413 when too
- * large, 400 when empty, malformed or unfit (unfitText). What the JSON must hold is the services'
- * to check.
+ * large, 400 when empty, malformed or unreadable (too deep, a number past a double). What the JSON must hold
+ * is the services' to check.
  */
 export const jsonBody = new Elysia({ name: 'json-body' }).onParse({ as: 'global' }, async ({ request, contentType }) => {
   const bytes = await readCapped(request, BODY_LIMIT_BYTES)
@@ -101,7 +80,7 @@ export const jsonBody = new Elysia({ name: 'json-body' }).onParse({ as: 'global'
   } catch {
     throw new AppError('bad_request', 'request body is not valid JSON')
   }
-  const unfit = unfitText(body)
+  const unfit = unreadable(body)
   if (unfit) throw new AppError('bad_request', unfit)
   return body
 })

@@ -1,3 +1,4 @@
+import { firstInJson, type JsonNode } from '@lr/platform/json-walk'
 import { boundedStrings, withinLength, withoutStringLengths } from '@lr/proto'
 import type { Static, TObject } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler, type ValueError, ValueErrorType } from '@sinclair/typebox/compiler'
@@ -44,6 +45,9 @@ export function compileBodyCheck<S extends TObject>(schema: S, rules: FieldRules
       if (rule.trim && Object.hasOwn(input, field) && typeof input[field] === 'string') input[field] = (input[field] as string).trim()
     }
     if (!typeCheck.Check(input)) throw new FieldError(firstProblem(schema, input, [...typeCheck.Errors(input)]))
+    // Before the rules: a URL rule would percent-encode a lone surrogate as U+FFFD, unseen.
+    const unkept = firstInJson(input, unkeptText)
+    if (unkept) throw new FieldError(unkept.name ? `${unkept.place} has a member name that ${unkept.reason}` : `${unkept.place} ${unkept.reason}`)
     const clean: Record<string, unknown> = input
     for (const [field, value] of Object.entries(clean)) {
       const bounds = lengths.get(field)
@@ -54,6 +58,19 @@ export function compileBodyCheck<S extends TObject>(schema: S, rules: FieldRules
     return clean as Static<S>
   }
   return Object.assign(check, { schema })
+}
+
+/**
+ * Text no store can keep as sent, in any field (a style's member names too), so the answer would
+ * differ from what was stored: a lone UTF-16 surrogate (UTF-8 cannot store it: U+FFFD in its
+ * place) and U+0000 (the CSV export cannot carry it). Checked here, not by the gateway's parser,
+ * so that a batch names the item like any other field rule (spec §4.4, §7).
+ */
+function unkeptText({ value }: JsonNode): string | undefined {
+  if (typeof value !== 'string') return undefined
+  if (!value.isWellFormed()) return 'holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair): text must be valid Unicode'
+  if (value.includes('\u0000')) return 'holds U+0000 (NUL), which no field may contain'
+  return undefined
 }
 
 function firstProblem(schema: TObject, input: Record<string, unknown>, errors: ValueError[]): string {
