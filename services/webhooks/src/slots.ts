@@ -10,6 +10,13 @@ export const CONCURRENCY = 32
  */
 export const PER_ENDPOINT = 4
 /**
+ * Attempts in flight to one library's endpoints at once, per worker: half the pool. Capped per
+ * endpoint only, a library with eight endpoints that never answer (it may have ten) held all 32,
+ * and another library's record.created arrived 19 s late (a probe on bun start, WEBHOOK_TIMEOUT_MS
+ * 10 s). A library with at most four busy endpoints is not slowed by it.
+ */
+export const PER_LIBRARY = 16
+/**
  * A look that skips full endpoints passes their due messages over one by one in the store's
  * index (WebhookStore.due): 100k due messages of a hanging endpoint ahead of the wanted ones cost
  * it 7 ms on SQLite (11 ms from a file), each time an attempt ends. So after such a look the next
@@ -23,31 +30,59 @@ export const PER_ENDPOINT = 4
 export const SKIPPING_COST_RATIO = 20
 export const SKIPPING_WAIT_MAX_MS = 1_000
 
-/** The pool of attempts in flight, counted per endpoint, and when a look may next skip full endpoints. */
+/**
+ * The pool of attempts in flight, counted per endpoint and per library, and when a look may next
+ * skip full endpoints. An endpoint's library is learnt from its messages (take, full), and
+ * forgotten once the library has nothing in flight.
+ */
 export function createSlots(monotonic: () => number = () => performance.now()) {
   const perEndpoint = new Map<string, number>()
+  const perLibrary = new Map<string, number>()
+  const libraryOf = new Map<string, string>()
   const marked = new Set<string>()
   let inFlight = 0
   let skippingAllowedAt = 0
+  const count = (map: Map<string, number>, key: string, by: number) => {
+    const n = (map.get(key) ?? 0) + by
+    if (n > 0) map.set(key, n)
+    else map.delete(key)
+  }
+  const libraryRoom = (endpointId: string) => PER_LIBRARY - (perLibrary.get(libraryOf.get(endpointId) ?? '') ?? 0)
   return {
     /** Attempts that may start now. */
     room: () => CONCURRENCY - inFlight,
     /** Attempts the endpoint may start now. */
-    free: (endpointId: string) => Math.min(PER_ENDPOINT - (perEndpoint.get(endpointId) ?? 0), CONCURRENCY - inFlight),
-    /** Whether the endpoint has PER_ENDPOINT attempts in flight. */
-    full: (endpointId: string) => (perEndpoint.get(endpointId) ?? 0) >= PER_ENDPOINT,
-    /** The endpoints a look for due messages skips. */
-    fullEndpoints: () => [...perEndpoint].flatMap(([id, n]) => (n >= PER_ENDPOINT ? [id] : [])),
-    take(endpointId: string) {
+    free: (endpointId: string) => Math.min(PER_ENDPOINT - (perEndpoint.get(endpointId) ?? 0), CONCURRENCY - inFlight, libraryRoom(endpointId)),
+    /** Whether the endpoint has PER_ENDPOINT attempts in flight, or its library PER_LIBRARY. */
+    full(endpointId: string, library: string): boolean {
+      // Kept only while the library has attempts in flight (give forgets it with the last).
+      if (perLibrary.has(library)) libraryOf.set(endpointId, library)
+      return (perEndpoint.get(endpointId) ?? 0) >= PER_ENDPOINT || libraryRoom(endpointId) <= 0
+    },
+    /** Whether the library has PER_LIBRARY attempts in flight. */
+    libraryFull: (library: string) => (perLibrary.get(library) ?? 0) >= PER_LIBRARY,
+    /** Notes a library's endpoints, so that a look skips all of them while the library is full. */
+    note(library: string, endpointIds: readonly string[]) {
+      if (perLibrary.has(library)) for (const id of endpointIds) libraryOf.set(id, library)
+    },
+    /** The endpoints a look for due messages skips: the full ones, and those known of a full library. */
+    fullEndpoints: () => [...new Set([
+      ...[...perEndpoint].flatMap(([id, n]) => (n >= PER_ENDPOINT ? [id] : [])),
+      ...[...libraryOf.keys()].filter((id) => libraryRoom(id) <= 0),
+    ])],
+    take(endpointId: string, library: string) {
       inFlight++
-      perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + 1)
+      libraryOf.set(endpointId, library)
+      count(perEndpoint, endpointId, 1)
+      count(perLibrary, library, 1)
     },
     give(endpointId: string) {
       inFlight--
       marked.add(endpointId)
-      const left = (perEndpoint.get(endpointId) ?? 1) - 1
-      if (left > 0) perEndpoint.set(endpointId, left)
-      else perEndpoint.delete(endpointId)
+      count(perEndpoint, endpointId, -1)
+      const library = libraryOf.get(endpointId) ?? ''
+      count(perLibrary, library, -1)
+      if (!perLibrary.has(library)) for (const [id, of] of libraryOf) if (of === library) libraryOf.delete(id)
     },
     /** Notes endpoints that were given new messages. */
     mark(endpointIds: Iterable<string>) {

@@ -130,7 +130,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   }
 
   function begin(claimed: StoredMessage): void {
-    slots.take(claimed.endpoint_id)
+    slots.take(claimed.endpoint_id, claimed.library)
     const run = attempt(claimed).catch((error) => log().error({ webhook_id: claimed.id, ...errorFields(error) }, 'webhook attempt not recorded; retried after its claim runs out'))
     inFlight.add(run)
     void run.finally(() => {
@@ -151,7 +151,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   async function refill(): Promise<void> {
     for (const endpointId of slots.marked()) {
       const free = slots.free(endpointId)
-      if (free > 0) for (const candidate of await store.dueOf(endpointId, nowMs(), free)) await start(candidate)
+      if (free > 0) for (const candidate of await store.dueOf(endpointId, nowMs(), free)) if (!slots.full(candidate.endpoint_id, candidate.library)) await start(candidate)
     }
   }
 
@@ -179,10 +179,18 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       // An endpoint that fills up within this batch has its remaining messages passed over: the
       // next round skips it in the store, so that other endpoints' messages behind them are read.
       let passedOver = false
+      const fullLibraries = new Set<string>()
       for (const candidate of due) {
-        if (slots.full(candidate.endpoint_id)) passedOver = true
-        else if (await start(candidate)) started++
+        if (!slots.full(candidate.endpoint_id, candidate.library)) {
+          if (await start(candidate)) started++
+          continue
+        }
+        passedOver = true
+        if (slots.libraryFull(candidate.library)) fullLibraries.add(candidate.library)
       }
+      // A full library's other endpoints (ten at most) are skipped from the next look on, rather
+      // than met one look at a time, each look spaced out (SKIPPING_COST_RATIO).
+      for (const library of fullLibraries) slots.note(library, (await store.listEndpoints(library)).map((endpoint) => endpoint.id))
       if (!passedOver || slots.room() <= 0) break
     }
     return started === room ? 0 : idleMs
