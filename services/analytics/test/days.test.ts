@@ -35,6 +35,15 @@ describe('parseDayRange', () => {
     expect(await failure(parse({ from: '2025-01-11', to: '2025-01-10' }))).toEqual(badRequest('from must not be after to'))
   })
 
+  it('accepts any span, from the first day a YYYY-MM-DD names to the last (no window, no longest range)', () => {
+    expect(parseDayRange({ from: '0000-01-01', to: '9999-12-31' })).toEqual({ from: '0000-01-01', to: '9999-12-31' })
+  })
+
+  it('rejects a five-digit year and epoch seconds', async () => {
+    expect(await failure(parse({ to: '10000-01-01' }))).toEqual(badRequest('to must be a date YYYY-MM-DD (UTC)'))
+    expect(await failure(parse({ from: '1764115200' }))).toEqual(badRequest('from must be a date YYYY-MM-DD (UTC)'))
+  })
+
   it('rejects an unknown parameter by name', async () => {
     expect(await failure(parse({ since: '2025-01-10' }))).toEqual(badRequest('unknown query parameter "since"'))
   })

@@ -1,4 +1,4 @@
-import type { mongo } from 'mongoose'
+import { mongo } from 'mongoose'
 import { bulkUpsert, onlyDuplicateKeys } from '@lr/platform/mongo-bulk'
 import { createTally } from '../aggregates'
 import { dayOf } from '../days'
@@ -16,6 +16,42 @@ import type { AnalyticsCollections } from './analytics-collections.mongo'
  * lost and none is applied twice.
  */
 export const keyOf = (...parts: string[]) => parts.join('\u0000')
+
+/**
+ * Journal bytes one part of a call may take, estimated before it is planned. One process hands
+ * analytics everything waiting in one call (tens of thousands of scans after a burst on a slow
+ * store, or from the spool at a start), and one entry for all of them outgrew MongoDB's 16 MiB
+ * document limit at about 25,000 scans of distinct visitors: its write failed, and the same
+ * batch was retried for ever. So a call is journaled in parts, each exactly once like a batch.
+ */
+const JOURNAL_PART_BYTES = 4 * 1024 * 1024
+
+/**
+ * What a scan may add to its part's entry: its document, and at most its visitor, its day visitor
+ * and ten counters, which carry its code, day, visitor and dimension values. Measured on parts of
+ * 2,900 scans as the resolver makes them (249 bytes, a weight of 1.5 KB): an entry of 1.9 MB for
+ * one code, 6.9 MB when every scan brings a code, day and values of its own (every counter new).
+ */
+const journalWeight = (scan: StoredScan): number => 6 * mongo.BSON.calculateObjectSize(scan)
+
+/** The batch cut in order into parts of at most JOURNAL_PART_BYTES of weight (a heavier scan alone). */
+function partsOf(scans: StoredScan[]): StoredScan[][] {
+  const parts: StoredScan[][] = []
+  let part: StoredScan[] = []
+  let bytes = 0
+  for (const scan of scans) {
+    const weight = journalWeight(scan)
+    if (part.length > 0 && bytes + weight > JOURNAL_PART_BYTES) {
+      parts.push(part)
+      part = []
+      bytes = 0
+    }
+    part.push(scan)
+    bytes += weight
+  }
+  if (part.length > 0) parts.push(part)
+  return parts
+}
 
 interface CounterOp {
   collection: 'codeTotals' | 'dayTotals' | 'codeDims' | 'dayDims'
@@ -113,12 +149,21 @@ export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections, sket
     plan,
     play,
     journal,
-    /** Applies a batch exactly once; the number of scans it counted. */
+    /**
+     * Applies a batch exactly once, part after part (partsOf): a part plans against what those
+     * before it stored, so a scan or visitor repeated across parts counts once. The number of
+     * scans it counted. A failure leaves the parts before it applied; the batch delivered again
+     * counts only the rest.
+     */
     async apply(scans: StoredScan[]): Promise<number> {
-      const entry = await plan(scans)
-      await journal.replaceOne({ _id: 'inflight' }, entry, { upsert: true })
-      await play(entry)
-      return entry.scans.length
+      let counted = 0
+      for (const part of partsOf(scans)) {
+        const entry = await plan(part)
+        await journal.replaceOne({ _id: 'inflight' }, entry, { upsert: true })
+        await play(entry)
+        counted += entry.scans.length
+      }
+      return counted
     },
   }
 }
