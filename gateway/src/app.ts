@@ -35,7 +35,11 @@ export function createGateway(deps: GatewayDeps) {
   // host of at least 4): behind a Host of 1-3 characters (`x`, `api`) it routed `/ab/v1/qrcodes`
   // as `/v1/qrcodes` while the key check, reading the real path, skipped it. From the 7th: the
   // gateway's request.url is always http:// (Bun serves it without TLS; in-process, http://localhost).
-  return new Elysia({ handler: { standardHostname: false } })
+  // No body is too large for Bun.serve itself: past its default maxRequestBodySize (128 MiB) it
+  // answered a bare 413 (no JSON, request id or cache headers) before the gateway ran. The
+  // gateway refuses every body over 1 MiB with its JSON 413 (json-body.ts) from the declared
+  // length, or after 1 MiB of a chunked one, and never reads more.
+  return new Elysia({ handler: { standardHostname: false }, serve: { maxRequestBodySize: Number.MAX_SAFE_INTEGER } })
     .use(requestId)
     .use(hostRequired)
     .use(observe)

@@ -28,4 +28,19 @@ describe('JSON bodies', () => {
     for (const spelling of ['application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'application/json; charset=UTF8'])
       expect((await post('{"name":"café"}', spelling)).status).toBe(201)
   })
+
+  // RFC 9110 §15.5.16: a content coding the server does not read is a 415. A gzip body had been a
+  // 400 "not valid JSON" (the client sent valid JSON), and plain JSON labelled gzip was taken.
+  it('refuses a compressed body with 415 naming its Content-Encoding, and takes identity', async () => {
+    const encoded = (body: Uint8Array | string, coding: string) =>
+      app.handle(new Request('http://localhost/v1/qrcodes', { method: 'POST', headers: { 'x-api-key': GOOD_KEY, 'content-type': 'application/json', 'content-encoding': coding }, body }))
+    const message = (coding: string) => ({ error: `request body must not be compressed: Content-Encoding ${coding} is not read; send plain JSON` })
+    const gzip = await encoded(Bun.gzipSync(new TextEncoder().encode('{"name":"gz"}')), 'gzip')
+    expect([gzip.status, await gzip.json()]).toEqual([415, message('gzip')])
+    const labelled = await encoded('{"name":"labelled"}', 'br')
+    expect([labelled.status, await labelled.json()]).toEqual([415, message('br')])
+    const identity = await encoded('{"name":"plain"}', 'identity')
+    expect([identity.status, await identity.json()]).toEqual([201, { created: [{ name: 'plain' }] }])
+    expect(requests.filter((r) => r.subject === RECORDS_SUBJECTS.create).map((r) => r.payload.body.name)).not.toContain('labelled')
+  })
 })

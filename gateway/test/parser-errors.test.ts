@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { connect } from 'node:net'
 import { createLogger, installLogger } from '@lr/platform/log'
 import { createGateway } from '../src/app'
-import { scriptedBus } from './fake-bus'
+import { GOOD_KEY, scriptedBus } from './fake-bus'
 
 installLogger(createLogger('gateway', 'warn'))
 
@@ -63,6 +63,18 @@ describe('requests the HTTP parser refuses', () => {
     expect(answer.status).toBe(403)
     expect(answer.head.toLowerCase()).toContain('content-type: application/json')
     expect(JSON.parse(answer.body)).toEqual({ error: expect.stringContaining('missing API key') })
+  })
+
+  // Bun.serve refuses a declared body over its maxRequestBodySize (128 MiB by default) itself, a
+  // bare 413 without JSON, request id or cache headers, while 1 MiB to 128 MiB got the API's JSON.
+  it('answers any body over 1 MiB with the API\'s JSON 413, a declared length past 128 MiB (Bun\'s own limit) too', async () => {
+    for (const length of [2 * 1024 * 1024, 128 * 1024 * 1024 + 1, 10 * 1024 ** 3]) {
+      const answer = await exchange(server.port, `POST /v1/qrcodes HTTP/1.1\r\nHost: x\r\nx-api-key: ${GOOD_KEY}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`)
+      expect([length, answer.status]).toEqual([length, 413])
+      expect(answer.head.toLowerCase()).toContain('content-type: application/json')
+      expect(answer.head.toLowerCase()).toContain('x-request-id: ')
+      expect(JSON.parse(answer.body)).toEqual({ error: 'request body is larger than 1048576 bytes' })
+    }
   })
 
   it('keeps serving after refusing', async () => {

@@ -22,13 +22,13 @@ export const ScanEvent = T.Object({
    * most the last millisecond of 9999-12-31: a later time has no `YYYY-MM-DD` day to count it on.
    */
   scanned_at: T.Integer({ minimum: 0, maximum: LAST_MS }),
-  /** The User-Agent header as sent; '' when absent. */
+  /** The User-Agent header as sent, its first 1,024 characters; '' when absent. */
   user_agent: T.String(),
   /** Pseudonymous visitor: hex HMAC-SHA256 of address and user agent under VISITOR_HASH_KEY. */
   visitor_id: T.String({ pattern: '^[0-9a-f]{64}$' }),
   /** ISO 3166-1 alpha-2 (from CF-IPCountry when TRUST_PROXY is 1 or more), `XK` (Kosovo), or `unknown`. */
   country: T.String(),
-  /** The Referer header, when sent. */
+  /** The Referer header, when sent, its first 2,048 characters. */
   referer: T.Optional(T.String()),
   /**
    * `fallback`: the code was expired or capped and the scan went to its fallback_url; analytics

@@ -55,7 +55,7 @@ function unreadable(body: unknown): string | undefined {
 }
 
 /**
- * The only body parser: UTF-8 JSON under 1 MiB. Errors: 415 for another content type or charset, 413 when too
+ * The only body parser: UTF-8 JSON under 1 MiB. Errors: 415 for another content type or charset or a content coding, 413 when too
  * large, 400 when empty, malformed or unreadable (too deep, a number past a double). What the JSON must hold
  * is the services' to check.
  */
@@ -66,6 +66,11 @@ export const jsonBody = new Elysia({ name: 'json-body' }).onParse({ as: 'global'
     if (!BODY_METHODS.has(request.method)) return null
     throw new AppError('bad_request', 'request body is required (JSON)')
   }
+  // A content coding is not undone here (RFC 9110 §15.5.16: 415): a gzip body had been a 400 "not
+  // valid JSON" of JSON the client did send, and plain text labelled gzip was read as if unlabelled.
+  const coding = request.headers.get('content-encoding')?.trim()
+  if (coding && !/^identity$/i.test(coding))
+    throw new AppError('unsupported_media_type', `request body must not be compressed: Content-Encoding ${coding.slice(0, 40)} is not read; send plain JSON`)
   if (!/^application\/json\s*(;|$)/i.test(contentType ?? ''))
     throw new AppError('unsupported_media_type', 'request body must be JSON: send Content-Type: application/json')
   // JSON is UTF-8 (RFC 8259 §8.1). A body declared in another charset was read as UTF-8 and

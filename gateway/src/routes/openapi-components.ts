@@ -79,7 +79,7 @@ export const responses = {
   Conflict: error('The request does not fit the record\'s state: a review of a code with no pending change, or in a personal library.', 'this code has no pending change to review'),
   PreconditionFailed: error('If-Match names another version of the record; nothing changed.', 'the record has changed since the ETag sent in If-Match'),
   PayloadTooLarge: error('The body is larger than 1 MiB.', 'request body is larger than 1048576 bytes'),
-  UnsupportedMediaType: error('The body is not sent as application/json, or names a charset other than UTF-8.', 'request body must be JSON: send Content-Type: application/json'),
+  UnsupportedMediaType: error('The body is not sent as application/json, names a charset other than UTF-8, or is compressed (a Content-Encoding other than identity).', 'request body must be JSON: send Content-Type: application/json'),
   IdempotencyConflict: error('This Idempotency-Key was used with another body or route.', 'this Idempotency-Key was already used with a different request'),
   RateLimited: error('The per-second rate (with its burst) or the daily quota of the key is used up; the message says which. Consumes nothing.', 'rate limit exceeded: at most 5 requests per second (burst 10); retry after 1 s', [...LIMIT_HEADERS, 'Retry-After']),
   Unavailable: error('A service behind the gateway cannot be reached; retry shortly.', 'the service is temporarily unavailable, please retry shortly', [...LIMIT_HEADERS, 'Retry-After']),

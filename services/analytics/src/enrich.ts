@@ -1,5 +1,5 @@
 import { UAParser } from 'ua-parser-js'
-import { isBotAgent } from '@lr/platform/bots'
+import { isBotAgent, REMEMBERED_AGENT_CHARS } from '@lr/platform/bots'
 
 /** What a user agent tells about the client of a scan. */
 export interface Agent {
@@ -23,10 +23,12 @@ export function parseAgent(userAgent: string): Agent {
 /**
  * parseAgent behind a bounded LRU cache keyed by the user agent: scans come from few distinct
  * agents, and parsing one costs microseconds that ingestion at thousands of scans/s should not pay.
+ * One longer than REMEMBERED_AGENT_CHARS is parsed each time, never kept (no browser sends one).
  */
 export function createAgentCache(maxEntries = 10_000): (userAgent: string) => Agent {
   const cache = new Map<string, Agent>()
   return (userAgent) => {
+    if (userAgent.length > REMEMBERED_AGENT_CHARS) return parseAgent(userAgent)
     let agent = cache.get(userAgent)
     if (agent) {
       cache.delete(userAgent)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { metricsResponse } from '@lr/platform/metrics'
+import { captureLog } from '@lr/platform/testing/log-capture'
 import { observeResolver } from '../../src/resolver/observe'
 
 const redirect = () => new Response(null, { status: 302, headers: { location: 'https://example.com/' } })
@@ -59,4 +60,17 @@ describe('observeResolver', () => {
       expect([answer.status, answer.headers.get('retry-after')]).toEqual([503, '1'])
       expect(await answered(503)).toBe(before + 1)
     })
+
+  it('writes a failing resolver\'s lines once per 10 s, not per request (any client of the public host can repeat one), each answer counted', async () => {
+    const { fetch } = observeResolver(() => { throw new Error('boom') }, metricsResponse)
+    const before = await answered(503)
+    const captured = captureLog()
+    try {
+      for (let i = 0; i < 5; i++) expect((await fetch(request())).status).toBe(503)
+    } finally {
+      captured.restore()
+    }
+    expect(captured.lines.map((line) => [line.msg, line.status ?? line.err?.message])).toEqual([['resolver failed', 'boom'], ['request', 503]])
+    expect(await answered(503)).toBe(before + 5)
+  })
 })

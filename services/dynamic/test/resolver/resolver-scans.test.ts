@@ -26,6 +26,21 @@ describe('scan events', () => {
     expect(seen).toEqual([`scans.${code}`])
   })
 
+  // Headers up to Bun's 16 KiB reached the event whole: a client sending 15 KB agents had every
+  // scan weigh that much in each consumer's buffer of 100,000 (bun start grew to 1.46 GB in 10 s
+  // of one wrk client, analytics 34,000 scans behind), in SCANS and in every scan webhook.
+  it('carries the first 1,024 characters of the User-Agent and 2,048 of the Referer, the visitor told by the whole agent', async () => {
+    const code = await s.code()
+    const agent = (tail: string) => `${BROWSER} ${tail.repeat(15_000)}`
+    const referer = `https://menu.example/?q=${'r'.repeat(15_000)}`
+    await s.scan(`/${code}`, { headers: { 'user-agent': agent('a'), referer } })
+    await s.scan(`/${code}`, { headers: { 'user-agent': agent('b') } })
+    await settle()
+    expect(s.scans.map((scan) => [scan.user_agent, scan.referer])).toEqual([[agent('a').slice(0, 1024), referer.slice(0, 2048)], [agent('b').slice(0, 1024), undefined]])
+    expect(Value.Check(ScanEvent, s.scans[0])).toBe(true)
+    expect(s.scans[0]!.visitor_id).not.toBe(s.scans[1]!.visitor_id)
+  })
+
   it('gives every scan its own scan_id and one visitor the same visitor_id', async () => {
     const code = await s.code()
     await s.scan(`/${code}`)
