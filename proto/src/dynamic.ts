@@ -72,7 +72,7 @@ export type PendingChange = Static<typeof PendingChange>
 export const EXPIRES_AT_MAX = 253_402_300_799
 // Body messages (body-messages.ts reads `x-error`): TypeBox's own would not name the field's rule.
 const EXPIRES_AT_ERROR = `expires_at must be epoch seconds: an integer from 0 to ${EXPIRES_AT_MAX}`
-const MAX_SCANS_ERROR = `max_scans must be an integer of at least 1`
+const MAX_SCANS_ERROR = `max_scans must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`
 const ExpiresAt = (error?: string) => T.Integer({ minimum: 0, maximum: EXPIRES_AT_MAX, description: 'epoch seconds (UTC); from that second on the code is expired (README "Expiring and capped codes"). A time in the past is accepted: the code is expired at once', ...(error && { 'x-error': error }) })
 const MaxScans = (error?: string) => T.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'counted scans (GET, not a bot) redirected to destination_url before the code is capped; bots and HEAD requests never count', ...(error && { 'x-error': error }) })
 const FallbackUrl = () => T.String({ maxLength: 2048, description: 'where an expired or capped code redirects (same rules and normal form as destination_url); without it such a code answers 410. Accepted without expires_at or max_scans: it then waits for one' })
