@@ -1,3 +1,4 @@
+import type { NatsConnection } from 'nats'
 import { jetstreamRefusals, jetstreamStoreFull } from './metrics'
 import { log } from './log'
 
@@ -51,6 +52,22 @@ export const streamsRefusing = (): number => [...watches].filter((watch) => watc
  * be refused alike.
  */
 export const jetstreamTakesWrites = async (): Promise<boolean> => streamsRefusing() === 0
+
+/** How long the readiness check waits for JetStream's answer (the probe gives all its checks 2 s). */
+const JETSTREAM_PROBE_MS = 1_000
+
+/**
+ * The `jetstream` check of a process that writes or reads JetStream: fails, besides a refusal
+ * for want of room, while the NATS server answers but its JetStream does not (restarted without
+ * -js, the account's JetStream taken away, or `$JS.API.>` denied to the user): everything the
+ * process publishes waits meanwhile. Before, every /readyz stayed 200 with nothing under
+ * `degraded`. A broker that does not answer at all is `nats`'s to name, not this one's.
+ */
+export const jetstreamCheck = (nc: NatsConnection, natsAnswers: () => Promise<boolean>) => async (): Promise<boolean> => {
+  if (streamsRefusing() > 0) return false
+  const [answers, reachable] = await Promise.all([nc.jetstreamManager({ timeout: JETSTREAM_PROBE_MS }).then(() => true, () => false), natsAnswers()])
+  return answers || !reachable
+}
 
 /**
  * The refusals of one writer of `stream` (`what` says in the log line what waits meanwhile):

@@ -3,7 +3,7 @@ import { loadNatsConfigOrExit, onShutdown, openMongoIfConfigured, type RunningSe
 import { failWhenClosed } from './nats-connect'
 import { createNatsBus } from './bus-nats'
 import { startHealthListener } from './health-listener'
-import { jetstreamTakesWrites } from './jetstream-refusals'
+import { jetstreamCheck, jetstreamTakesWrites } from './jetstream-refusals'
 import { listening, reaching, reachingJetStream, startOrExit, withoutCredentials } from './startup'
 
 /**
@@ -21,10 +21,12 @@ import { log, startLogging } from './log'
 /** What a service process needs of its NATS server beyond request-reply. */
 export interface ServiceProcessOptions {
   /**
-   * It cannot work without JetStream (its durable consumers): a server without it stops the
-   * start with one line saying so. Records and dynamic start without it and hold their events.
+   * What it needs JetStream for: `required`, it cannot work without it (its durable consumers),
+   * so a server without it stops the start with one line saying so; `held`, records and dynamic,
+   * which start without it and hold their events. Either way /readyz lists `jetstream` under
+   * `degraded` while it does not answer; auth, which uses none, never does.
    */
-  jetstream?: boolean
+  jetstream?: 'required' | 'held'
 }
 
 /**
@@ -44,12 +46,13 @@ export async function runServiceProcess(name: string, start: (ctx: ServiceContex
   }
   const { bus, mongo, service, health } = await startOrExit(name, async () => {
     const bus = await reaching('NATS', config.NATS_URL, () => createNatsBus(config.NATS_URL, name, { maxPayload: config.BUS_MAX_PAYLOAD_BYTES }))
-    if (opts.jetstream) await reachingJetStream(config.NATS_URL, bus.connection)
+    if (opts.jetstream === 'required') await reachingJetStream(config.NATS_URL, bus.connection)
     const mongo = await openMongoIfConfigured(config)
     const service = await start({ bus, config, mongo }, { connection: bus.connection, fail })
     const checks = { store: () => service.ready(), nats: () => bus.ping() }
-    // Records' and dynamic's record events, analytics' ingest lease (jetstream-refusals.ts).
-    const optional = { jetstream: jetstreamTakesWrites }
+    // Records' and dynamic's record events, analytics' ingest lease and scans, the webhooks'
+    // consumers: refused for want of room, or JetStream not answering (jetstream-refusals.ts).
+    const optional = { jetstream: opts.jetstream ? jetstreamCheck(bus.connection, checks.nats) : jetstreamTakesWrites }
     const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, checks, optional)) : undefined
     return { bus, mongo, service, health }
   })

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'bun:test'
+import type { Subprocess } from 'bun'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,7 +9,8 @@ import { scanBatchStreamConfig, SCAN_BATCH_STREAM } from '@lr/platform/scan-stre
 import { sample } from '../harness/metrics'
 import { mongoSkipReason, startFerretDb } from '../harness/ferretdb'
 import { startNats } from '../harness/nats'
-import { freePort, waitUntil } from '../harness/ports'
+import { freePort, waitForPort, waitUntil } from '../harness/ports'
+import { stopProcess } from '../harness/stop-process'
 import { skipReason } from '../harness/servers'
 import { ROOT } from './manifests'
 
@@ -21,7 +23,8 @@ if (skip) describe.skip(`HEALTH_PORT of a service process (${skip})`, () => it('
 else
   describe('HEALTH_PORT of a service process', () => {
     it('answers /healthz, and /readyz 200 while NATS answers, 503 naming NATS while it is gone, 200 again after', async () => {
-      const nats = await startNats()
+      // With JetStream: without it records is ready all the same but lists it under degraded (below).
+      const nats = await startNats({ jetstream: true })
       const port = await freePort()
       const proc = Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.records)], {
         cwd: ROOT,
@@ -125,6 +128,48 @@ else
         rmSync(spoolDir, { recursive: true, force: true })
       }
     }, 40_000)
+  })
+
+if (skip) describe.skip(`HEALTH_PORT without JetStream (${skip})`, () => it('lists jetstream under degraded', () => {}))
+else
+  describe('HEALTH_PORT while the NATS server has no JetStream', () => {
+    // nats-server restarted without -js (its configuration lost the jetstream block) answers
+    // every request but none on $JS.API: scans and record events wait, and every /readyz had
+    // stayed 200 with nothing under degraded, the log the only trace.
+    it('the resolver and a service process list jetstream under degraded, stay 200, and clear it once JetStream is back', async () => {
+      const nats = await startNats({ jetstream: true })
+      const [resolverPort, recordsPort, shortPort] = [await freePort(), await freePort(), await freePort()]
+      const env = { ...Bun.env, TRANSPORT: 'nats', NATS_URL: nats.url, DATA_DIR: data, RESOLVER_THREADS: '0' }
+      const procs = [
+        Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.resolver)], { cwd: ROOT, env: { ...env, HEALTH_PORT: String(resolverPort), SHORT_PORT: String(shortPort) }, stdout: 'ignore', stderr: 'ignore' }),
+        Bun.spawn(['bun', 'run', join(ROOT, ENTRY_POINTS.records)], { cwd: ROOT, env: { ...env, HEALTH_PORT: String(recordsPort) }, stdout: 'ignore', stderr: 'ignore' }),
+      ]
+      const ready = async (port: number) => {
+        const response = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null)
+        return response && { code: response.status, ...((await response.json()) as { status: string; checks: object; degraded?: string[] }) }
+      }
+      const both = async () => [await ready(resolverPort), await ready(recordsPort)]
+      let plain: Subprocess | undefined
+      try {
+        await waitUntil(async () => (await both()).every((answer) => answer?.code === 200), 15_000, 'both ready')
+        await nats.down()
+        plain = Bun.spawn(['nats-server', '-a', '127.0.0.1', '-p', String(nats.port)], { stdout: 'ignore', stderr: 'ignore' })
+        await waitForPort(nats.port)
+        await waitUntil(async () => (await both()).every((answer) => answer?.degraded?.includes('jetstream')), 15_000, 'jetstream listed as degraded')
+        expect(await both()).toEqual([
+          { code: 200, status: 'ready', checks: { scans: true }, degraded: ['jetstream'] },
+          { code: 200, status: 'ready', checks: { store: true, nats: true }, degraded: ['jetstream'] },
+        ])
+        await stopProcess(plain)
+        await nats.up()
+        await waitUntil(async () => (await both()).every((answer) => answer?.code === 200 && answer.degraded?.length === 0), 15_000, 'jetstream back')
+      } finally {
+        for (const proc of procs) proc.kill('SIGKILL')
+        await Promise.all(procs.map((proc) => proc.exited))
+        if (plain) await stopProcess(plain)
+        await nats.stop().catch(() => undefined)
+      }
+    }, 60_000)
   })
 
 const mongoSkip = skip ?? mongoSkipReason()

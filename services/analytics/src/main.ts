@@ -31,4 +31,4 @@ await runServiceProcess('analytics', async (ctx, { connection, fail }) => {
       await analytics.stop()
     },
   }
-}, { jetstream: true })
+}, { jetstream: 'required' })

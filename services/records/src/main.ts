@@ -5,4 +5,4 @@ import { startRecords } from './start'
 // Process entry of the records service when TRANSPORT=nats: config, NATS bus (queue `records`),
 // store, and on SIGTERM/SIGINT unsubscribe, close the bus and the store, exit 0.
 // Record events go to the RECORD_EVENTS stream, read by the webhooks worker; held on disk while JetStream is away.
-await runServiceProcess('records', (ctx, nats) => startRecords(ctx, { events: processRecordEvents(nats.connection, ctx.config, 'records') }))
+await runServiceProcess('records', (ctx, nats) => startRecords(ctx, { events: processRecordEvents(nats.connection, ctx.config, 'records') }), { jetstream: 'held' })

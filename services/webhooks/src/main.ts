@@ -12,4 +12,4 @@ await runServiceProcess('webhooks', (ctx, { connection }) =>
   startWebhooks(ctx, {
     records: createDurableConsumer(connection, { stream: RECORD_EVENT_STREAM, durable: 'webhooks', ensureStream: ensureRecordEventStream }),
     scans: createDurableConsumer(connection, { stream: SCAN_BATCH_STREAM, durable: 'webhooks', ensureStream: ensureScanBatchStream, eventsOf: scansOfBatch, codesOf: scanCodesOf }),
-  }), { jetstream: true })
+  }), { jetstream: 'required' })

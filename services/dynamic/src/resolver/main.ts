@@ -2,7 +2,7 @@ import { loadNatsConfigOrExit, onShutdown } from '@lr/platform/lifecycle'
 import { createNatsBus } from '@lr/platform/bus-nats'
 import { failWhenClosed } from '@lr/platform/nats-connect'
 import { startHealthListener } from '@lr/platform/health-listener'
-import { jetstreamTakesWrites } from '@lr/platform/jetstream-refusals'
+import { jetstreamCheck } from '@lr/platform/jetstream-refusals'
 import { log, startLogging } from '@lr/platform/log'
 import { listening, reaching, reachingJetStream, startOrExit, withoutCredentials } from '@lr/platform/startup'
 import { openScanSpool } from '@lr/platform/scan-spool'
@@ -31,9 +31,10 @@ const { bus, scans, short, health } = await startOrExit('resolver', async () => 
   // ready while its own spool refuses writes: scans then wait in memory only (README "A broker
   // outage costs no scan").
   const checks = { scans: async () => scans.keepsScans() }
-  // JetStream refusing its scan batches for want of room (a full store): degraded too, as it
-  // goes on redirecting into its spool (jetstream-refusals.ts).
-  const readyWithout = { nats: () => bus.ping(), jetstream: jetstreamTakesWrites }
+  // JetStream refusing its scan batches for want of room (a full store), or not answering on a
+  // server that does: degraded too, as it goes on redirecting into its spool (jetstream-refusals.ts).
+  const nats = () => bus.ping()
+  const readyWithout = { nats, jetstream: jetstreamCheck(bus.connection, nats) }
   const health = config.HEALTH_PORT > 0 ? listening('HEALTH_PORT', config.HEALTH_PORT, () => startHealthListener(config.HEALTH_PORT, checks, readyWithout)) : undefined
   return { bus, scans, short, health }
 })
