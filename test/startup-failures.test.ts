@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { connect, RetentionPolicy } from 'nats'
+import { scanBatchStreamConfig } from '@lr/platform/scan-stream-config'
 import { ENTRY_POINTS } from '../deploy/entry-points'
 import { type MongoServer, mongoSkipReason, startFerretDb } from './harness/ferretdb'
 import { runToExit } from './harness/exit'
@@ -148,6 +150,24 @@ else
         }
       } finally {
         await plain.stop()
+      }
+    }, 50_000)
+
+    it('a process whose stream was made by hand with another retention than limits: one line naming the stream and what to do, exit 1', async () => {
+      // SCAN_BATCHES as a work queue refuses analytics' second consumer (the relay's) and the
+      // webhooks worker's: they had stopped with `consumer not found` or `NATS connection closed
+      // for good (closed)`, the resolver started and published into it.
+      const js = await startNats({ jetstream: true })
+      const nc = await connect({ servers: js.url })
+      try {
+        await (await nc.jetstreamManager()).streams.add({ ...scanBatchStreamConfig(), retention: RetentionPolicy.Workqueue })
+        for (const name of ['resolver', 'analytics', 'webhooks'] as const) {
+          const { code, lines } = await run(ENTRY_POINTS[name], { TRANSPORT: 'nats', NATS_URL: js.url, SHORT_PORT: String(await freePort()), DATA_DIR: dataDir })
+          expect([code, lines]).toEqual([1, [`[${name}] cannot start: the JetStream stream SCAN_BATCHES has retention workqueue, not limits: several consumers read each of its messages; remove it (nats stream rm SCAN_BATCHES) or recreate it with --retention limits`]])
+        }
+      } finally {
+        await nc.close()
+        await js.stop()
       }
     }, 50_000)
 

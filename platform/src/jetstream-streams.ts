@@ -23,7 +23,8 @@ export const durableStream = (name: string, subjects: string[]): StreamSettings 
 
 /**
  * Creates the stream, or leaves it as it is when it exists with these settings; one made with
- * other subjects, window or age is updated to them (its replica count and the rest are kept).
+ * other subjects, window or age is updated to them (its replica count and the rest are kept);
+ * one of another retention is refused with an error saying what to do.
  * Safe to call from every process at start. Resolves true when it had to create the stream.
  */
 export async function ensureStream(jsm: JetStreamManager, wanted: StreamSettings): Promise<boolean> {
@@ -39,7 +40,13 @@ export async function ensureStream(jsm: JetStreamManager, wanted: StreamSettings
       return ensureStream(jsm, wanted)
     }
   }
-  const { subjects, duplicate_window, max_age } = info.config
+  const { subjects, duplicate_window, max_age, retention } = info.config
+  // A work queue refuses a second consumer, interest retention drops what no consumer holds yet:
+  // nats-server will not change it, and the stream's messages are the operator's to give up.
+  if (wanted.retention !== undefined && retention !== wanted.retention)
+    throw new Error(
+      `the JetStream stream ${wanted.name} has retention ${retention}, not ${wanted.retention}: several consumers read each of its messages; remove it (nats stream rm ${wanted.name}) or recreate it with --retention ${wanted.retention}`,
+    )
   if (subjects.join() !== wanted.subjects.join() || duplicate_window !== wanted.duplicate_window || max_age !== wanted.max_age)
     await jsm.streams.update(wanted.name, { ...info.config, subjects: wanted.subjects, duplicate_window: wanted.duplicate_window, max_age: wanted.max_age })
   return false
