@@ -8,7 +8,7 @@ import { ENTRY_POINTS } from '../deploy/entry-points'
 import { type MongoServer, mongoSkipReason, startFerretDb } from './harness/ferretdb'
 import { runToExit } from './harness/exit'
 import { type NatsServer, startNats } from './harness/nats'
-import { freePort, waitUntil } from './harness/ports'
+import { freePort, waitForPort, waitUntil } from './harness/ports'
 import { skipReason } from './harness/servers'
 
 /**
@@ -150,6 +150,27 @@ else
         }
       } finally {
         await plain.stop()
+      }
+    }, 50_000)
+
+    it('a process that needs JetStream, as a NATS user denied its API ($JS.API.>): one line saying so and what to allow, exit 1', async () => {
+      // An authorization block given the product's user a reader's permissions (deploy/README.md §2).
+      const dir = mkdtempSync(join(tmpdir(), 'lr-nats-perm-'))
+      const port = await freePort()
+      const conf = join(dir, 'nats.conf')
+      const denied = '{ publish: { allow: [">"], deny: ["$JS.API.>"] }, subscribe: { allow: [">"] } }'
+      await Bun.write(conf, `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(dir, 'js')}" }\nauthorization { users = [ { user: svc, password: pw, permissions: ${denied} } ] }\n`)
+      const server = Bun.spawn(['nats-server', '-c', conf], { stdout: 'ignore', stderr: 'ignore' })
+      try {
+        await waitForPort(port)
+        for (const name of ['resolver', 'analytics', 'webhooks'] as const) {
+          const { code, lines } = await run(ENTRY_POINTS[name], { TRANSPORT: 'nats', NATS_URL: `nats://svc:pw@127.0.0.1:${port}`, SHORT_PORT: String(await freePort()), DATA_DIR: dataDir })
+          expect([code, lines]).toEqual([1, [`[${name}] cannot start: NATS at nats://127.0.0.1:${port} refuses this user JetStream's API (Permissions Violation for Publish to "$JS.API.INFO"): the product's user needs every subject, $JS.API.> included (deploy/README.md §2)`]])
+        }
+      } finally {
+        server.kill()
+        await server.exited
+        rmSync(dir, { recursive: true, force: true })
       }
     }, 50_000)
 

@@ -65,6 +65,12 @@ export async function reachingJetStream(url: string, nc: NatsConnection): Promis
   try {
     return await nc.jetstreamManager()
   } catch (error) {
+    // An authorization block that gives the product's user a reader's permissions: nats.js's
+    // message is quoted ('Permissions Violation for Publish to "$JS.API.INFO"').
+    if (codeOf(error) === 'PERMISSIONS_VIOLATION') {
+      const refusal = String((error as Error).message).replace(/^'|'$/g, '')
+      throw new StartupError(`NATS at ${withoutCredentials(url)} refuses this user JetStream's API (${refusal}): the product's user needs every subject, $JS.API.> included (deploy/README.md §2)`)
+    }
     if (codeOf(error) !== '503') throw error
     throw new StartupError(`NATS at ${withoutCredentials(url)} has no JetStream (503): start nats-server with -js (or a jetstream block in its configuration)`)
   }
