@@ -1,5 +1,5 @@
 import type { NatsConnection } from 'nats'
-import { isMissingStream } from './jetstream-faults'
+import { cannotMakeYet, isMissingStream } from './jetstream-faults'
 import { watchRefusals } from './jetstream-refusals'
 import { openBucket } from './jetstream-streams'
 import { errorFields, log } from './log'
@@ -31,6 +31,7 @@ export async function acquireIngestLease(nc: NatsConnection, opts: { ttlMs?: num
   let kv = await open()
   /** When the bucket was last made again: at most once a second. */
   let reopenedAt = 0
+  const cannotMake = cannotMakeYet('the ingest lease bucket', { bucket: LEASE_BUCKET })
   let revision: number | undefined
   let stopped = false
   // A full JetStream store refuses the lease's writes: no replica applies scans until it has room.
@@ -63,7 +64,7 @@ export async function acquireIngestLease(nc: NatsConnection, opts: { ttlMs?: num
             kv = bucket
             log().warn({ bucket: LEASE_BUCKET }, 'the ingest lease bucket was missing: made it again')
           },
-          (reason) => log().warn({ bucket: LEASE_BUCKET, ...errorFields(reason) }, 'the ingest lease bucket is missing and could not be made yet'),
+          cannotMake,
         )
       }
     }

@@ -130,6 +130,8 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
   // A store away refuses every batch waiting, one after another: its line once per 10 s
   // (log-throttle.ts), and one when a batch is applied again, with how many were refused.
   const refusedApply = atMostEvery(10_000)
+  // A broker without JetStream (restarted without it) fails every pull, each retry: likewise.
+  const failedPull = atMostEvery(10_000)
   let refusedInARow = 0
   const noteBacklog = (now: boolean) => {
     if (now === behind) return
@@ -227,7 +229,7 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
         }
       } catch (error) {
         if (stopping) return
-        log().warn({ stream: SCAN_BATCH_STREAM, ...errorFields(error) }, 'pulling scans failed, retrying')
+        failedPull((repeated) => log().warn({ stream: SCAN_BATCH_STREAM, repeated, ...errorFields(error) }, 'pulling scans failed, retrying'))
         await Bun.sleep(retryMs)
         // Made again with DeliverPolicy.All: a consumer deleted alone replays the stream, and
         // applying is idempotent on scan_id, so nothing is counted twice and nothing skipped.

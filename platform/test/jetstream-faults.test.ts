@@ -10,6 +10,8 @@ import { captureLog } from './log-capture'
 import { useScanStreams } from './scan-streams.fixture'
 
 const skip = skipReason('nats-server')
+const NO_JETSTREAM =
+  'JetStream does not answer on the NATS server (503: not enabled, or not available): the stream SCAN_BATCHES cannot be made yet; start nats-server with -js (or a jetstream block in its configuration)'
 if (skip) console.warn(`skipping the JetStream faults suite: ${skip}`)
 
 describe.skipIf(Boolean(skip))('streamRestorer on a NATS server without JetStream', () => {
@@ -29,7 +31,19 @@ describe.skipIf(Boolean(skip))('streamRestorer on a NATS server without JetStrea
     try {
       streamRestorer(nc, 'SCAN_BATCHES', async () => true)()
       await waitUntil(() => log.lines.length > 0, 5000)
-      expect(log.lines.map((line) => line.msg)).toEqual(['JetStream does not answer on the NATS server (503: not enabled, or not available): the stream SCAN_BATCHES cannot be made yet'])
+      expect(log.lines.map((line) => line.msg)).toEqual([NO_JETSTREAM])
+    } finally {
+      log.restore()
+    }
+  })
+
+  it('says so once per 10 s, not at every try (once a second, for as long as the server runs without it)', async () => {
+    const log = captureLog()
+    try {
+      const restore = streamRestorer(nc, 'SCAN_BATCHES', async () => true)
+      for (const started = Date.now(); Date.now() - started < 2_500; await Bun.sleep(100)) restore()
+      await Bun.sleep(200)
+      expect(log.lines.map((line) => line.msg)).toEqual([NO_JETSTREAM])
     } finally {
       log.restore()
     }

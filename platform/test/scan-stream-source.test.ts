@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, setSystemTime } from 'bun:test'
 import { connect, type JetStreamManager, type NatsConnection } from 'nats'
-import type { NatsServer } from '../../test/harness/nats'
+import type { Subprocess } from 'bun'
+import { type NatsServer, startNats } from '../../test/harness/nats'
 import { waitUntil } from '../../test/harness/ports'
 import { skipReason } from '../../test/harness/servers'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
@@ -232,4 +233,28 @@ else
         expect(Math.max(...calls)).toBeLessThanOrEqual(1000 + 499)
       })
     })
+
+    // The broker restarted without JetStream: every pull fails until it is back. That had been a
+    // `warn` line with its stack at every retry (each second), for as long as it lasted.
+    it('says that pulls fail once per 10 s while JetStream does not answer, not at every retry', async () => {
+      const own = await startNats({ jetstream: true })
+      const conn = await connect({ servers: own.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 })
+      const log = captureLog()
+      const source = createJetStreamScanSource(conn, { retryMs: 100, pullExpiresMs: 200, singleWriter: false })
+      let plain: Subprocess | undefined
+      try {
+        await source.start(async () => {})
+        await own.down()
+        plain = Bun.spawn(['nats-server', '-a', '127.0.0.1', '-p', String(own.port)], { stdout: 'ignore', stderr: 'ignore' })
+        await waitUntil(() => log.lines.some((line) => line.msg === 'pulling scans failed, retrying'), 10_000, 'a failed pull')
+        await Bun.sleep(2_000)
+        expect(log.lines.filter((line) => line.msg === 'pulling scans failed, retrying').length).toBe(1)
+      } finally {
+        log.restore()
+        plain?.kill()
+        await source.stop()
+        await conn.close()
+        await own.stop()
+      }
+    }, 20_000)
   })
