@@ -184,5 +184,16 @@ export function reviewSuite(stack: () => Stack) {
       expect([approved.status, approved.body.fallback_url]).toEqual([200, evil])
       expect(await locationOf(record)).toBe(evil)
     })
+
+    it('lets a writer delete an active team code at once, with its pending change: no review, and the short link is gone for good (docs/decisions.md §3)', async () => {
+      const record = await activeTeamCode()
+      await api('PATCH', `/v1/dynqrcodes/${record.code}`, lib.teamWriter.key, { destination_url: NEW })
+      const deleted = await api('DELETE', `/v1/dynqrcodes/${record.code}`, lib.teamWriter.key)
+      expect([deleted.status, deleted.body]).toEqual([200, { deleted: record.code }])
+      expect((await api('GET', `/v1/dynqrcodes/${record.code}`, lib.teamAdmin.key)).status).toBe(404)
+      expect((await review(record.code, lib.teamAdmin.key, { decision: 'approve' })).status).toBe(404)
+      if (stack().mode === 'nats') await Bun.sleep(300)
+      expect((await scan(record)).status).toBe(410)
+    })
   })
 }
