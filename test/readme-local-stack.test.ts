@@ -50,13 +50,15 @@ else
       writeFileSync(conf, recipeNatsConf().replace('./data/nats', join(dir, 'js')))
       const port = await freePort()
       // `-p` moves the recipe's port out of the way; the address it listens on stays the recipe's.
-      const server = Bun.spawn(['nats-server', '-c', conf, '-p', String(port)], { stdout: 'ignore', stderr: 'pipe' })
+      // The log goes to a file: a pipe this test stopped reading would close under nats-server,
+      // which then dies writing its next line.
+      const logPath = join(dir, 'nats.log')
+      const server = Bun.spawn(['nats-server', '-c', conf, '-p', String(port)], { stdout: 'ignore', stderr: Bun.file(logPath) })
       try {
         let log = ''
-        const decoder = new TextDecoder()
-        for await (const chunk of server.stderr) {
-          log += decoder.decode(chunk)
-          if (/Listening for client connections on \S+/.test(log) || /\[FTL\]/.test(log)) break
+        for (const started = Date.now(); Date.now() - started < 10_000; await Bun.sleep(20)) {
+          log = await Bun.file(logPath).text().catch(() => '')
+          if (/Server is ready/.test(log) || /\[FTL\]/.test(log)) break
         }
         expect(log.match(/Listening for client connections on (\S+)/)?.[1]).toBe(`127.0.0.1:${port}`)
         expect(await accepts('127.0.0.1', port)).toBe(true)
