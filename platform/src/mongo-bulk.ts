@@ -37,11 +37,14 @@ export function onlyDuplicateKeys(error: unknown): boolean {
  * Upserts that several writers may make at once (a message, a batch's counters), unordered, in
  * commands of at most UPDATES_PER_COMMAND: a statement whose insert met a duplicate key lost to
  * a writer that stored it first, or was applied before (its filter excluded the document), and
- * is done; any other failure is thrown.
+ * is done; any other failure is thrown. `beforeEach` is called before each command (a writer's
+ * check that it may still write: it throws to stop there).
  */
-export async function bulkUpsert<T extends mongo.Document>(collection: mongo.Collection<T>, ops: mongo.AnyBulkWriteOperation<T>[]): Promise<void> {
-  for (const command of updateCommands(ops))
+export async function bulkUpsert<T extends mongo.Document>(collection: mongo.Collection<T>, ops: mongo.AnyBulkWriteOperation<T>[], beforeEach?: () => void): Promise<void> {
+  for (const command of updateCommands(ops)) {
+    beforeEach?.()
     await collection.bulkWrite(command, { ordered: false }).catch((error: unknown) => {
       if (!onlyDuplicateKeys(error)) throw error
     })
+  }
 }

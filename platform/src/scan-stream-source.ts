@@ -148,15 +148,18 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
 
   async function drain(apply: ApplyScans): Promise<void> {
     while (waiting.length > 0 && !stopping) {
+      // Let the messages that arrived meanwhile in first: one transaction per batch, not per scan.
+      await (pace?.() ?? new Promise((resolve) => setImmediate(resolve)))
+      if (stopping) return
+      // Asked right before the batch is applied, after every wait: a replica paused past the
+      // lease (ingest-lease.ts) wakes up here with batches the consumer has since handed to the
+      // new holder, and applying them too would count their scans twice.
       if (!mayPull()) {
         // Another replica applies scans now: what this one took goes back to the stream at once.
         for (const msg of dropWaiting()) msg.nak()
         makeRoom()
         return
       }
-      // Let the messages that arrived meanwhile in first: one transaction per batch, not per scan.
-      await (pace?.() ?? new Promise((resolve) => setImmediate(resolve)))
-      if (stopping) return
       // A store that refuses scans is not a busy one: the relay need not wait for it.
       // A backlog fills the room a pull waits for; a slow store makes the oldest batch wait.
       if (onBacklog && waiting.length > 0) noteBacklog(!failing && (waiting.length * 2 >= maxFetch || performance.now() - arrived[0]! > BEHIND_MS))
@@ -171,11 +174,16 @@ export function createJetStreamScanSource(nc: NatsConnection, opts: JetStreamSou
       makeRoom()
       applying = batch
       try {
-        await apply(events)
+        await apply(events, mayPull)
         if (refusedInARow > 0) log().info({ source: durable, refused: refusedInARow }, 'scans applied again')
         refusedInARow = 0
         failing = false
       } catch (error) {
+        // The lease lapsed during the apply (the store stopped writing for it): not the store's failure.
+        if (!mayPull()) {
+          for (const msg of batch) msg.nak()
+          continue
+        }
         refusedInARow++
         refusedApply((repeated) => log().error({ source: durable, scans: events.length, ...(repeated > 0 ? { repeated } : {}), ...errorFields(error) }, 'scans not applied, redelivering'))
         for (const msg of batch) msg.nak(retryMs)

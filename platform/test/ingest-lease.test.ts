@@ -27,6 +27,20 @@ describe.skipIf(Boolean(skipReason('nats-server')))('the ingest lease', () => {
     await second.release()
   })
 
+  it('is not held by a holder paused past its ttl, from the moment it wakes (its renewal has not run yet)', async () => {
+    const lease = await acquireIngestLease(nc, { ttlMs: 400, holder: 'paused' })
+    try {
+      expect(lease.held()).toBe(true)
+      // The whole process stops (SIGSTOP, a frozen VM): no timer runs, the server expires the entry.
+      Bun.sleepSync(900)
+      expect(lease.held()).toBe(false)
+      // Nobody took it meanwhile: the holder takes it again at its next renewals.
+      await waitUntil(() => lease.held(), 3000, 'the lease to be taken again')
+    } finally {
+      await lease.release()
+    }
+  })
+
   it('is taken again when its bucket is gone (a broker that lost its JetStream store): scans do not stop for good', async () => {
     const log = captureLog()
     const lease = await acquireIngestLease(nc, { ttlMs: 400, holder: 'holder' })

@@ -1,11 +1,12 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, setSystemTime } from 'bun:test'
-import { connect, type JetStreamManager, type NatsConnection } from 'nats'
+import { connect, type JetStreamManager, type KV, type NatsConnection } from 'nats'
 import type { Subprocess } from 'bun'
 import { type NatsServer, startNats } from '../../test/harness/nats'
 import { waitUntil } from '../../test/harness/ports'
 import { skipReason } from '../../test/harness/servers'
 import { createJetStreamScanPublisher } from '@lr/platform/scan-stream-publisher'
 import { createJetStreamScanSource } from '@lr/platform/scan-stream-source'
+import { LEASE_BUCKET } from '@lr/platform/ingest-lease'
 import { SCAN_BATCH_STREAM, SCAN_BATCH_SUBJECT } from '@lr/platform/scan-stream-config'
 import type { ScanEvent } from '@lr/proto'
 import { captureLog } from './log-capture'
@@ -67,6 +68,38 @@ else
         expect(performance.now() - crashedAt).toBeLessThan(5_000)
         await survivor.stop()
       }, 15_000)
+
+      it('applies nothing after a pause past its lease until it holds the lease again (a replica frozen, then resumed)', async () => {
+        // The pause: this replica's whole process stops (SIGSTOP, a frozen VM) once, with scans in
+        // hand. Meanwhile the server lets its lease expire and another replica may take it and the
+        // scans; so what it applies after waking must be under a lease it holds again.
+        const leaseTtlMs = 500
+        let pauseNext = false
+        let paused = false
+        const pace = async () => {
+          if (!pauseNext) return
+          pauseNext = false
+          paused = true
+          Bun.sleepSync(leaseTtlMs * 2 + 1_000)
+        }
+        const underLease: boolean[] = []
+        const source = createJetStreamScanSource(nc, { leaseTtlMs, pace })
+        let kv: KV | undefined
+        await source.start(async (events) => {
+          underLease.push((await kv!.get('holder'))?.operation === 'PUT')
+          consumed.push(...events)
+        })
+        // Opened once the source made it, with the lease's max age.
+        kv = await nc.jetstream().views.kv(LEASE_BUCKET)
+        await publishAll(range(1, 5))
+        await waitUntil(() => consumed.length === 5, 5_000, 'five scans')
+        pauseNext = true
+        await publishAll(range(6, 10))
+        await waitUntil(() => new Set(ids(consumed)).size === 10 && paused, 10_000, 'the scans published before the pause')
+        await source.stop()
+        expect(underLease.every(Boolean)).toBe(true)
+        expect(ids(consumed).sort()).toEqual(ids(range(1, 10)).sort())
+      }, 20_000)
 
       it('keeps scans it holds longer than the ack wait (a slow store) without a redelivery', async () => {
         const slowSource = createJetStreamScanSource(nc, { ackWaitMs: 1_000 })

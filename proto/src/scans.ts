@@ -64,8 +64,11 @@ export interface ScanPublisher {
 /**
  * Applies a batch of scan events (raw payloads: the consumer validates them). Resolves once the
  * batch is durably stored; a rejection means nothing of it may be considered applied.
+ * `writing`, from a source with one writer at a time (the ingest lease): false once this replica
+ * may no longer write (its lease lapsed while it was paused); a store without transactions asks
+ * it before each write and stops there, as another replica now applies the same scans.
  */
-export type ApplyScans = (events: unknown[]) => Promise<void>
+export type ApplyScans = (events: unknown[], writing?: () => boolean) => Promise<void>
 
 /**
  * ApplyScans for scans still as text: each text a JSON array of scan events (ScanBatch.events),

@@ -27,7 +27,7 @@ export interface IngestResult {
  * when the store does.
  */
 export function createScanIngest(store: Pick<AnalyticsStore, 'applyScans' | 'applyFallbacks'>, agentOf: (userAgent: string) => Agent) {
-  return async (events: unknown[]): Promise<IngestResult> => {
+  return async (events: unknown[], writing?: () => boolean): Promise<IngestResult> => {
     const scans: StoredScan[] = []
     const fallbacks: FallbackScan[] = []
     let malformed = 0
@@ -51,6 +51,6 @@ export function createScanIngest(store: Pick<AnalyticsStore, 'applyScans' | 'app
     }
     // Fallbacks first: a batch whose scans fail is redelivered whole, and both are idempotent.
     const fresh = fallbacks.length === 0 ? 0 : await store.applyFallbacks(fallbacks)
-    return { received: events.length, applied: fresh + (await store.applyScans(scans)), malformed, bots }
+    return { received: events.length, applied: fresh + (await store.applyScans(scans, writing)), malformed, bots }
   }
 }

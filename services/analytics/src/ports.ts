@@ -40,8 +40,10 @@ export interface AnalyticsStore {
    * set: in order, see the adapter). Idempotent on scan_id: a scan already stored, or repeated
    * in the call, changes nothing. Resolves with how many scans were new; rejects with the
    * driver's error, and then none of the call is applied (SQLite; Mongo with transactions).
+   * `writing` (ApplyScans): Mongo without transactions asks it before each write, and rejects
+   * once it is false (the rest is the new lease holder's).
    */
-  applyScans(scans: StoredScan[]): Promise<number>
+  applyScans(scans: StoredScan[], writing?: () => boolean): Promise<number>
 
   /** Stores fallback scans, idempotent on scan_id like applyScans; how many were new. Never part of any other read. */
   applyFallbacks(scans: FallbackScan[]): Promise<number>

@@ -61,8 +61,8 @@ export function createAnalyticsService(deps: AnalyticsDeps) {
      * (logged), so are bots by isbot's list; the rest are enriched and stored, once each.
      * Resolves with how many were new; rejects only when the store does.
      */
-    async ingest(events: unknown[]): Promise<number> {
-      const result = await ingestBatch(events)
+    async ingest(events: unknown[], writing?: () => boolean): Promise<number> {
+      const result = await ingestBatch(events, writing)
       reportIngest(result)
       return result.applied
     },

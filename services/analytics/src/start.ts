@@ -47,7 +47,7 @@ export async function startAnalytics(ctx: ServiceContext, opts: AnalyticsOptions
   // The Worker's write errors count as this store's own (its readiness included).
   const worker = opts.ingest === 'worker' ? await ingestInWorker(ctx.config.DATA_DIR, { failed: (error) => failed('applyScans', error) }) : undefined
   try {
-    await source.start(worker?.apply ?? ((events) => service.ingest(events).then(() => undefined)), undefined, worker?.applyTexts)
+    await source.start(worker?.apply ?? ((events, writing) => service.ingest(events, writing).then(() => undefined)), undefined, worker?.applyTexts)
   } catch (error) {
     await worker?.close()
     await close()

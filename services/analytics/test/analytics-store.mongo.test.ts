@@ -54,6 +54,27 @@ describe.skipIf(Boolean(skip))('AnalyticsStore on MongoDB without transactions, 
     })
   })
 
+  // A writer paused past its ingest lease (SIGSTOP, a frozen VM) wakes in the middle of a batch
+  // the new holder has since applied: what it goes on writing would count those scans again.
+  it('writes nothing for a writer no longer writing (its lease lapsed), and rejects', async () => {
+    const db = await freshDatabase(url(), 'lr_analytics_lapsed_test')
+    try {
+      if (await supportsTransactions(db.conn)) return // a replica set commits a batch whole instead
+      const store = await createMongoAnalyticsStore(db.conn)
+      let asked = 0
+      const lapsed = () => (asked++, false)
+      await expect(store.applyScans(batch, lapsed)).rejects.toThrow('the ingest lease lapsed')
+      expect(asked).toBeGreaterThan(0)
+      expect(await store.breakdown(batch[0]!.code, ALL_TIME)).toMatchObject({ total_scans: 0 })
+      expect(await analyticsCollections(db.conn.db!).scans.countDocuments()).toBe(0)
+      // The new holder applies the batch: once.
+      expect(await store.applyScans(batch)).toBe(12)
+      expect(await store.breakdown(batch[0]!.code, ALL_TIME)).toMatchObject(expected)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
   it('does not count twice a batch whose writer died before clearing its journal', async () => {
     await withJournal(async (parts, entry) => {
       await parts.play(entry)

@@ -119,14 +119,19 @@ export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections, sket
     return { _id: 'inflight', batch: crypto.randomUUID(), scans: rawScans, visitors, dayVisitors, counters }
   }
 
-  /** Writes a journal's effect; every write may already have happened and is then skipped. */
-  async function play(entry: JournalDoc): Promise<void> {
+  /**
+   * Writes a journal's effect; every write may already have happened and is then skipped.
+   * `mine` is asked before each write (see apply).
+   */
+  async function play(entry: JournalDoc, mine: () => void = () => undefined): Promise<void> {
     const insert = async (collection: mongo.Collection<any>, docs: object[]) => {
+      mine()
       if (docs.length > 0) await collection.insertMany(docs, { ordered: false }).catch(onlyDuplicates)
     }
     await insert(c.scans, entry.scans)
     await insert(c.codeVisitors, entry.visitors)
     await insert(c.dayVisitors, entry.dayVisitors)
+    mine()
     await sketches.add(entry.dayVisitors, undefined)
     for (const name of ['codeTotals', 'dayTotals', 'codeDims', 'dayDims'] as const) {
       const ops = entry.counters.filter((op) => op.collection === name).map((op) => ({
@@ -134,7 +139,7 @@ export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections, sket
       }))
       // A counter already tagged with this batch fails its upsert on the _id: it was applied.
       // In short commands: a batch's counters are mostly documents that exist (mongo-bulk.ts).
-      await bulkUpsert(c[name] as mongo.Collection<any>, ops)
+      await bulkUpsert(c[name] as mongo.Collection<any>, ops, mine)
     }
     await journal.deleteOne({ _id: 'inflight', batch: entry.batch })
   }
@@ -155,12 +160,20 @@ export function createJournaledApply(db: mongo.Db, c: AnalyticsCollections, sket
      * scans it counted. A failure leaves the parts before it applied; the batch delivered again
      * counts only the rest.
      */
-    async apply(scans: StoredScan[]): Promise<number> {
+    async apply(scans: StoredScan[], writing?: () => boolean): Promise<number> {
+      // A writer paused past its lease wakes up in the middle of this: the new holder has replayed
+      // its journal and gone on, so a counter's batch tag no longer stops a second increment, and
+      // a plan made before the pause counts scans the new holder stored since. It stops at its
+      // next write (the one under way when it stopped was sent while it held the lease).
+      const mine = () => {
+        if (writing && !writing()) throw new Error('the ingest lease lapsed: another analytics replica applies these scans')
+      }
       let counted = 0
       for (const part of partsOf(scans)) {
         const entry = await plan(part)
+        mine()
         await journal.replaceOne({ _id: 'inflight' }, entry, { upsert: true })
-        await play(entry)
+        await play(entry, mine)
         counted += entry.scans.length
       }
       return counted

@@ -101,11 +101,11 @@ export async function createMongoAnalyticsStore(conn: Connection, options: Analy
   }
 
   return {
-    async applyScans(scans) {
+    async applyScans(scans, writing) {
       if (scans.length === 0) return 0
       if (journaled) {
         await journaled.recover()
-        return journaled.apply(scans)
+        return journaled.apply(scans, writing)
       }
       let fresh = 0
       await conn.transaction(async (session) => {
