@@ -11,10 +11,11 @@ const loadPino = (): typeof pinoModule => require('pino')
  * The process's logger: one JSON object per line on stdout, with `level` as a word, `time` in
  * ISO 8601, the `process` name, and the request_id of the request the line belongs to (see
  * request-context.ts). Each main.ts creates it once from LOG_LEVEL and installs it.
+ * `destination`: where lines go instead of pino's default, its own writer on stdout.
  */
-export function createLogger(process: string, level: LogLevel = 'info'): Logger {
+export function createLogger(process: string, level: LogLevel = 'info', destination?: { write(line: string): void }): Logger {
   const pino = loadPino()
-  return pino({
+  const options: pinoModule.LoggerOptions = {
     level,
     base: { process },
     messageKey: 'msg',
@@ -25,7 +26,8 @@ export function createLogger(process: string, level: LogLevel = 'info'): Logger 
       const requestId = currentRequestId()
       return requestId ? { request_id: requestId } : {}
     },
-  }) as unknown as Logger
+  }
+  return (destination ? pino(options, destination) : pino(options)) as unknown as Logger
 }
 
 let installed: Logger | undefined

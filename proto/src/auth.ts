@@ -112,10 +112,14 @@ export const CreatedKey = T.Object({
   active_at: Epoch,
 })
 export type CreatedKey = Static<typeof CreatedKey>
-/** `by`: the account asking (the key's owner or an admin of its team); absent: the operator. */
-export const KeyRevokeRequest = T.Object({ key_id: Id, by: T.Optional(Id) })
+/**
+ * The key by exactly one of `key_id` and `key`, its secret itself (a leaked key is known by its
+ * secret, not its id). `by`: the account asking (the key's owner or an admin of its team); absent: the operator.
+ */
+export const KeyRevokeRequest = T.Object({ key_id: T.Optional(Id), key: T.Optional(T.String({ minLength: 1, maxLength: 256 })), by: T.Optional(Id) })
 export type KeyRevokeRequest = Static<typeof KeyRevokeRequest>
-export const KeyRevoked = T.Object({ key_id: T.String(), revoked_at: Epoch })
+/** `account_id`: whose key it was, so the operator who revoked a leaked key knows whom to tell. */
+export const KeyRevoked = T.Object({ key_id: T.String(), account_id: T.String(), revoked_at: Epoch })
 export type KeyRevoked = Static<typeof KeyRevoked>
 export const KeyListRequest = T.Object({ account_id: Id })
 export type KeyListRequest = Static<typeof KeyListRequest>

@@ -60,9 +60,9 @@ describe('auth handlers over the in-process bus', () => {
     return { bus, team_id, admin, writer, key }
   }
 
-  it('answers a revoke with the key id and its revocation time', async () => {
-    const { bus, admin, key } = await writerWithBusinessKey()
-    expect(await bus.request(AUTH_SUBJECTS.keyRevoke, { key_id: key.key_id, by: admin.account_id })).toEqual({ key_id: key.key_id, revoked_at: T0 })
+  it('answers a revoke with the key id, its owner and its revocation time', async () => {
+    const { bus, admin, writer, key } = await writerWithBusinessKey()
+    expect(await bus.request(AUTH_SUBJECTS.keyRevoke, { key_id: key.key_id, by: admin.account_id })).toEqual({ key_id: key.key_id, account_id: writer.account_id, revoked_at: T0 })
   })
 
   it('answers a member removal with removed: true and the business key it revoked', async () => {

@@ -3,6 +3,7 @@ import {
 } from '@lr/proto'
 import { badEmail, newAccountEmail } from '../rules'
 import { BAD_ACCOUNT_CURSOR, emailOfAccountCursor } from '../account-cursor'
+import { looksLikeKey } from '../secret'
 import { grantUntil, integerIn, nameOf, oneOf, usageError } from './args'
 
 const TIERS = ['basic', 'advanced', 'pro', 'business'] as const
@@ -51,6 +52,21 @@ export interface Command {
 function accountCursor(cursor: string): string {
   if (emailOfAccountCursor(cursor) === null) throw usageError(BAD_ACCOUNT_CURSOR)
   return cursor
+}
+
+/**
+ * `key revoke`'s key: exactly one of --key-id and --key, each of its own shape. A secret is never
+ * echoed (these lines land in terminals and CI logs); a secret passed as --key-id is named as such,
+ * where the service would only have said that no key has that id.
+ */
+function keyToRevoke(keyId: string | undefined, secret: string | undefined): { key_id: string } | { key: string } {
+  if ((keyId === undefined) === (secret === undefined)) throw usageError('give one of --key-id KEY_ID and --key SECRET')
+  if (keyId !== undefined) {
+    if (/^lr[pb]_/.test(keyId)) throw usageError("--key-id takes a key's id (key_...); to revoke a key by its secret, pass the secret as --key")
+    return { key_id: keyId }
+  }
+  if (!looksLikeKey(secret!)) throw usageError('--key is not an API key of this product (lrp_ or lrb_ and 32 letters and digits)')
+  return { key: secret! }
 }
 
 /** An address the service would take, as typed (it trims and lowers it itself). */
@@ -175,13 +191,14 @@ export const COMMANDS: Record<string, Command> = {
   },
   'key revoke': {
     subject: AUTH_SUBJECTS.keyRevoke,
-    summary: 'revoke a key; the next request with it is refused',
+    summary: 'revoke a key, by its id or its secret; the next request with it is refused',
     flags: [
-      { name: 'key-id', value: 'KEY_ID', help: 'the key (key_...)', required: true },
+      { name: 'key-id', value: 'KEY_ID', help: 'the key (key_...); or give --key' },
+      { name: 'key', value: 'SECRET', help: 'the key by its secret (lrp_... or lrb_...), as a leaked key is found' },
       { name: 'by', value: 'ACCOUNT_ID', help: "who revokes: the key's owner or an admin of its team; left out: the operator" },
     ],
     prints: KeyRevoked,
-    payload: (f) => ({ key_id: f['key-id'], ...(f.by !== undefined && { by: f.by }) }),
+    payload: (f) => ({ ...keyToRevoke(f['key-id'], f.key), ...(f.by !== undefined && { by: f.by }) }),
   },
   'key list': {
     subject: AUTH_SUBJECTS.keyList,

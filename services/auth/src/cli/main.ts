@@ -11,7 +11,10 @@ import { runAdmin } from './run-admin'
 // auth service, an unreachable deployment. A command that made the SQLite store says where
 // first, in one {"notice"} line on stderr, so a DATA_DIR with a typo does not go unseen.
 // The auth service this may run in-process logs nothing here: its lines would mix with the JSON.
-installLogger(createLogger('admin', 'silent'))
+// Nor does the logger open stdout: pino's default writer there broke Bun.write of an answer over a
+// pipe's 64 KiB (its first 64 KiB, then all of it again, or cut short; piped to jq, about half the
+// runs of `account list --limit 1000`).
+installLogger(createLogger('admin', 'silent', { write() {} }))
 // The SQLite store it may create is private, as bun start's are (platform/src/lifecycle.ts).
 keepFilesPrivate()
 let connection: AdminConnection | undefined

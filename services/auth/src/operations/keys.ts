@@ -1,8 +1,7 @@
 import { AppError, controlCharacterProblem, type CreatedKey, KEY_NAME_MAX, type KeyCreateRequest, type KeyList, type KeyListRequest, type KeyRevoked, type KeyRevokeRequest } from '@lr/proto'
-import type { StoredKey } from '../ports'
-import type { AuthDeps } from '../ports'
+import type { AuthDeps, AuthStore, StoredKey } from '../ports'
 import { canHoldBusinessKey, hasApiAccess } from '../rules'
-import { hashSecret, newId, newSecret } from '../secret'
+import { hashSecret, looksLikeKey, newId, newSecret } from '../secret'
 import { answeringConflicts, duplicateId, liveKeyExists } from '../conflicts'
 import { requireAccount, requireTeam } from './lookups'
 
@@ -63,9 +62,7 @@ function keyName(name: string | undefined): string | null {
 
 /** Without `by` the operator revokes; with it, only the key's owner or an admin of the key's team may. */
 export async function revokeKey({ store, now }: AuthDeps, req: KeyRevokeRequest): Promise<KeyRevoked> {
-  const notFound = () => new AppError('not_found', `key ${req.key_id} not found`)
-  const key = await store.getKey(req.key_id)
-  if (!key) throw notFound()
+  const key = await keyToRevoke(store, req)
   if (req.by !== undefined && req.by !== key.account_id) {
     await requireAccount(store, req.by) // a typo in --by says so, not that someone may not revoke
     const membership = key.team_id ? await store.getMembership(key.team_id, req.by) : null
@@ -73,8 +70,26 @@ export async function revokeKey({ store, now }: AuthDeps, req: KeyRevokeRequest)
       throw new AppError('forbidden', `account ${req.by} may not revoke key ${key.key_id}: only its owner or an admin of its team can`)
   }
   const revoked = await store.revokeKey(key.key_id, now())
-  if (!revoked?.revoked_at) throw notFound()
-  return { key_id: revoked.key_id, revoked_at: revoked.revoked_at }
+  if (!revoked?.revoked_at) throw new AppError('not_found', `key ${key.key_id} not found`)
+  return { key_id: revoked.key_id, account_id: revoked.account_id, revoked_at: revoked.revoked_at }
+}
+
+/**
+ * The key a revoke names, by id or by its secret: a leaked key is found as its secret (in a
+ * repository, a log, a secret scanner's report), and only the store's hash can tell its id. The
+ * secret is never echoed: the message lands in terminals and CI logs.
+ */
+async function keyToRevoke(store: AuthStore, req: KeyRevokeRequest): Promise<StoredKey> {
+  if ((req.key_id === undefined) === (req.key === undefined))
+    throw new AppError('bad_request', 'give exactly one of key_id and key (the secret)')
+  if (req.key_id !== undefined) {
+    const key = await store.getKey(req.key_id)
+    if (!key) throw new AppError('not_found', `key ${req.key_id} not found`)
+    return key
+  }
+  const key = looksLikeKey(req.key!) ? await store.findKeyByHash(hashSecret(req.key!)) : null
+  if (!key) throw new AppError('not_found', 'no key of this deployment has this secret')
+  return key
 }
 
 export async function listKeys({ store }: AuthDeps, req: KeyListRequest): Promise<KeyList> {

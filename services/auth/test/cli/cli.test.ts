@@ -123,9 +123,17 @@ describe('bun run admin, the whole flow on the embedded store', () => {
     expect([r.code, r.err.error]).toEqual([1, `account ${ids.basic} may not revoke key ${ids.businessKey}: only its owner or an admin of its team can`])
   })
 
-  it('lets the team admin revoke the business key', async () => {
+  it('lets the team admin revoke the business key, and says whose it was', async () => {
     const r = await admin('key', 'revoke', '--key-id', ids.businessKey!, '--by', ids.boss!)
-    expect([r.code, r.out]).toEqual([0, { key_id: ids.businessKey, revoked_at: expect.any(Number) }])
+    expect([r.code, r.out]).toEqual([0, { key_id: ids.businessKey, account_id: ids.writer, revoked_at: expect.any(Number) }])
+  })
+
+  it('revokes a leaked key by its secret, naming its id and owner, and never prints the secret', async () => {
+    const r = await admin('key', 'revoke', '--key', secrets.personal!)
+    expect([r.code, r.out]).toEqual([0, { key_id: expect.stringMatching(/^key_/), account_id: ids.writer, revoked_at: expect.any(Number) }])
+    expect(r.stdout + r.stderr).not.toContain(secrets.personal!.slice(4))
+    const listed = (await admin('key', 'list', '--account', ids.writer!)).out.keys.find((k: { key_id: string }) => k.key_id === r.out.key_id)
+    expect([listed.scope, listed.revoked_at]).toEqual(['personal', r.out.revoked_at])
   })
 
   it('removes the member from the team', async () => {

@@ -13,6 +13,7 @@ function recorder() {
 }
 
 const split = (line: string) => line.split(' ')
+const LEAKED = 'lrp_0123456789abcdefghijABCDEFGHIJ01'
 
 describe('runAdmin', () => {
   it('sends key create with the business team to the keyCreate subject', async () => {
@@ -31,6 +32,12 @@ describe('runAdmin', () => {
     const { calls, call } = recorder()
     await runAdmin(split('key revoke --key-id key_1 --by acct_2'), call)
     expect(calls).toEqual([[AUTH_SUBJECTS.keyRevoke, { key_id: 'key_1', by: 'acct_2' }]])
+  })
+
+  it('sends key revoke --key as the secret, for a leaked key whose id nobody has', async () => {
+    const { calls, call } = recorder()
+    await runAdmin(split(`key revoke --key ${LEAKED}`), call)
+    expect(calls).toEqual([[AUTH_SUBJECTS.keyRevoke, { key: LEAKED }]])
   })
 
   it('sends key create --name with the key', async () => {
@@ -98,6 +105,11 @@ describe('runAdmin', () => {
     ['team show one two', 'unexpected argument "two": the team is already given (one)'],
     ['team show --team one two', 'unexpected argument "two": the team is already given (one)'],
     ['account list --email a@example.com', 'unknown flag --email; this command takes --limit, --cursor'],
+    // A secret is never echoed: these lines land in terminals and CI logs.
+    ['key revoke', 'give one of --key-id KEY_ID and --key SECRET'],
+    [`key revoke --key-id key_1 --key ${LEAKED}`, 'give one of --key-id KEY_ID and --key SECRET'],
+    [`key revoke --key-id ${LEAKED}`, "--key-id takes a key's id (key_...); to revoke a key by its secret, pass the secret as --key"],
+    [`key revoke --key ${LEAKED}x`, '--key is not an API key of this product (lrp_ or lrb_ and 32 letters and digits)'],
   ]
   for (const [line, message] of refusals) {
     it(`refuses "${line}" without calling the service`, async () => {

@@ -11,10 +11,10 @@ async function teamWithKeys() {
 }
 
 describe('key revoke', () => {
-  it('lets the operator revoke any key when no --by is given', async () => {
-    const { w, key } = await teamWithKeys()
+  it('lets the operator revoke any key when no --by is given, and says whose it was', async () => {
+    const { w, writer, key } = await teamWithKeys()
     w.clock.now = T0 + 5
-    expect(await w.service.keyRevoke({ key_id: key.key_id })).toEqual({ key_id: key.key_id, revoked_at: T0 + 5 })
+    expect(await w.service.keyRevoke({ key_id: key.key_id })).toEqual({ key_id: key.key_id, account_id: writer.account_id, revoked_at: T0 + 5 })
   })
 
   it('lets the owner revoke their own key', async () => {
@@ -58,11 +58,44 @@ describe('key revoke', () => {
     const { w, key } = await teamWithKeys()
     await w.service.keyRevoke({ key_id: key.key_id })
     w.clock.now = T0 + 100
-    expect(await w.service.keyRevoke({ key_id: key.key_id })).toEqual({ key_id: key.key_id, revoked_at: T0 })
+    expect((await w.service.keyRevoke({ key_id: key.key_id })).revoked_at).toBe(T0)
   })
 
   it('answers 404 for an unknown key', async () => {
     const error = await rejection(world().service.keyRevoke({ key_id: 'key_none' }))
     expect([error.status, error.message]).toEqual([404, 'key key_none not found'])
+  })
+
+  // A leaked key is found as its secret (a repository, a log, a secret scanner's report): its
+  // id was only ever printed beside it, once. The operator revokes it by the secret itself.
+  it('revokes a key by its secret, and the secret no longer verifies', async () => {
+    const { w, writer, key } = await teamWithKeys()
+    w.clock.now = T0 + 7
+    expect(await w.service.keyRevoke({ key: key.key })).toEqual({ key_id: key.key_id, account_id: writer.account_id, revoked_at: T0 + 7 })
+    expect((await rejection(w.service.verify(key.key))).message).toBe('API key has been revoked')
+  })
+
+  it('applies --by to a key named by its secret as to one named by its id', async () => {
+    const { w, other, admin, key } = await teamWithKeys()
+    expect((await rejection(w.service.keyRevoke({ key: key.key, by: other.account_id }))).status).toBe(403)
+    expect((await w.service.keyRevoke({ key: key.key, by: admin.account_id })).key_id).toBe(key.key_id)
+  })
+
+  it('answers 404 for a secret no key has, without echoing it', async () => {
+    const { w, key } = await teamWithKeys()
+    const unknown = `${key.key.slice(0, -1)}${key.key.endsWith('a') ? 'b' : 'a'}`
+    for (const secret of [unknown, 'not a key at all']) {
+      const error = await rejection(w.service.keyRevoke({ key: secret }))
+      expect([error.status, error.message]).toEqual([404, 'no key of this deployment has this secret'])
+    }
+    expect((await w.store.getKey(key.key_id))!.revoked_at).toBeNull()
+  })
+
+  it('refuses a request naming the key both ways, or neither', async () => {
+    const { w, key } = await teamWithKeys()
+    for (const req of [{ key_id: key.key_id, key: key.key }, {}]) {
+      const error = await rejection(w.service.keyRevoke(req))
+      expect([error.status, error.message]).toEqual([400, 'give exactly one of key_id and key (the secret)'])
+    }
   })
 })
