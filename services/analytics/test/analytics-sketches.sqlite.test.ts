@@ -50,13 +50,14 @@ describe('day sketches stored only above SKETCH_MIN_VISITORS (SQLite)', () => {
     Array.from({ length: visitors }, (_, i) => scan(first + i, { scanned_at: T0 + day * DAY, visitor_id: visitor(day * 10_000 + i) }))
   const small = dayScans(0, SKETCH_MIN_VISITORS, 0)
   const crossing = dayScans(1, SKETCH_MIN_VISITORS + 1, 20_000)
+  const half = SKETCH_MIN_VISITORS / 2
 
   it('stores none for a small day, one once a day passes the bound, and estimates over both', async () => {
     const db = openSqlite(':memory:')
     const store = createSqliteAnalyticsStore(db, { exactVisitorDays: 50 })
-    await store.applyScans([...small, ...crossing.slice(0, 100), scan(90_000, { scanned_at: T0 + 4 * DAY })])
+    await store.applyScans([...small, ...crossing.slice(0, half), scan(90_000, { scanned_at: T0 + 4 * DAY })])
     expect(sketchRows(db)).toEqual([])
-    await store.applyScans(crossing.slice(100)) // day 1 passes the bound: its sketch holds every visitor of the day
+    await store.applyScans(crossing.slice(half)) // day 1 passes the bound: its sketch holds every visitor of the day
     expect(sketchRows(db)).toEqual(['2025-01-11'])
     const distinct = small.length + crossing.length
     const breakdown = await store.breakdown('Code0001', { from: '2025-01-10', to: '2025-01-11' })

@@ -103,9 +103,10 @@ describe.skipIf(Boolean(skip))('AnalyticsStore on MongoDB, day sketches only abo
       const sketchDays = async () => (await analyticsCollections(db.conn.db!).daySketches.find({}).toArray()).map((d) => d.day).sort()
       const small = dayScans(0, SKETCH_MIN_VISITORS, 0)
       const crossing = dayScans(1, SKETCH_MIN_VISITORS + 1, 20_000)
-      await store.applyScans([...small, ...crossing.slice(0, 100), scan(90_000, { scanned_at: T0 + 4 * DAY })])
+      const half = SKETCH_MIN_VISITORS / 2
+      await store.applyScans([...small, ...crossing.slice(0, half), scan(90_000, { scanned_at: T0 + 4 * DAY })])
       expect(await sketchDays()).toEqual([])
-      await store.applyScans(crossing.slice(100))
+      await store.applyScans(crossing.slice(half))
       expect(await sketchDays()).toEqual(['2025-01-11'])
       const distinct = small.length + crossing.length
       const breakdown = await store.breakdown('Code0001', { from: '2025-01-10', to: '2025-01-11' })
