@@ -4,7 +4,8 @@ import { analyticsCollections } from '../src/adapters/analytics-collections.mong
 import { createJournaledApply } from '../src/adapters/analytics-journal.mongo'
 import { mongoSketches } from '../src/adapters/analytics-sketches.mongo'
 import { ALL_TIME } from '../src/days'
-import { scan, visitor } from './fixtures'
+import { DAY, scan, T0, visitor } from './fixtures'
+import { SKETCH_MIN_VISITORS } from '../src/sketch'
 import { createMongoAnalyticsStore } from '../src/adapters/analytics-store.mongo'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { analyticsStoreContract } from './analytics-store.contract'
@@ -102,6 +103,36 @@ describe.skipIf(Boolean(skip))('AnalyticsStore on MongoDB without transactions, 
       expect(await store.applyScans(batch)).toBe(2_500)
       expect(await store.summary([batch[0]!.code], ALL_TIME)).toEqual([{ code: batch[0]!.code, total_scans: 2_500, unique_scans: 2_500 }])
       expect(await store.applyScans(batch.slice(0, 5))).toBe(0) // delivered again: already counted
+    } finally {
+      await db.cleanup()
+    }
+  }, 60_000)
+})
+
+// As on SQLite (analytics-sketches.sqlite.test.ts): a sketch is 16 KiB whatever it holds, so only
+// a day of more than SKETCH_MIN_VISITORS visitors has one stored; a smaller one is built from its
+// visitor documents when a range needs it, and not stored then either.
+describe.skipIf(Boolean(skip))('AnalyticsStore on MongoDB, day sketches only above SKETCH_MIN_VISITORS', () => {
+  const url = useMongoServer()
+  const dayScans = (day: number, visitors: number, first: number) =>
+    Array.from({ length: visitors }, (_, i) => scan(first + i, { scanned_at: T0 + day * DAY, visitor_id: visitor(day * 10_000 + i) }))
+
+  it('stores none for a small day, one once a day passes the bound, and estimates over both', async () => {
+    const db = await freshDatabase(url(), 'lr_analytics_sketch_bound_test')
+    try {
+      const store = await createMongoAnalyticsStore(db.conn, { exactVisitorDays: 50 })
+      const sketchDays = async () => (await analyticsCollections(db.conn.db!).daySketches.find({}).toArray()).map((d) => d.day).sort()
+      const small = dayScans(0, SKETCH_MIN_VISITORS, 0)
+      const crossing = dayScans(1, SKETCH_MIN_VISITORS + 1, 20_000)
+      const half = SKETCH_MIN_VISITORS / 2
+      await store.applyScans([...small, ...crossing.slice(0, half), scan(90_000, { scanned_at: T0 + 4 * DAY })])
+      expect(await sketchDays()).toEqual([])
+      await store.applyScans(crossing.slice(half))
+      expect(await sketchDays()).toEqual(['2025-01-11'])
+      const distinct = small.length + crossing.length
+      const breakdown = await store.breakdown('Code0001', { from: '2025-01-10', to: '2025-01-11' })
+      expect(Math.abs(breakdown.unique_scans - distinct)).toBeLessThanOrEqual(Math.ceil(distinct * 0.02))
+      expect(await sketchDays()).toEqual(['2025-01-11'])
     } finally {
       await db.cleanup()
     }

@@ -1,21 +1,27 @@
 import { mongo } from 'mongoose'
 import { keyOf } from './analytics-journal.mongo'
 import type { AnalyticsCollections } from './analytics-collections.mongo'
-import { addVisitor, newSketch, type Sketch, sketchOf, visitorsByDay } from '../sketch'
+import { addVisitor, newSketch, type Sketch, SKETCH_MIN_VISITORS, sketchOf, visitorsByDay } from '../sketch'
 
 type Session = mongo.ClientSession | undefined
 const bytesOf = (regs: mongo.Binary) => regs.buffer.subarray(0, regs.position)
 
 /**
  * Visitor sketches per (code, day) in Mongo (sketch.ts): `_id` = keyOf(code, day), `regs` the
- * registers as binary. A day without a stored sketch (stored before sketches existed) gets one
- * built from its visitor documents.
+ * registers as binary, stored only for a day of more than SKETCH_MIN_VISITORS visitors. A day
+ * without one (a smaller day, or one stored before sketches existed) gets one built from its
+ * visitor documents.
  */
 export function mongoSketches(c: AnalyticsCollections) {
-  async function built(code: string, day: string, session: Session): Promise<Sketch> {
+  /** The day's sketch from its visitor documents, and whether it is worth storing (more than SKETCH_MIN_VISITORS). */
+  async function built(code: string, day: string, session: Session): Promise<{ sketch: Sketch; keep: boolean }> {
     const sketch = newSketch()
-    for await (const { visitor_id } of c.dayVisitors.find({ code, day }, { projection: { visitor_id: 1 }, session })) addVisitor(sketch, visitor_id)
-    return sketch
+    let documents = 0
+    for await (const { visitor_id } of c.dayVisitors.find({ code, day }, { projection: { visitor_id: 1 }, session })) {
+      addVisitor(sketch, visitor_id)
+      documents++
+    }
+    return { sketch, keep: documents > SKETCH_MIN_VISITORS }
   }
 
   async function load(code: string, day: string, session: Session): Promise<Sketch | null> {
@@ -31,15 +37,21 @@ export function mongoSketches(c: AnalyticsCollections) {
      */
     async add(newDayVisitors: { code: string; day: string; visitor_id: string }[], session: Session): Promise<void> {
       for (const { code, day, visitors } of visitorsByDay(newDayVisitors)) {
-        const sketch = (await load(code, day, session)) ?? (await built(code, day, session))
+        // Built from the day's visitor documents, this batch's included, once they pass SKETCH_MIN_VISITORS.
+        let sketch = await load(code, day, session)
+        if (!sketch) {
+          const made = await built(code, day, session)
+          if (!made.keep) continue
+          sketch = made.sketch
+        }
         for (const visitor of visitors) addVisitor(sketch, visitor)
         await c.daySketches.replaceOne({ _id: keyOf(code, day) }, { code, day, regs: new mongo.Binary(sketch) }, { upsert: true, session })
       }
     },
 
     /**
-     * The sketch of each day; one missing is built and stored unless a writer stored one
-     * meanwhile (the writer's is built from the same documents plus its own visitors).
+     * The sketch of each day; one missing is built, and stored when worth it unless a writer
+     * stored one meanwhile (the writer's is built from the same documents plus its own visitors).
      */
     async ofDays(code: string, days: string[]): Promise<Sketch[]> {
       const stored = new Map<string, Sketch>()
@@ -47,8 +59,8 @@ export function mongoSketches(c: AnalyticsCollections) {
       return Promise.all(days.map(async (day) => {
         const found = stored.get(day)
         if (found) return found
-        const sketch = await built(code, day, undefined)
-        await c.daySketches.updateOne({ _id: keyOf(code, day) }, { $setOnInsert: { code, day, regs: new mongo.Binary(sketch) } }, { upsert: true })
+        const { sketch, keep } = await built(code, day, undefined)
+        if (keep) await c.daySketches.updateOne({ _id: keyOf(code, day) }, { $setOnInsert: { code, day, regs: new mongo.Binary(sketch) } }, { upsert: true })
         return sketch
       }))
     },

@@ -16,7 +16,8 @@ import { createKnownSet } from '../known-set'
 // The other tables are looked up by their key only: WITHOUT ROWID. Visitor tables make unique
 // counting an insert-or-ignore; totals and per-day rows make reads independent of the number of
 // scans. A day's visitor sketch (sketch.ts) lets a range of days estimate its distinct visitors
-// without reading every visitor row of the range.
+// without reading every visitor row of the range; only a day of more than SKETCH_MIN_VISITORS
+// visitors has one stored.
 const SCANS_COLUMNS = `code TEXT NOT NULL, scanned_at INTEGER NOT NULL, scan_id TEXT NOT NULL,
   country TEXT NOT NULL, device TEXT NOT NULL, os TEXT NOT NULL, browser TEXT NOT NULL, visitor_id TEXT NOT NULL,
   PRIMARY KEY (code, scanned_at, scan_id)`
@@ -106,7 +107,9 @@ export function createSqliteScanWrites(
       if (newDayVisitor) newDayVisitors.push({ code, day, visitor_id })
     }
     for (const { code, day, visitors } of visitorsByDay(newDayVisitors)) {
+      // Built from the day's visitor rows, this batch's included, once they pass SKETCH_MIN_VISITORS.
       const sketch = sketchOfDay(code, day)
+      if (!sketch) continue
       for (const visitor of visitors) addVisitor(sketch, visitor)
       saveSketch.run(code, day, sketch)
     }
