@@ -205,7 +205,7 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
     }
   }
   /** Gives a document without `rev` (lateInserts) a new change position, as a change: past every reader. */
-  const placeLate = (doc: LibraryDoc) => write({ _id: doc._id, rev: { $exists: false } }, { updated_at: doc.updated_at })
+  const placeLate = (doc: LibraryDoc) => write({ _id: doc._id, rev: null }, { updated_at: doc.updated_at })
   async function page(library: string, options: ListOptions, by: 'position' | 'rev', filter: QueryFilter<LibraryDoc>) {
     filter[by] = await pageRange(atomic.positions, options.after)
     if (options.updatedSince !== undefined) filter.updated_at = { $gte: options.updatedSince }
