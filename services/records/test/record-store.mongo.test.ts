@@ -143,17 +143,31 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
     }
   })
 
-  it('looks for documents without rev only until one open has placed them all (a marker in migrations)', async () => {
+  it('gives a document an older release inserted after the migration (no rev) a new change position: in the changes, and PATCHed', async () => {
     const db = await freshDatabase(url(), 'lr_records_marker')
     try {
       const records = db.conn.db!.collection('static_records')
       const store = await createMongoRecordStore(db.conn)
-      await store.insertMany(A, [record(1), record(2)])
+      await store.insertMany(A, [record(1), record(2), record(3)])
       expect(await db.conn.db!.collection('migrations').findOne({ _id: 'static_records.rev' as never })).not.toBeNull()
-      // No store writes a document without rev any more: only a scan would notice this one, and none runs.
+      // What a release before change positions writes (an old replica beside this one, or a
+      // rollback): no rev. The marker is there, so the migration's scan never looks again.
       await records.updateOne({ qr_id: record(1).qr_id }, { $unset: { rev: '' } })
-      await createMongoRecordStore(db.conn)
-      expect(await records.countDocuments({ rev: { $exists: false } })).toBe(1)
+      await records.updateOne({ qr_id: record(2).qr_id }, { $set: { rev: null } })
+      const changed = async () => (await store.changes(A, { limit: 10 })).items.map((r) => (r as StaticRecord).qr_id)
+      expect(await changed()).toEqual([record(3).qr_id])
+      // Written by this release at once (it had been a 503 for ever: "kept changing").
+      expect(await store.update(A, record(1).qr_id, { name: 'Patched' }, 1_800_000_000)).toMatchObject({ name: 'Patched' })
+      // The next open gives the other one its position, after every change so far.
+      const { lines, restore } = captureLog()
+      try {
+        await createMongoRecordStore(db.conn)
+      } finally {
+        restore()
+      }
+      expect(lines.filter((line) => line.msg.startsWith('records without a change position')).map((line) => line.records)).toEqual([1])
+      expect(await records.countDocuments({ rev: { $exists: false } })).toBe(0)
+      expect(await changed()).toEqual([record(3).qr_id, record(1).qr_id, record(2).qr_id])
     } finally {
       await db.cleanup()
     }

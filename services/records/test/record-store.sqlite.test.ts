@@ -111,6 +111,21 @@ describe('RecordStore on SQLite, a file from before tombstones', () => {
     db.close()
   })
 
+  it('gives a row an older release inserted after the migration (no rev) the next change position at the next open: in the changes', async () => {
+    const db = oldDatabase(2)
+    const store = createSqliteRecordStore(db)
+    await store.update(A, record(1).qr_id, { name: 'Later' }, 1_800_000_000)
+    // What a release before change positions inserts into the migrated table: no rev.
+    const r = record(3)
+    db.prepare('INSERT INTO static_records (qr_id, library, url, name, style, status, team_id, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(r.qr_id, A, r.url, r.name, '{}', r.status, null, r.created_by, r.created_at, r.updated_at)
+    const changed = async () => (await createSqliteRecordStore(db).changes(A, { limit: 10 })).items
+    // After every change so far, at the latest change's time: a sync by updated_since meets it.
+    expect(await changed()).toEqual([record(2), record(1, { name: 'Later', updated_at: 1_800_000_000 }), record(3, { updated_at: 1_800_000_000 })])
+    expect(await changed()).toEqual([record(2), record(1, { name: 'Later', updated_at: 1_800_000_000 }), record(3, { updated_at: 1_800_000_000 })])
+    db.close()
+  })
+
   it('logs the migration of a table with records, as it starts and when done; nothing for a new, an empty or a migrated table', () => {
     const { lines, restore } = captureLog()
     try {

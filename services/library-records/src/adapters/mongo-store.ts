@@ -104,6 +104,20 @@ async function placeChanges(Model: Model<LibraryDoc>): Promise<void> {
 }
 
 /**
+ * Documents without `rev` once the migration above is done: inserted by a release before change
+ * positions (before 9b5b966) that wrote to the database after this one had opened it (an old
+ * replica beside new ones, or a rollback and then this release again). By library, so each
+ * lookup is one range of the (library, rev) index (a missing `rev` is indexed as null).
+ */
+async function lateInserts(Model: Model<LibraryDoc>): Promise<LibraryDoc[]> {
+  const libraries: string[] = await Model.collection.distinct('library')
+  const found: LibraryDoc[] = []
+  for (let i = 0; i < libraries.length; i += 1000)
+    found.push(...(await Model.collection.find({ library: { $in: libraries.slice(i, i + 1000) }, rev: null }, { projection: { updated_at: 1 } }).toArray()) as never[])
+  return found
+}
+
+/**
  * The LibraryStore of one kind in MongoDB over a shared mongoose connection (autoIndex is off,
  * so the indexes are created here). Positions (mongo-position.ts) as hex: `position` for list,
  * `rev` for changes, from one allocator, so one horizon holds both back.
@@ -177,13 +191,21 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
   async function change(filter: QueryFilter<LibraryDoc>, set: Record<string, unknown>): Promise<LibraryDoc | null> {
     const id = filter[idField] as string
     for (;;) {
-      const rev = filter.rev ?? (await Model.findOne(filter, { rev: 1 }).lean<Pick<LibraryDoc, 'rev'>>())?.rev
-      if (rev === undefined) return null
+      const found = filter.rev !== undefined ? filter : await Model.findOne(filter, { rev: 1, updated_at: 1 }).lean<LibraryDoc>()
+      if (!found) return null
+      // An old release's document (lateInserts): given its change position first, then changed.
+      if (found.rev == null) {
+        await placeLate(found as LibraryDoc)
+        continue
+      }
+      const rev = found.rev
       const claim = await claims.take(filter.library as string, id, rev as number)
       const doc = claim && await write({ ...filter, rev }, set).finally(() => claim.release())
       if (doc || filter.rev !== undefined) return doc ?? null
     }
   }
+  /** Gives a document without `rev` (lateInserts) a new change position, as a change: past every reader. */
+  const placeLate = (doc: LibraryDoc) => write({ _id: doc._id, rev: null }, { updated_at: doc.updated_at })
   async function page(library: string, options: ListOptions, by: 'position' | 'rev', filter: QueryFilter<LibraryDoc>) {
     filter[by] = await pageRange(atomic.positions, options.after)
     if (options.updatedSince !== undefined) filter.updated_at = { $gte: options.updatedSince }
@@ -194,6 +216,10 @@ export async function createMongoLibraryStore<R extends RecordBase, P extends Pa
   }
 
   const receipted = createReceiptedChange<R, LibraryDoc>({ Model, idField, receipts: atomic.receipts, now: atomic.now, owner: atomic.owner, change, toRecord })
+
+  const late = await lateInserts(Model)
+  if (late.length > 0) log().warn({ collection: kind.collection, records: late.length }, 'records without a change position (written by a release before 9b5b966 after this one had opened the database) get one now, as a change')
+  for (const doc of late) await placeLate(doc)
 
   const now = await databaseNow(conn)
   return {

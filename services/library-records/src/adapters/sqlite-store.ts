@@ -10,6 +10,7 @@ import { latestOf, recordsAt } from './change-times'
 import { createGroupCommit } from './group-commit'
 import { createSqliteExportReader, fieldListOf } from './sqlite-export'
 import { migrationStarted } from './migration-log'
+import { log } from '@lr/platform/log'
 
 export type { SqliteKind } from '../ports'
 
@@ -68,6 +69,23 @@ function migrate(db: Database, table: string): (() => void) | undefined {
   return done
 }
 
+/**
+ * Rows without `rev` once the column is there: inserted by a release before change positions
+ * (before 9b5b966) after this one had added it (an old process beside this one on DATA_DIR, or a
+ * rollback). Left so, no list of changes ever had them. Each gets the sequence's next position,
+ * as a change would, and an updated_at no earlier than the table's latest: a sync by
+ * `updated_since` meets it. The table's scan costs about 10 ms per 100,000 records.
+ */
+function placeLateRows(db: Database, table: string) {
+  const late = db.query<{ seq: number }, []>(`SELECT seq FROM ${table} WHERE rev IS NULL ORDER BY seq`).all()
+  if (late.length === 0) return
+  log().warn({ store: table, records: late.length }, 'records without a change position (written by a release before 9b5b966 after this one had opened the file) get one now, as a change')
+  const latest = db.query<{ t: number }, []>(`SELECT max(updated_at) AS t FROM ${table}`).get()!.t
+  const next = db.prepare<{ seq: number }, []>(`UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = '${table}' RETURNING seq`)
+  const place = db.prepare(`UPDATE ${table} SET rev = ?, updated_at = max(updated_at, ?) WHERE seq = ?`)
+  for (const { seq } of late) place.run(next.get()!.seq, latest, seq)
+}
+
 type Row = Record<string, string | number | null> & { style: string; tags: string; seq?: number; rev?: number; deleted_at?: number | null }
 type Params = Record<string, string | number | null>
 
@@ -84,6 +102,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
   const migrated = db.transaction(() => {
     db.exec(schemaOf(kind))
     const done = migrate(db, table)
+    placeLateRows(db, table)
     addMissingColumns(db, table, Object.fromEntries(extraFields.map((f) => [f, extra[f] === 'number' ? 'INTEGER' : 'TEXT'])))
     return done
   }).immediate()
