@@ -10,6 +10,8 @@ import { concurrentWritesContract } from '@lr/library-records/testing/concurrent
 import { connectMongo } from '@lr/platform/mongo'
 import { createMongoLibraryStore, runOnce } from '@lr/library-records/mongo'
 import { CLAIM_GRACE_MS } from '@lr/library-records/mongo-version-claims'
+import { asHandlerOf } from '@lr/platform/request-context'
+import type { AppError } from '@lr/proto'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { A, record, staticFixture } from './record-store.fixtures'
 
@@ -138,6 +140,31 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
       expect(await store.update(A, record(1).qr_id, { name: 'After' }, 1_800_000_000, rev)).toEqual(record(1, { name: 'After', updated_at: 1_800_000_000 }))
       // Released once written: no claim is left behind.
       expect(await db.conn.db!.collection('static_records_claims').countDocuments({})).toBe(0)
+    } finally {
+      await db.cleanup()
+    }
+  })
+
+  it("a writer waiting for another's claim gives up at its caller's deadline and writes nothing after it", async () => {
+    const db = await freshDatabase(url(), 'lr_records_claim_deadline')
+    try {
+      const store = await createMongoRecordStore(db.conn)
+      await store.insertMany(A, [record(1)])
+      const { rev } = (await store.get(A, record(1).qr_id))!
+      // A live writer holds the version (FerretDB under load: seconds behind a queue of writers).
+      const claims = db.conn.db!.collection('static_records_claims')
+      const held = `${A}\n${record(1).qr_id}\n${rev}` as never
+      await claims.insertOne({ _id: held, at: Date.now() })
+      // The gateway answers 504 at the deadline: a write after it would land behind the client's
+      // next PATCH (sent after the 504) and undo it.
+      const started = Date.now()
+      const waiting = asHandlerOf('req-late', started + 300, () => store.update(A, record(1).qr_id, { name: 'Late' }, 1_800_000_000))
+      const outcome = waiting.then(() => 'written', (error) => (error as AppError).code)
+      await Bun.sleep(1000)
+      await claims.deleteOne({ _id: held })
+      expect(await outcome).toBe('timeout')
+      expect((await store.get(A, record(1).qr_id))!.record.name).toBe(record(1).name)
+      expect(await claims.countDocuments({})).toBe(0)
     } finally {
       await db.cleanup()
     }

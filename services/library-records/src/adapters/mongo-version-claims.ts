@@ -1,4 +1,6 @@
 import type { Connection } from 'mongoose'
+import { AppError } from '@lr/proto'
+import { currentDeadline } from '@lr/platform/request-context'
 
 /**
  * One writer per version of a record on MongoDB (README "MongoDB compatibility"). A change of a
@@ -14,6 +16,11 @@ import type { Connection } from 'mongoose'
  * claim can never be needed again: a late writer of that version claims it anew and finds the
  * document already moved on. A claim whose writer died between claim and write (kill -9) holds
  * its version for CLAIM_GRACE_MS, by the database server's clock; then the next writer takes it over.
+ *
+ * A writer waits its turn only until its caller's deadline (request-context.ts): the gateway has
+ * answered 504 by then, and a write landing after that (on FerretDB, 50 PATCHes of one record
+ * queue for seconds; a probe saw one land 72 s after its 504) comes after the client's next
+ * PATCH and undoes it. Past the deadline no claim is taken: AppError('timeout'), nothing written.
  */
 
 /** How long a claim holds its version for a writer that has not released it: a live one writes within milliseconds. */
@@ -30,6 +37,12 @@ interface ClaimDoc {
 
 export interface VersionClaim {
   release(): Promise<void>
+}
+
+/** Throws once the caller of the request being handled has stopped waiting (no deadline: background work, never). */
+function pastDeadline() {
+  const deadline = currentDeadline()
+  if (deadline !== undefined && Date.now() >= deadline) throw new AppError('timeout', 'the record was being written by other requests until this one was past its deadline')
 }
 
 const isDuplicateKey = (error: unknown) => (error as { code?: number })?.code === 11000
@@ -56,6 +69,7 @@ export function mongoVersionClaims(conn: Connection, collection: string, now: ()
     async take(library: string, id: string, rev: number): Promise<VersionClaim | null> {
       const _id = `${library}\n${id}\n${rev}`
       for (let look = 0; ; look++) {
+        pastDeadline()
         const claim = await insert(_id)
         if (claim) return claim
         await Bun.sleep(WAITS_MS[Math.min(look, WAITS_MS.length - 1)]!)
