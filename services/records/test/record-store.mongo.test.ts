@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { createMongoRecordStore, STATIC_MONGO } from '../src/adapters/record-store.mongo'
 import type { RecordStore, StaticPatch } from '../src/ports'
-import type { StaticRecord } from '@lr/proto'
+import type { AppError, StaticRecord } from '@lr/proto'
 import { receiptContract } from '@lr/platform/testing/receipts'
 import { captureLog } from '@lr/platform/testing/log-capture'
 import { libraryStoreContract } from '@lr/library-records/testing/store-contract'
@@ -11,7 +11,6 @@ import { connectMongo } from '@lr/platform/mongo'
 import { createMongoLibraryStore, runOnce } from '@lr/library-records/mongo'
 import { CLAIM_GRACE_MS } from '@lr/library-records/mongo-version-claims'
 import { asHandlerOf } from '@lr/platform/request-context'
-import type { AppError } from '@lr/proto'
 import { freshDatabase, mongoSkipReason, useMongoServer } from '../../../test/harness/ferretdb'
 import { A, record, staticFixture } from './record-store.fixtures'
 
@@ -155,8 +154,7 @@ describe.skipIf(Boolean(skip))('RecordStore on MongoDB', () => {
       const claims = db.conn.db!.collection('static_records_claims')
       const held = `${A}\n${record(1).qr_id}\n${rev}` as never
       await claims.insertOne({ _id: held, at: Date.now() })
-      // The gateway answers 504 at the deadline: a write after it would land behind the client's
-      // next PATCH (sent after the 504) and undo it.
+      // The gateway answers 504 at the deadline: a later write would undo the client's next PATCH.
       const started = Date.now()
       const waiting = asHandlerOf('req-late', started + 300, () => store.update(A, record(1).qr_id, { name: 'Late' }, 1_800_000_000))
       const outcome = waiting.then(() => 'written', (error) => (error as AppError).code)
