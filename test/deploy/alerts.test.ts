@@ -102,7 +102,7 @@ else
   })
 
 const promtool = Bun.which('promtool')
-if (!promtool) describe.skip('promtool check rules / test rules (promtool is not installed: go install github.com/prometheus/prometheus/cmd/promtool@latest)', () => it('loads and fires', () => {}))
+if (!promtool) describe.skip('promtool check rules / test rules (promtool is not installed: go install -tags remove_all_sd github.com/prometheus/prometheus/cmd/promtool@latest)', () => it('loads and fires', () => {}))
 else
   describe('promtool', () => {
     const run = (...args: string[]) => {
