@@ -99,6 +99,12 @@ else
         for (const name of countedNames(rule.expr)) expect({ alert: rule.alert, name, type: served.get(name) }).toEqual({ alert: rule.alert, name, type: 'counter' })
       }
     })
+
+    it('serves only families README "Logs and metrics" lists, so an alert can be written from it', () => {
+      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+      const families = [...served].filter(([name, type]) => type !== 'counter' || !/_(bucket|sum|count)$/.test(name) || !served.has(name.replace(/_(bucket|sum|count)$/, '')))
+      expect(families.map(([name]) => name).filter((name) => !readme.includes(`\`${name}\``))).toEqual([])
+    })
   })
 
 const promtool = Bun.which('promtool')
