@@ -1,5 +1,6 @@
 import { JSON_CONTENT_TYPE } from '@lr/proto'
-import { metricsResponse } from './metrics'
+import { Gauge } from 'prom-client'
+import { metricsResponse, reportMetrics } from './metrics'
 import { requestUrlOf } from './request-url'
 
 /** Name -> probe of each dependency a process needs (its store, NATS...). */
@@ -30,6 +31,33 @@ async function probe(check: () => Promise<boolean>): Promise<boolean> {
 /** Each check's answer, by name: false for one that fails or hangs past CHECK_TIMEOUT_MS. */
 export const probeAll = (checks: HealthChecks) => Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await probe(check)] as const))
 
+let degradedChecks: HealthChecks = {}
+/**
+ * What /readyz lists under `degraded`, for an alert: a scrape cannot read /readyz's body, and
+ * before this only the gateway's Redis (lr_rate_limiter_degraded) and JetStream's refusals for
+ * want of room (lr_jetstream_store_full) showed in the metrics, not a resolver cut off from NATS.
+ * Probed at each scrape, as /readyz probes them (a hung check counts as failed after 2 s).
+ */
+const dependencyDegraded = new Gauge({
+  name: 'lr_dependency_degraded',
+  help: "1 while an optional dependency of this process does not answer (what its /readyz lists under degraded: the gateway's redis, the resolver's nats, jetstream), else 0",
+  labelNames: ['dependency'] as const,
+  registers: [],
+  async collect() {
+    const answers = await probeAll(degradedChecks)
+    this.reset()
+    for (const [dependency, ok] of answers) this.set({ dependency }, ok ? 0 : 1)
+  },
+})
+/**
+ * Lists the `optional` dependencies of /readyz in lr_dependency_degraded (none: no series). A
+ * process has one /readyz; the last one made wins, so a test's earlier apps are not probed.
+ */
+export function reportDegraded(optional: HealthChecks): void {
+  degradedChecks = optional
+  if (Object.keys(optional).length > 0) reportMetrics(dependencyDegraded)
+}
+
 /**
  * /readyz's answer, in the gateway's shape: 200 only while every check passes, else 503. An
  * `optional` dependency (one the process goes on serving without) never makes it 503: those not
@@ -48,6 +76,7 @@ export async function readiness(checks: HealthChecks, optional: HealthChecks = {
  * under `degraded`), `/metrics` the process's Prometheus metrics. Port 0 picks a free port.
  */
 export function startHealthListener(port: number, checks: HealthChecks, optional: HealthChecks = {}): HealthListener {
+  reportDegraded(optional)
   const server = Bun.serve({
     port,
     hostname: '0.0.0.0',

@@ -9,6 +9,8 @@ export interface Replica {
   name: ProcessName
   /** Where its HTTP answers: the API (gateway) or short links (resolver). */
   base: string
+  /** Its /metrics: on PORT for the gateway, on HEALTH_PORT for every other process. */
+  metrics: string
   log(): string
   /** Resolves once its readiness probe answers 200 (what gates traffic in Kubernetes). */
   ready(timeoutMs?: number): Promise<void>
@@ -35,6 +37,7 @@ export async function startReplica(name: ProcessName, env: Record<string, string
   return {
     name,
     base: `http://127.0.0.1:${name === 'resolver' ? ports.SHORT_PORT : ports.PORT}`,
+    metrics: probe.replace(/\/readyz$/, '/metrics'),
     log: () => log,
     async ready(timeoutMs = 20_000) {
       await waitUntil(async () => (await fetch(probe)).status === 200, timeoutMs, `${name} to be ready`).catch((error) => {

@@ -72,18 +72,26 @@ else
         const response = await fetch(`http://127.0.0.1:${port}/readyz`)
         return { code: response.status, body: (await response.json()) as { status: string; checks: object; degraded?: string[] } }
       }
+      // What /readyz lists under degraded, in /metrics too: an alert cannot read /readyz's body.
+      const degradedGauge = async () => {
+        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+        return ['nats', 'jetstream'].map((dependency) => sample(metrics, `lr_dependency_degraded{dependency="${dependency}"}`))
+      }
       try {
         await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200, 15_000, 'the resolver ready')
         expect(await ready()).toEqual({ code: 200, body: { status: 'ready', checks: { scans: true }, degraded: [] } })
+        expect(await degradedGauge()).toEqual([0, 0])
 
         await nats.down()
         await waitUntil(async () => (await ready()).body.degraded?.includes('nats') === true, 10_000, 'NATS listed as degraded')
         expect(await ready()).toEqual({ code: 200, body: { status: 'ready', checks: { scans: true }, degraded: ['nats'] } })
+        expect((await degradedGauge())[0]).toBe(1)
         const uncached = await fetch(`http://127.0.0.1:${shortPort}/Abcdefg1`, { redirect: 'manual' })
         expect([uncached.status, uncached.headers.get('retry-after')]).toEqual([503, '1'])
 
         await nats.up()
         await waitUntil(async () => (await ready()).body.degraded?.length === 0, 10_000, 'NATS back')
+        expect(await degradedGauge()).toEqual([0, 0])
       } finally {
         proc.kill('SIGKILL')
         await proc.exited

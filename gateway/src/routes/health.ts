@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { probeAll } from '@lr/platform/health-listener'
+import { probeAll, reportDegraded } from '@lr/platform/health-listener'
 
 /** Name -> probe of each dependency this process needs (store, NATS, Redis...). */
 export type ReadinessChecks = Record<string, () => Promise<boolean>>
@@ -11,8 +11,9 @@ export type ReadinessChecks = Record<string, () => Promise<boolean>>
  * failed after CHECK_TIMEOUT_MS (2 s), as on the services' probe listener: a store whose server
  * froze had held /readyz for 31 s, past any kubelet's probe timeout.
  */
-export const healthRoutes = (checks: ReadinessChecks, optional: ReadinessChecks = {}) =>
-  new Elysia({ name: 'health' })
+export function healthRoutes(checks: ReadinessChecks, optional: ReadinessChecks = {}) {
+  reportDegraded(optional)
+  return new Elysia({ name: 'health' })
     .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
     .get(
       '/readyz',
@@ -25,3 +26,4 @@ export const healthRoutes = (checks: ReadinessChecks, optional: ReadinessChecks 
       },
       { detail: { hide: true } },
     )
+}
