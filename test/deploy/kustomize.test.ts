@@ -3,7 +3,7 @@ import { isAbsolute, join, relative } from 'node:path'
 import { SHUTDOWN_DEADLINE_MS } from '@lr/platform/lifecycle'
 import { recordEventSpoolDir } from '@lr/platform/record-stream'
 import { ENTRY_POINTS } from '../../deploy/entry-points'
-import { BASE, build, containerOf, type K8sObject, kubectlSkipReason, ofKind, PRODUCTION, quantity, RECORD_EVENT_PUBLISHERS, ROOT, selects, settingsOf, workloadNamed, workloadsOf } from './manifests'
+import { BASE, build, PRODUCTION_REQUEST_RATE, containerOf, type K8sObject, kubectlSkipReason, ofKind, PRODUCTION, quantity, RECORD_EVENT_PUBLISHERS, ROOT, selects, settingsOf, workloadNamed, workloadsOf } from './manifests'
 
 /** Every process of TRANSPORT=nats mode gets a workload; these two also face clients over HTTP. */
 const PROCESSES = ['gateway', 'resolver', 'auth', 'records', 'dynamic', 'analytics', 'webhooks']
@@ -202,11 +202,8 @@ function checkBuild(dir: string) {
     }
   })
 
-  it('scales the resolver on its request rate too', () => {
-    const resolver = ofKind(objects(), 'HorizontalPodAutoscaler').find((a) => a.spec.scaleTargetRef.name === 'resolver')!
-    const rate = resolver.spec.metrics.find((m: any) => m.type === 'Pods')
-    expect(rate.pods.metric.name).toBe('lr_http_requests_per_second')
-    expect(rate.pods.target.type).toBe('AverageValue')
+  it('scales on CPU alone, a metric every cluster serves: an HPA that cannot read one of its metrics never scales down', () => {
+    for (const hpa of ofKind(objects(), 'HorizontalPodAutoscaler')) expect(hpa.spec.metrics.map((m: any) => m.type)).toEqual(['Resource'])
   })
 
   it('has Prometheus scrape /metrics on the port where each process serves it, its probe port where it has one', eachDeployment((d) => {
@@ -270,6 +267,20 @@ else {
         rule.http.paths.map((p: any) => `${rule.host === shortHost ? 'short' : 'api'} ${p.pathType} ${p.path} -> ${p.backend.service.name}:${p.backend.service.port.name}`))
       expect(routes.sort()).toEqual(['api Prefix /docs -> gateway:http', 'api Prefix /v1 -> gateway:http', 'short Prefix / -> resolver:http'])
       expect(ingresses[0]!.spec.defaultBackend).toBeUndefined()
+    })
+  })
+
+  describe(`kustomize production with the request-rate autoscaler (${PRODUCTION_REQUEST_RATE})`, () => {
+    it('is production, with the resolver scaled on its request rate (served by prometheus-adapter) beside CPU', () => {
+      const hpa = (objects: K8sObject[]) => ofKind(objects, 'HorizontalPodAutoscaler').find((a) => a.metadata.name === 'resolver')!
+      const metrics = hpa(build(PRODUCTION_REQUEST_RATE)).spec.metrics
+      expect(metrics.map((m: any) => m.type)).toEqual(['Resource', 'Pods'])
+      expect(metrics[0]).toEqual(hpa(build(PRODUCTION)).spec.metrics[0])
+      expect([metrics[1].pods.metric.name, metrics[1].pods.target.type]).toEqual(['lr_http_requests_per_second', 'AverageValue'])
+      // Everything else as production builds it.
+      const withoutResolverHpa = (objects: K8sObject[]) => objects.filter((o) => o !== hpa(objects))
+      expect(withoutResolverHpa(build(PRODUCTION_REQUEST_RATE))).toEqual(withoutResolverHpa(build(PRODUCTION)))
+      expect({ ...hpa(build(PRODUCTION_REQUEST_RATE)).spec, metrics: undefined }).toEqual({ ...hpa(build(PRODUCTION)).spec, metrics: undefined })
     })
   })
 }

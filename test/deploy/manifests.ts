@@ -3,6 +3,8 @@ import { join } from 'node:path'
 export const ROOT = join(import.meta.dir, '..', '..')
 export const BASE = 'deploy/k8s/base'
 export const PRODUCTION = 'deploy/k8s/overlays/production'
+/** Production with the resolver's HPA on its request rate too (a cluster with prometheus-adapter). */
+export const PRODUCTION_REQUEST_RATE = 'deploy/k8s/overlays/production-request-rate'
 
 /** A Kubernetes object as kustomize prints it; the tests read it loosely. */
 export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; spec?: any; data?: Record<string, string> }

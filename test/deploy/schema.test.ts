@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { BASE, build, kubectlSkipReason, PRODUCTION } from './manifests'
+import { BASE, build, kubectlSkipReason, PRODUCTION, PRODUCTION_REQUEST_RATE } from './manifests'
 
 /**
  * Every object of both builds against the Kubernetes JSON schemas of the `kubernetes-models`
@@ -30,7 +30,7 @@ const skip = kubectlSkip ?? (typeof models === 'string' ? models : null)
 if (skip || typeof models === 'string') describe.skip(`Kubernetes schemas (${skip})`, () => it('validates every object of both builds', () => {}))
 else
   describe('Kubernetes schemas (kubernetes-models)', () => {
-    for (const dir of [BASE, PRODUCTION])
+    for (const dir of [BASE, PRODUCTION, PRODUCTION_REQUEST_RATE])
       it(`accepts every object of ${dir}`, async () => {
         for (const object of build(dir)) {
           const Model = await models(object.apiVersion, object.kind)
