@@ -25,6 +25,10 @@ describe('JSON bodies', () => {
     expect([latin1.status, await latin1.json()]).toEqual([415, { error: 'request body must be UTF-8 JSON: charset=iso-8859-1 is not read' }])
     const utf16 = await post(new Uint8Array(Buffer.from('{"name":"x"}', 'utf16le')), 'application/json;charset="UTF-16"')
     expect([utf16.status, await utf16.json()]).toEqual([415, { error: 'request body must be UTF-8 JSON: charset=UTF-16 is not read' }])
+    const text = await post('{"name":"x"}', 'text/plain')
+    expect([text.status, await text.json()]).toEqual([415, { error: 'request body must be JSON: send Content-Type: application/json' }])
+    // RFC 9110 §15.5.16: the 415 names the type that is read.
+    for (const refused of [latin1, utf16, text]) expect(refused.headers.get('accept')).toBe('application/json')
     for (const spelling of ['application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'application/json; charset=UTF8'])
       expect((await post('{"name":"café"}', spelling)).status).toBe(201)
   })
@@ -39,6 +43,8 @@ describe('JSON bodies', () => {
     expect([gzip.status, await gzip.json()]).toEqual([415, message('gzip')])
     const labelled = await encoded('{"name":"labelled"}', 'br')
     expect([labelled.status, await labelled.json()]).toEqual([415, message('br')])
+    // RFC 7694 §3: the 415 of a content coding says which are read (none: identity).
+    for (const refused of [gzip, labelled]) expect(refused.headers.get('accept-encoding')).toBe('identity')
     const identity = await encoded('{"name":"plain"}', 'identity')
     expect([identity.status, await identity.json()]).toEqual([201, { created: [{ name: 'plain' }] }])
     expect(requests.filter((r) => r.subject === RECORDS_SUBJECTS.create).map((r) => r.payload.body.name)).not.toContain('labelled')

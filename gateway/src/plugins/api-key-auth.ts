@@ -26,6 +26,9 @@ export const apiKeyAuth = (bus: Bus, admit?: Admit) =>
     if (!isApiPath(request.url)) return
     const key = request.headers.get('x-api-key')
     if (!key) throw new AppError('forbidden', 'missing API key: send it in the x-api-key header')
+    // Several x-api-key headers arrive joined by commas, which no key holds: a proxy that adds the
+    // key to a request that has it got "invalid API key" for a valid key.
+    if (key.includes(',')) throw new AppError('forbidden', 'several x-api-key headers: send the key in one')
     const principal = await bus.request<Principal>(AUTH_SUBJECTS.verify, { key })
     setPrincipal(request, principal)
     if (admit) mergeHeaders(set.headers, await admit(principal))

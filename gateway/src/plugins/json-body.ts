@@ -54,6 +54,8 @@ function unreadable(body: unknown): string | undefined {
   return problem.reason === DEEPER ? DEEPER : `${problem.place || 'request body'} ${problem.reason}`
 }
 
+const READ_TYPE = { accept: 'application/json' }
+
 /**
  * The only body parser: UTF-8 JSON under 1 MiB. Errors: 415 for another content type or charset or a content coding, 413 when too
  * large, 400 when empty, malformed or unreadable (too deep, a number past a double). What the JSON must hold
@@ -68,17 +70,19 @@ export const jsonBody = new Elysia({ name: 'json-body' }).onParse({ as: 'global'
   }
   // A content coding is not undone here (RFC 9110 §15.5.16: 415): a gzip body had been a 400 "not
   // valid JSON" of JSON the client did send, and plain text labelled gzip was read as if unlabelled.
+  // Each 415 says in a header what is read, as RFC 7694 §3 (Accept-Encoding) and RFC 9110
+  // §15.5.16 (Accept) ask, for clients that pick a coding or a type from the answer.
   const coding = request.headers.get('content-encoding')?.trim()
   if (coding && !/^identity$/i.test(coding))
-    throw new AppError('unsupported_media_type', `request body must not be compressed: Content-Encoding ${coding.slice(0, 40)} is not read; send plain JSON`)
+    throw new AppError('unsupported_media_type', `request body must not be compressed: Content-Encoding ${coding.slice(0, 40)} is not read; send plain JSON`, { headers: { 'accept-encoding': 'identity' } })
   if (!/^application\/json\s*(;|$)/i.test(contentType ?? ''))
-    throw new AppError('unsupported_media_type', 'request body must be JSON: send Content-Type: application/json')
+    throw new AppError('unsupported_media_type', 'request body must be JSON: send Content-Type: application/json', { headers: READ_TYPE })
   // JSON is UTF-8 (RFC 8259 §8.1). A body declared in another charset was read as UTF-8 and
   // refused as malformed JSON (400), or kept as other text if its bytes happened to decode.
   // Elysia's contentType stops before the parameters: the header says the charset.
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(request.headers.get('content-type')!)?.[1]
   if (charset !== undefined && !/^utf-?8$/i.test(charset))
-    throw new AppError('unsupported_media_type', `request body must be UTF-8 JSON: charset=${charset.slice(0, 40)} is not read`)
+    throw new AppError('unsupported_media_type', `request body must be UTF-8 JSON: charset=${charset.slice(0, 40)} is not read`, { headers: READ_TYPE })
   let body: unknown
   try {
     body = JSON.parse(utf8.decode(bytes))

@@ -4,6 +4,7 @@ import { swagger } from '@elysiajs/swagger'
 import { AppError } from '@lr/proto'
 import { finishDocument, type GeneratedDocument } from './openapi-document'
 import { requestUrlOf } from '@lr/platform/request-url'
+import { compressAsync, negotiate } from '../plugins/content-coding'
 
 const info = {
   title: 'Library Records API',
@@ -18,6 +19,29 @@ const ASSETS: Record<string, string> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
   'favicon-32x32.png': 'image/png',
   'favicon-16x16.png': 'image/png',
+}
+const ASSET_HEADERS = { 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }
+
+/**
+ * The text files (1.7 MB of script, 190 KB of CSS) in the coding the client accepts, made once
+ * per file and coding and kept: sent as they are, the page cost a browser 1.9 MB where br makes
+ * it 0.47 MB (docs/decisions.md §9). The PNGs are compressed already.
+ */
+const encoded = new Map<string, Promise<Uint8Array>>()
+async function assetResponse(file: string, type: string, acceptEncoding: string | null): Promise<Response> {
+  const path = join(UI_DIR, file)
+  if (type.startsWith('image/')) return new Response(Bun.file(path), { headers: { 'content-type': type, ...ASSET_HEADERS } })
+  const headers = { 'content-type': type, vary: 'Accept-Encoding', ...ASSET_HEADERS }
+  const coding = negotiate(acceptEncoding)
+  if (!coding) return new Response(Bun.file(path), { headers })
+  const key = `${coding} ${file}`
+  let body = encoded.get(key)
+  if (!body) {
+    body = Bun.file(path).bytes().then((bytes) => compressAsync(coding, bytes))
+    encoded.set(key, body)
+    body.catch(() => encoded.delete(key)) // a failure is not kept: the next request tries again
+  }
+  return new Response(await body, { headers: { ...headers, 'content-encoding': coding } })
 }
 
 /**
@@ -78,9 +102,9 @@ export const docsRoutes = () => new Elysia({ name: 'docs' })
   .use(openApiDocument())
   // Elysia answers /docs/ with this route too; the page's relative URLs must follow the slash.
   .get('/docs', ({ request }) => html(requestUrlOf(request.url).pathname.endsWith('/') ? '' : 'docs/'), hidden)
-  .get('/docs/assets/:file', ({ params }) => {
+  .get('/docs/assets/:file', ({ params, request }) => {
     // Own keys only: `ASSETS['constructor']` is Object's, and served a missing file as a 500 page with a stack and paths.
     const type = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined
     if (!type) throw new AppError('not_found', `no file ${JSON.stringify(params.file.slice(0, 100))} under /docs/assets`)
-    return new Response(Bun.file(join(UI_DIR, params.file)), { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' } })
+    return assetResponse(params.file, type, request.headers.get('accept-encoding'))
   }, hidden)

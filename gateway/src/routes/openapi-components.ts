@@ -22,6 +22,8 @@ export const headers = {
   ETag: { description: 'The version of the record: send it back in If-None-Match (GET) or If-Match (PATCH).', schema: text, example: '"3f2a9c1e"' },
   Location: { description: 'The URL of the record created.', schema: text, example: '/v1/qrcodes/qr_V1StGXR8Z5jdHi6B' },
   'Content-Disposition': { description: 'The CSV is an attachment, with its file name.', schema: text, example: 'attachment; filename="qrcodes.csv"' },
+  Accept: { description: 'On a 415 for the body\'s type or charset: the type that is read.', schema: text, example: 'application/json' },
+  'Accept-Encoding': { description: 'On a 415 for a compressed body: the content codings that are read (none but identity).', schema: text, example: 'identity' },
 }
 type HeaderName = keyof typeof headers
 
@@ -79,7 +81,7 @@ export const responses = {
   Conflict: error('The request does not fit the record\'s state: a review of a code with no pending change, or in a personal library.', 'this code has no pending change to review'),
   PreconditionFailed: error('If-Match names another version of the record; nothing changed.', 'the record has changed since the ETag sent in If-Match'),
   PayloadTooLarge: error('The body is larger than 1 MiB.', 'request body is larger than 1048576 bytes'),
-  UnsupportedMediaType: error('The body is not sent as application/json, names a charset other than UTF-8, or is compressed (a Content-Encoding other than identity).', 'request body must be JSON: send Content-Type: application/json'),
+  UnsupportedMediaType: error('The body is not sent as application/json, names a charset other than UTF-8, or is compressed (a Content-Encoding other than identity).', 'request body must be JSON: send Content-Type: application/json', [...LIMIT_HEADERS, 'Accept', 'Accept-Encoding']),
   IdempotencyConflict: error('This Idempotency-Key was used with another body or route.', 'this Idempotency-Key was already used with a different request'),
   RateLimited: error('The per-second rate (with its burst) or the daily quota of the key is used up; the message says which. Consumes nothing.', 'rate limit exceeded: at most 5 requests per second (burst 10); retry after 1 s', [...LIMIT_HEADERS, 'Retry-After']),
   Unavailable: error('A service behind the gateway cannot be reached; retry shortly.', 'the service is temporarily unavailable, please retry shortly', [...LIMIT_HEADERS, 'Retry-After']),
