@@ -45,7 +45,7 @@ export const parameters = {
   },
   IfMatch: {
     name: 'If-Match', in: 'header', required: false, schema: text,
-    description: 'The ETag the change is based on: when the record has changed since, the answer is 412 and nothing changes.',
+    description: 'The ETag a request is based on: when the record has changed since, the answer is 412 (a PATCH or DELETE then changes nothing).',
   },
   RequestId: {
     name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source },
@@ -79,7 +79,7 @@ export const responses = {
   Forbidden: error('No key, an invalid or revoked key, a key not active yet (with Retry-After), an account without API access, or a change the key may not make (a writer approving a draft).', 'missing API key: send it in the x-api-key header', [...LIMIT_HEADERS, 'Retry-After']),
   NotFound: error('No such record in this key\'s library.', 'no QR code "qr_V1StGXR8Z5jdHi6B" in this library'),
   Conflict: error('The request does not fit the record\'s state: a review of a code with no pending change, or in a personal library.', 'this code has no pending change to review'),
-  PreconditionFailed: error('If-Match names another version of the record; nothing changed.', 'the record has changed since the ETag sent in If-Match'),
+  PreconditionFailed: error('If-Match names another version of the record; a PATCH or DELETE changed nothing.', 'the record has changed since the ETag sent in If-Match'),
   PayloadTooLarge: error('The body is larger than 1 MiB.', 'request body is larger than 1048576 bytes'),
   UnsupportedMediaType: error('The body is not sent as application/json, names a charset other than UTF-8, or is compressed (a Content-Encoding other than identity).', 'request body must be JSON: send Content-Type: application/json', [...LIMIT_HEADERS, 'Accept', 'Accept-Encoding']),
   IdempotencyConflict: error('This Idempotency-Key was used with another body or route.', 'this Idempotency-Key was already used with a different request'),

@@ -84,7 +84,8 @@ export function doc(op: OperationDoc): Record<string, unknown> {
   errors['403'] = ref('Forbidden')
   if (op.notFound) errors['404'] = ref('NotFound')
   if (op.conflict) errors['409'] = ref('Conflict')
-  if (op.conditional === 'write' || op.conditional === 'delete') errors['412'] = ref('PreconditionFailed')
+  // A GET or HEAD with an If-Match that names another version is 412 too (etag.ts).
+  if (op.conditional) errors['412'] = ref('PreconditionFailed')
   if (op.body) Object.assign(errors, { '413': ref('PayloadTooLarge'), '415': ref('UnsupportedMediaType') })
   const idempotent = Boolean(op.create || op.idempotent)
   if (idempotent) errors['422'] = ref('IdempotencyConflict')
@@ -92,7 +93,7 @@ export function doc(op: OperationDoc): Record<string, unknown> {
   const headerParams = [
     ...(idempotent ? [param('IdempotencyKey')] : []),
     ...(op.conditional === 'read' ? [param('IfNoneMatch')] : []),
-    ...(op.conditional === 'write' || op.conditional === 'delete' ? [param('IfMatch')] : []),
+    ...(op.conditional ? [param('IfMatch')] : []),
     param('RequestId'),
   ]
   return {
