@@ -140,8 +140,14 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     })
   }
 
-  /** Claims a due message and starts its attempt; false when another worker took it. */
+  /**
+   * Claims a due message and starts its attempt; false when another worker took it, or once the
+   * worker is stopping: a look under way when stop() came would otherwise claim and send the rest
+   * of what it read (32 at most, one claim after another), each new attempt holding the stop for up
+   * to WEBHOOK_TIMEOUT_MS. Left unclaimed, they are due at once for the other replicas.
+   */
   async function start(candidate: StoredMessage): Promise<boolean> {
+    if (!running) return false
     const claimed = await store.claim(candidate.id, candidate.next_attempt_at!, nowMs() + claimMs)
     if (claimed) begin(claimed)
     return claimed !== null
@@ -167,7 +173,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     const room = slots.room()
     if (room <= 0) return idleMs
     let started = 0
-    for (;;) {
+    while (running) {
       const skip = slots.fullEndpoints()
       if (skip.length > 0 && slots.skippingWait() > 0) {
         await refill()
