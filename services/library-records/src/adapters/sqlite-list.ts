@@ -47,10 +47,16 @@ export function filteredPage(db: Database, table: string, fields: string, urlFie
     where.push('updated_at >= $since')
     params.$since = options.updatedSince
   }
-  options.tags?.forEach((tag, i) => {
-    where.push(`seq IN (SELECT seq FROM ${table}_tags WHERE library = $library AND tag = $tag${i})`)
-    params[`$tag${i}`] = tag
-  })
+  if (options.tags?.length) {
+    // One list of the records carrying every tag, merged from each tag's range of the key. One
+    // `seq IN (...)` per tag had SQLite probe the table for every pair of the lists' entries: two
+    // tags of 100,000 and 50,000 records of a library of a million held the process for minutes.
+    const each = options.tags.map((tag, i) => {
+      params[`$tag${i}`] = tag
+      return `SELECT seq FROM ${table}_tags WHERE library = $library AND tag = $tag${i}`
+    })
+    where.push(`seq IN (${each.join(' INTERSECT ')})`)
+  }
   if (options.search !== undefined) {
     // lower() of SQLite folds ASCII letters only: `search` came folded the same way (list-order.ts).
     where.push(`(instr(lower(name), $search) > 0 OR instr(lower(${urlField}), $search) > 0)`)
