@@ -150,15 +150,15 @@ describe('RecordStore on SQLite, a file from before tombstones', () => {
   })
 })
 
-/** The SELECTs `work` runs on `db` (not those it only prepares for later), as their text. */
-function selectsRunBy(db: Database, work: (db: Database) => unknown): string[] {
-  const run: string[] = []
+/** The SELECTs `work` runs on `db` (not those it only prepares for later): their text, and the parameters of each run. */
+function selectsRunBy(db: Database, work: (db: Database) => unknown): { sql: string; params: unknown }[] {
+  const run: { sql: string; params: unknown }[] = []
   const watched = (statement: { all: unknown; get: unknown }, sql: string) =>
     new Proxy(statement, { get: (target, key) => {
       const value = Reflect.get(target, key)
       if (typeof value !== 'function') return value
       return (...args: unknown[]) => {
-        if (['all', 'get', 'values', 'iterate'].includes(String(key)) && /^\s*SELECT/i.test(sql)) run.push(sql)
+        if (['all', 'get', 'values', 'iterate'].includes(String(key)) && /^\s*SELECT/i.test(sql)) run.push({ sql, params: args[0] })
         return value.apply(target, args)
       }
     } })
@@ -174,7 +174,7 @@ describe('RecordStore on SQLite, opening a file', () => {
   it('reads no table whole at start: the check for rows without a change position is a read of its partial index', () => {
     const db = openSqlite(':memory:')
     createSqliteRecordStore(db)
-    const selects = selectsRunBy(db, createSqliteRecordStore)
+    const selects = selectsRunBy(db, createSqliteRecordStore).map(({ sql }) => sql)
     expect(selects.some((sql) => sql.includes('rev IS NULL'))).toBe(true)
     const plans = selects.map((sql) => db.query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql}`).all().map((row) => row.detail))
     // A SCAN of the table reads every record, one of an index every entry. Two are allowed: the
@@ -193,12 +193,32 @@ describe('RecordStore on SQLite, a list by several tags', () => {
     await createSqliteRecordStore(db).insertMany(A, [record(1, { tags: ['print', 'summer'] }), record(2, { tags: ['print'] }), record(3, { tags: ['summer'] })])
     // list runs its query before its first await: the SELECT is seen while the store is in hand.
     const selects = selectsRunBy(db, (watched) => createSqliteRecordStore(watched).list(A, { limit: 10, tags: ['print', 'summer'] }))
-    const listed = selects.filter((sql) => sql.includes('static_records_tags'))
+    const listed = selects.map(({ sql }) => sql).filter((sql) => sql.includes('static_records_tags'))
     expect(listed).toHaveLength(1)
     const plan = db.query<{ detail: string }, Record<string, string | number>>(`EXPLAIN QUERY PLAN ${listed[0]}`).all({ library: A, limit: 11, tag0: 'print', tag1: 'summer' }).map((row) => row.detail)
     // Each IN list as its own equality on the table's index (`seq=? AND rowid=?`) is a nested loop over both lists.
     expect(plan.filter((detail) => detail.startsWith('SEARCH static_records USING'))).toEqual(['SEARCH static_records USING INDEX static_records_library_seq (library=? AND seq=?)'])
     expect((await createSqliteRecordStore(db).list(A, { limit: 10, tags: ['print', 'summer'] })).items).toEqual([record(1, { tags: ['print', 'summer'] })])
+    db.close()
+  })
+})
+
+describe('RecordStore on SQLite, a list of changes from updated_since', () => {
+  it('starts its walk at the first record changed since, not at the library\'s first change', async () => {
+    const db = openSqlite(':memory:')
+    const store = createSqliteRecordStore(db)
+    await store.insertMany(A, Array.from({ length: 50 }, (_, i) => record(i + 1)))
+    await store.update(A, record(7).qr_id, { name: 'Later' }, 1_900_000_000)
+    const since = (updatedSince: number) => {
+      const [walk] = selectsRunBy(db, (watched) => createSqliteRecordStore(watched).changes(A, { limit: 10, updatedSince })).filter(({ sql }) => sql.includes('rev > $after'))
+      // What the walk may read: the library's records past the position it starts after.
+      const after = (walk!.params as { after: number }).after
+      return db.query<{ n: number }, [string, number]>('SELECT count(*) AS n FROM static_records WHERE library = ? AND rev > ?').get(A, after)!.n
+    }
+    expect(since(1_900_000_000)).toBe(1)
+    expect(since(1_900_000_001)).toBe(0)
+    expect(since(0)).toBe(50)
+    expect((await store.changes(A, { limit: 10, updatedSince: 1_900_000_000 })).items).toEqual([record(7, { name: 'Later', updated_at: 1_900_000_000 })])
     db.close()
   })
 })

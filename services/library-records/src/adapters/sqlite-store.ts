@@ -8,6 +8,7 @@ import { type LibraryStore, type OwnFields, type RecordBase, type SqliteKind, to
 import { filteredPage, tagSchemaOf } from './sqlite-list'
 import { latestOf, recordsAt } from './change-times'
 import { createGroupCommit } from './group-commit'
+import { createSinceBound } from './since-bound'
 import { createSqliteExportReader, fieldListOf } from './sqlite-export'
 import { migrationStarted } from './migration-log'
 import { log } from '@lr/platform/log'
@@ -183,6 +184,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
        AND CASE WHEN deleted_at IS NULL THEN ($status IS NULL OR status = $status) AND ($pending IS NULL OR ${PENDING} = $pending) ELSE $deleted END
      ORDER BY rev LIMIT $limit`,
   )
+  const changesAfter = createSinceBound(db, table)
   // A kind's own field is written when the patch has it (null included): `$set_<field>` says so.
   const extraSets = extraFields.map((f) => `, ${f} = CASE WHEN $set_${f} THEN $${f} ELSE ${f} END`).join('')
   const extraParams = (changes: Record<string, unknown>): Params =>
@@ -243,7 +245,7 @@ export function createSqliteLibraryStore<R extends RecordBase, P extends Partial
     exportFrom: db.filename && db.filename !== ':memory:' ? { path: db.filename, kind } : undefined,
 
     async changes(library, options: ListOptions) {
-      const after = options.after === undefined ? 0 : seqOf(options.after)
+      const after = changesAfter(library, options.after === undefined ? 0 : seqOf(options.after), options.updatedSince)
       const rows = changePage.all({
         library, after, since: options.updatedSince ?? null, status: options.status ?? null, pending: pendingOf(options), deleted: options.includeDeleted ? 1 : 0, limit: options.limit + 1,
       })
