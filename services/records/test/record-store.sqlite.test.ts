@@ -222,3 +222,17 @@ describe('RecordStore on SQLite, a list of changes from updated_since', () => {
     db.close()
   })
 })
+
+describe('RecordStore on SQLite, a sorted page after a cursor', () => {
+  it('seeks the cursor\'s key and seq together, not the key alone (which reads every record sharing the key)', async () => {
+    const db = openSqlite(':memory:')
+    const store = createSqliteRecordStore(db)
+    await store.insertMany(A, [1, 2, 3, 4, 5].map((n) => record(n, { name: 'Table tent' })))
+    const first = await store.list(A, { limit: 2, sort: 'name' })
+    const selects = selectsRunBy(db, (watched) => createSqliteRecordStore(watched).list(A, { limit: 2, sort: 'name', after: first.next! }))
+    const plans = selects.map(({ sql, params }) => db.query<{ detail: string }, Record<string, string | number>>(`EXPLAIN QUERY PLAN ${sql}`).all(params as never).map((row) => row.detail))
+    expect(plans.flat()).toContain('SEARCH static_records USING INDEX static_records_library_name (library=? AND name=? AND seq>?)')
+    expect((await store.list(A, { limit: 10, sort: 'name', after: first.next! })).items.map((r) => r.qr_id)).toEqual([3, 4, 5].map((n) => record(n).qr_id))
+    db.close()
+  })
+})
