@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Database } from 'bun:sqlite'
 import { openSqlite } from '@lr/platform/sqlite'
 import { createSqliteRecordStore } from '../src/adapters/record-store.sqlite'
 import { receiptContract } from '@lr/platform/testing/receipts'
@@ -135,7 +136,7 @@ describe('RecordStore on SQLite, a file from before tombstones', () => {
       expect(migrationLines()).toEqual([])
       const db = oldDatabase(3)
       createSqliteRecordStore(db)
-      const adding = ['deleted_at', 'rev', 'tags', 'static_records_library_rev', 'static_records_tags', 'static_records_tags_insert', 'static_records_tags_update', 'static_records_library_name', 'static_records_library_created', 'static_records_library_updated']
+      const adding = ['deleted_at', 'rev', 'tags', 'static_records_library_rev', 'static_records_no_rev', 'static_records_tags', 'static_records_tags_insert', 'static_records_tags_update', 'static_records_library_name', 'static_records_library_created', 'static_records_library_updated']
       expect(migrationLines()).toEqual([
         { msg: 'records migration started', store: 'static_records', records: 3, adding },
         { msg: 'records migration done', store: 'static_records', records: 3, adding, seconds: expect.any(Number) },
@@ -146,5 +147,92 @@ describe('RecordStore on SQLite, a file from before tombstones', () => {
     } finally {
       restore()
     }
+  })
+})
+
+/** The SELECTs `work` runs on `db` (not those it only prepares for later): their text, and the parameters of each run. */
+function selectsRunBy(db: Database, work: (db: Database) => unknown): { sql: string; params: unknown }[] {
+  const run: { sql: string; params: unknown }[] = []
+  const watched = (statement: { all: unknown; get: unknown }, sql: string) =>
+    new Proxy(statement, { get: (target, key) => {
+      const value = Reflect.get(target, key)
+      if (typeof value !== 'function') return value
+      return (...args: unknown[]) => {
+        if (['all', 'get', 'values', 'iterate'].includes(String(key)) && /^\s*SELECT/i.test(sql)) run.push({ sql, params: args[0] })
+        return value.apply(target, args)
+      }
+    } })
+  work(new Proxy(db, { get: (target, key) => {
+    const value = Reflect.get(target, key)
+    if (key === 'query' || key === 'prepare') return (sql: string) => watched(value.call(target, sql), sql)
+    return typeof value === 'function' ? value.bind(target) : value
+  } }))
+  return run
+}
+
+describe('RecordStore on SQLite, opening a file', () => {
+  it('reads no table whole at start: the check for rows without a change position is a read of its partial index', () => {
+    const db = openSqlite(':memory:')
+    createSqliteRecordStore(db)
+    const selects = selectsRunBy(db, createSqliteRecordStore).map(({ sql }) => sql)
+    expect(selects.some((sql) => sql.includes('rev IS NULL'))).toBe(true)
+    const plans = selects.map((sql) => db.query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql}`).all().map((row) => row.detail))
+    // A SCAN of the table reads every record, one of an index every entry. Two are allowed: the
+    // partial index of rows without rev (empty but for an old release's rows), and the latest
+    // updated_at's read of the small (library, updated_at, seq) index (README "Operations", "Large libraries").
+    const allowed = ['SCAN static_records USING INDEX static_records_no_rev', 'SCAN static_records USING COVERING INDEX static_records_library_updated']
+    expect(plans.flat().filter((detail) => detail.startsWith('SCAN static_records') && !allowed.includes(detail))).toEqual([])
+    expect(plans.flat()).toContain(allowed[0]!)
+    db.close()
+  })
+})
+
+describe('RecordStore on SQLite, a list by several tags', () => {
+  it('reads the table through one list merged from every tag, not a probe per pair of the tags\' records', async () => {
+    const db = openSqlite(':memory:')
+    await createSqliteRecordStore(db).insertMany(A, [record(1, { tags: ['print', 'summer'] }), record(2, { tags: ['print'] }), record(3, { tags: ['summer'] })])
+    // list runs its query before its first await: the SELECT is seen while the store is in hand.
+    const selects = selectsRunBy(db, (watched) => createSqliteRecordStore(watched).list(A, { limit: 10, tags: ['print', 'summer'] }))
+    const listed = selects.map(({ sql }) => sql).filter((sql) => sql.includes('static_records_tags'))
+    expect(listed).toHaveLength(1)
+    const plan = db.query<{ detail: string }, Record<string, string | number>>(`EXPLAIN QUERY PLAN ${listed[0]}`).all({ library: A, limit: 11, tag0: 'print', tag1: 'summer' }).map((row) => row.detail)
+    // Each IN list as its own equality on the table's index (`seq=? AND rowid=?`) is a nested loop over both lists.
+    expect(plan.filter((detail) => detail.startsWith('SEARCH static_records USING'))).toEqual(['SEARCH static_records USING INDEX static_records_library_seq (library=? AND seq=?)'])
+    expect((await createSqliteRecordStore(db).list(A, { limit: 10, tags: ['print', 'summer'] })).items).toEqual([record(1, { tags: ['print', 'summer'] })])
+    db.close()
+  })
+})
+
+describe('RecordStore on SQLite, a list of changes from updated_since', () => {
+  it('starts its walk at the first record changed since, not at the library\'s first change', async () => {
+    const db = openSqlite(':memory:')
+    const store = createSqliteRecordStore(db)
+    await store.insertMany(A, Array.from({ length: 50 }, (_, i) => record(i + 1)))
+    await store.update(A, record(7).qr_id, { name: 'Later' }, 1_900_000_000)
+    const since = (updatedSince: number) => {
+      const [walk] = selectsRunBy(db, (watched) => createSqliteRecordStore(watched).changes(A, { limit: 10, updatedSince })).filter(({ sql }) => sql.includes('rev > $after'))
+      // What the walk may read: the library's records past the position it starts after.
+      const after = (walk!.params as { after: number }).after
+      return db.query<{ n: number }, [string, number]>('SELECT count(*) AS n FROM static_records WHERE library = ? AND rev > ?').get(A, after)!.n
+    }
+    expect(since(1_900_000_000)).toBe(1)
+    expect(since(1_900_000_001)).toBe(0)
+    expect(since(0)).toBe(50)
+    expect((await store.changes(A, { limit: 10, updatedSince: 1_900_000_000 })).items).toEqual([record(7, { name: 'Later', updated_at: 1_900_000_000 })])
+    db.close()
+  })
+})
+
+describe('RecordStore on SQLite, a sorted page after a cursor', () => {
+  it('seeks the cursor\'s key and seq together, not the key alone (which reads every record sharing the key)', async () => {
+    const db = openSqlite(':memory:')
+    const store = createSqliteRecordStore(db)
+    await store.insertMany(A, [1, 2, 3, 4, 5].map((n) => record(n, { name: 'Table tent' })))
+    const first = await store.list(A, { limit: 2, sort: 'name' })
+    const selects = selectsRunBy(db, (watched) => createSqliteRecordStore(watched).list(A, { limit: 2, sort: 'name', after: first.next! }))
+    const plans = selects.map(({ sql, params }) => db.query<{ detail: string }, Record<string, string | number>>(`EXPLAIN QUERY PLAN ${sql}`).all(params as never).map((row) => row.detail))
+    expect(plans.flat()).toContain('SEARCH static_records USING INDEX static_records_library_name (library=? AND name=? AND seq>?)')
+    expect((await store.list(A, { limit: 10, sort: 'name', after: first.next! })).items.map((r) => r.qr_id)).toEqual([3, 4, 5].map((n) => record(n).qr_id))
+    db.close()
   })
 })

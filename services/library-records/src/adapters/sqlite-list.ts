@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { ListOptions } from '@lr/proto'
 import { seqOf } from '@lr/platform/cursor'
-import { parseSortPosition, sortOrderOf, sortPositionText } from '../list-order'
+import { parseSortPosition, type SortOrder, sortOrderOf, sortPositionText } from '../list-order'
 
 /**
  * Tags in SQLite: the record's `tags` column (JSON text) is what `get` reads; triggers keep a
@@ -47,10 +47,16 @@ export function filteredPage(db: Database, table: string, fields: string, urlFie
     where.push('updated_at >= $since')
     params.$since = options.updatedSince
   }
-  options.tags?.forEach((tag, i) => {
-    where.push(`seq IN (SELECT seq FROM ${table}_tags WHERE library = $library AND tag = $tag${i})`)
-    params[`$tag${i}`] = tag
-  })
+  if (options.tags?.length) {
+    // One list of the records carrying every tag, merged from each tag's range of the key. One
+    // `seq IN (...)` per tag had SQLite probe the table for every pair of the lists' entries: two
+    // tags of 100,000 and 50,000 records of a library of a million held the process for minutes.
+    const each = options.tags.map((tag, i) => {
+      params[`$tag${i}`] = tag
+      return `SELECT seq FROM ${table}_tags WHERE library = $library AND tag = $tag${i}`
+    })
+    where.push(`seq IN (${each.join(' INTERSECT ')})`)
+  }
   if (options.search !== undefined) {
     // lower() of SQLite folds ASCII letters only: `search` came folded the same way (list-order.ts).
     where.push(`(instr(lower(name), $search) > 0 OR instr(lower(${urlField}), $search) > 0)`)
@@ -58,11 +64,7 @@ export function filteredPage(db: Database, table: string, fields: string, urlFie
   }
   const order = options.sort === undefined ? undefined : sortOrderOf(options.sort)
   if (order) {
-    if (options.after !== undefined) {
-      const { position, key } = parseSortPosition(options.after, order.field)
-      where.push(`(${order.field}, seq) ${order.descending ? '<' : '>'} ($key, $after)`)
-      Object.assign(params, { $key: key, $after: position })
-    }
+    if (options.after !== undefined) return sortedPageAfter(db, table, fields, where, params, order, options)
   } else if (options.after !== undefined) {
     where.push('seq > $after')
     params.$after = seqOf(options.after)
@@ -70,9 +72,38 @@ export function filteredPage(db: Database, table: string, fields: string, urlFie
   const direction = order?.descending ? 'DESC' : 'ASC'
   const orderBy = order ? `${order.field} ${direction}, seq ${direction}` : 'seq'
   const rows = db.query<Row, [Record<string, string | number>]>(`SELECT seq, ${fields} FROM ${table} WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT $limit`).all(params)
-  const more = rows.length > options.limit
+  return pageOf(rows, options.limit, order)
+}
+
+type Order = SortOrder
+
+/** The page's rows without the one that only says more follow, and the position of its last row then. */
+function pageOf(rows: Row[], limit: number, order: Order | undefined) {
+  const more = rows.length > limit
   if (more) rows.pop()
   const last = rows[rows.length - 1]
   const next = !more || !last ? null : order ? sortPositionText(last.seq!, order.field, last[order.field]) : last.seq!.toString(16)
   return { rows, next }
+}
+
+/**
+ * A sorted page after a cursor: first the rest of the cursor's key (same key, later seq), then
+ * the keys after it, each an exact seek of the (library, key, seq) index. One `(key, seq) >
+ * (?, ?)` seeks the key alone and reads every record sharing it: a library of a million
+ * records of one name read them all for each page of `sort=name` (84 ms a page, the walk's
+ * cost growing as the square of the library). In one read transaction: one state of the table.
+ */
+function sortedPageAfter(db: Database, table: string, fields: string, where: string[], params: Record<string, string | number>, order: Order, options: ListOptions) {
+  const { position, key } = parseSortPosition(options.after!, order.field)
+  const [beyond, direction] = order.descending ? ['<', 'DESC'] : ['>', 'ASC']
+  const select = (condition: string, orderBy: string, bound: Record<string, string | number>) =>
+    db.query<Row, [Record<string, string | number>]>(`SELECT seq, ${fields} FROM ${table} WHERE ${[...where, condition].join(' AND ')} ORDER BY ${orderBy} LIMIT $limit`)
+      .all({ ...params, ...bound })
+  const rows = db.transaction(() => {
+    const ties = select(`${order.field} = $key AND seq ${beyond} $after`, `seq ${direction}`, { $key: key, $after: position })
+    if (ties.length > options.limit) return ties
+    const after = select(`${order.field} ${beyond} $key`, `${order.field} ${direction}, seq ${direction}`, { $key: key, $limit: options.limit + 1 - ties.length })
+    return ties.concat(after)
+  })()
+  return pageOf(rows, options.limit, order)
 }
