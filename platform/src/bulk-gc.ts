@@ -15,7 +15,7 @@
  * "Seventh session"): 5 MiB, dynamic 291-298k rows/s at 110 MiB; 6 MiB 347k / 305-311k at
  * 111 / 114 MiB; 8 MiB (measured before the gateway sent chunks as strings) 120 MiB.
  */
-export const BULK_GC_BYTES = Number((Bun.isMainThread ? Bun.env.LEAD_GC_MAIN : Bun.env.LEAD_GC_WORKER) ?? Bun.env.LEAD_GC_MIB ?? 6) * 1024 * 1024
+export const BULK_GC_BYTES = 6 * 1024 * 1024
 
 let produced = 0
 
@@ -30,5 +30,4 @@ export function bulkOutput(bytes: number): void {
   if (produced < BULK_GC_BYTES) return
   produced = 0
   Bun.gc(true)
-  if (Bun.env.LEAD_SHRINK && (Bun.env.LEAD_SHRINK === "all" || (Bun.env.LEAD_SHRINK === "main") === Bun.isMainThread)) (Bun as any).shrink()
 }
