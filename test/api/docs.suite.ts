@@ -197,7 +197,6 @@ export function docsSuite(stack: () => Stack) {
       const headers = (method: string, path: string) => operation(method, path).parameters.filter((p: any) => p.$ref).map((p: any) => p.$ref.split('/').at(-1))
       expect(statuses('POST', '/v1/qrcodes/batch')).toEqual(['201', '400', '403', '413', '415', '422', '429', '503', '504'])
       expect(headers('POST', '/v1/qrcodes/batch')).toEqual(['IdempotencyKey', 'RequestId'])
-      // A GET's If-Match that names another version is 412 as well (RFC 9110 §13.1.1).
       expect(statuses('GET', '/v1/dynqrcodes/{code}')).toEqual(['200', '304', '400', '403', '404', '412', '429', '503', '504'])
       expect(headers('GET', '/v1/dynqrcodes/{code}')).toEqual(['IfNoneMatch', 'IfMatch', 'RequestId'])
       expect(statuses('PATCH', '/v1/qrcodes/{qr_id}')).toEqual(['200', '400', '403', '404', '412', '413', '415', '429', '503', '504'])
